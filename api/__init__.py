@@ -1,0 +1,1 @@
+"""Schocken scorekeeper: server side. Importing api.rules must not import Flask."""

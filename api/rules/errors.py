@@ -1,0 +1,40 @@
+"""The engine's exception taxonomy.
+
+Every error the engine raises derives from :class:`SchockenError`. Two kinds matter to callers:
+
+* :class:`MalformedInput` — the input cannot be understood (wrong types, pips outside 1–6,
+  an unknown house-rule option). The API maps it to HTTP 422.
+* :class:`RuleViolation` — the input is well-formed but the rules forbid it *now* (wrong
+  player, more throws than the round allows, a turn after the game ended). HTTP 409.
+
+Messages are German sentences a player understands; they quote the offending input.
+"""
+
+from __future__ import annotations
+
+
+class SchockenError(Exception):
+    """Base class of every error raised by the rules engine."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+    def at_event(self, index: int) -> SchockenError:
+        """The same error, its message prefixed with the index of the event in a game log."""
+        err = type(self)(f"event {index}: {self.message}", field=self.field)
+        err.__cause__ = self
+        return err
+
+
+class MalformedInput(SchockenError):
+    """The input cannot be understood: wrong shape, type or value range."""
+
+
+class InvalidRules(MalformedInput):
+    """A house-rule option or value that does not exist, or options that contradict each other."""
+
+
+class RuleViolation(SchockenError):
+    """Well-formed input that the rules of Schocken forbid at this point of the game."""

@@ -1,0 +1,462 @@
+"""House rules as data: every option of GAMELOG.md, the seven presets, special results.
+
+A :class:`Ruleset` is frozen and hashable; it is passed explicitly into every engine function.
+A Stammtisch picks a preset and may override single options::
+
+    >>> rules = ruleset_from_config({"preset": "wolbeck", "overrides": {"deckel": 15}})
+    >>> rules.deckel, rules.jule, rules.preset
+    (15, <Jule.SIEBEN: 'sieben'>, 'wolbeck')
+    >>> rules.to_config()
+    {'preset': 'wolbeck', 'overrides': {'deckel': 15}}
+
+Readings this project takes where RULES.md leaves room are documented beside each option in
+:data:`OPTION_HELP` (German, shown to players) and in the comments of :class:`Ruleset`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from .errors import InvalidRules
+
+
+class Strassen(StrEnum):
+    HEIGHT = "height"
+    EQUAL = "equal"
+
+
+class Ties(StrEnum):
+    # S0: more throws is lower; still equal -> the round is repeated (RULES 10.8/10.9)
+    THROWS_THEN_REPEAT = "throws_then_repeat"
+    # S1 Wikipedia / DSM: the later result is lower, unless it needed fewer throws
+    LATER_LOWER_UNLESS_FEWER = "later_lower_unless_fewer"
+    # S1 BVB, S2: who threw it first wins
+    EARLIER_WINS = "earlier_wins"
+
+
+class Jule(StrEnum):
+    OFF = "off"
+    TOP = "top"  # above Schock aus, costs all Deckel (RULES 10.5)
+    SIEBEN = "sieben"  # between Schock 6 and Schock aus, costs 7
+
+
+class SchockAus(StrEnum):
+    HALF = "half"  # the worst receives every Deckel and loses the half at once
+    TOTAL = "total"  # "Schock aus kostet 13": worth the game's Deckel total, normal caps
+
+
+class NextStarter(StrEnum):
+    ROUND_LOSER = "round_loser"
+    LAST_RECEIVER = "last_receiver"
+
+
+class FinaleOpener(StrEnum):
+    LAST_LOSER = "last_loser"
+    FIRST_HALF_LOSER = "first_half_loser"
+
+
+class PenaltyMode(StrEnum):
+    DECKEL = "deckel"
+    ROUND_LOSER = "round_loser"
+
+
+HAND_ONLY_VALUES = ("general", "strasse")
+HAND_BEATS_VALUES = ("schock_aus", "schock")
+ALL = "all"  # a special result's Deckel value meaning "every Deckel" (like Schock aus)
+
+
+@dataclass(frozen=True, slots=True)
+class Special:
+    """A special result (Jule, Neuner, …): its pips, its rank on RULES 10.4's scale, its Deckel.
+
+    ``deckel`` is ``None`` for a result worth every Deckel (it then behaves like Schock aus).
+    Special results match whatever the hand flag (RULES 10.4).
+    """
+
+    name: str
+    pips: tuple[int, int, int]  # sorted, descending
+    rank: int
+    deckel: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "pips": list(self.pips),
+            "rank": self.rank,
+            "deckel": ALL if self.deckel is None else self.deckel,
+        }
+
+
+JULE_SIEBEN = Special("Jule", (4, 2, 1), 470, 7)
+JULE_TOP = Special("Jule", (4, 2, 1), 600, None)
+NAMED_SPECIALS: dict[str, Special] = {
+    "neuner": Special("Neuner", (2, 2, 1), 490, 9),
+    "siebener": Special("Siebener", (2, 2, 1), 475, 7),
+    "achter": Special("Achter", (3, 3, 1), 480, 8),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Ruleset:
+    """Every house-rule option, expanded. Field names and values are those of GAMELOG.md."""
+
+    preset: str = "standard"
+    deckel: int = 13
+    max_throws: int = 3
+    sixes_turning: bool = False
+    ones_only_aside: bool = False
+    general_over_schock2: bool = False
+    strassen: Strassen = Strassen.HEIGHT
+    hand_only: frozenset[str] = frozenset()
+    hand_beats_assembled: frozenset[str] = frozenset()
+    ties: Ties = Ties.THROWS_THEN_REPEAT
+    jule: Jule = Jule.OFF
+    # names ("neuner", "siebener", "achter") or custom Special objects, in the order given
+    specials: tuple[str | Special, ...] = ()
+    # Reading (RULES 10.6): "two fives" = at least two fives; the best result never loses.
+    two_fives_never_lose: bool = False
+    schock_aus: SchockAus = SchockAus.HALF
+    # Reading (RULES 10.11): applies once another result has been shown.
+    schock_aus_ends_round: bool = False
+    # Reading (RULES 5.5): the best player pays what they can, the Mitte only when they hold none.
+    passing_on: bool = False
+    next_starter: NextStarter = NextStarter.ROUND_LOSER
+    finale_opener: FinaleOpener = FinaleOpener.LAST_LOSER
+    # Reading (RULES 10.12): blind means exactly one throw and doubles the best result once.
+    blind: bool = False
+    penalty: int | None = None
+    penalty_mode: PenaltyMode = PenaltyMode.DECKEL
+    # Reading (RULES 10.7): the imagined third die is the one that gives the highest result.
+    two_dice: bool = False
+    _special_table: tuple[Special, ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def dice_count(self) -> int:
+        return 2 if self.two_dice else 3
+
+    def special_results(self) -> tuple[Special, ...]:
+        """Every special result in force: Jule (if on) and the configured specials."""
+        return self._special_table
+
+    def options(self) -> dict[str, Any]:
+        """Every option with its JSON value (the game stores these with itself)."""
+        return {name: _to_json(name, getattr(self, name)) for name in OPTION_NAMES}
+
+    def to_config(self) -> dict[str, Any]:
+        """``{"preset": …, "overrides": …}`` with only the options that differ from the preset."""
+        base = PRESETS[self.preset].options() if self.preset in PRESETS else {}
+        mine = self.options()
+        return {
+            "preset": self.preset,
+            "overrides": {k: v for k, v in mine.items() if base.get(k) != v},
+        }
+
+    def describe(self) -> list[dict[str, Any]]:
+        """Every option with its value and a German explanation, for menus and the API."""
+        return [
+            {"key": name, "value": value, "description": OPTION_HELP[name]}
+            for name, value in self.options().items()
+        ]
+
+    def replace(self, **changes: Any) -> Ruleset:
+        """A copy with some options changed, validated like overrides."""
+        return ruleset_from_config({"preset": self.preset, "overrides": changes}, base=self)
+
+
+OPTION_NAMES: tuple[str, ...] = tuple(
+    f.name for f in dataclasses.fields(Ruleset) if f.name not in ("preset", "_special_table")
+)
+
+OPTION_HELP: dict[str, str] = {
+    "deckel": "Anzahl der Deckel im Spiel (2–99, üblich 13).",
+    "max_throws": "Höchstzahl der Würfe des Startspielers (1–5; Bördeschock: 5).",
+    "sixes_turning": "Zwei Sechsen eines Wurfs dürfen zu einer Eins umgedreht werden "
+    "(drei Sechsen zu zwei Einsen); danach muss weitergewürfelt werden.",
+    "ones_only_aside": "Nur Einsen dürfen herausgelegt werden.",
+    "general_over_schock2": "Ein General ist höher als Schock 2 (aber niedriger als Schock 3).",
+    "strassen": "Straßen nach Höhe (4-5-6 vor 3-4-5 …) oder alle gleich.",
+    "hand_only": "Diese Würfe zählen nur aus der Hand; zusammengelegt sind sie eine Zahl.",
+    "hand_beats_assembled": "Bei gleichem Wurf schlägt der Wurf aus der Hand den "
+    "zusammengelegten („Naturschock“).",
+    "ties": "Gleichstand: mehr Würfe verliert, sonst Runde wiederholen "
+    "(throws_then_repeat); der spätere verliert, außer er brauchte weniger Würfe "
+    "(later_lower_unless_fewer); wer zuerst geworfen hat, gewinnt (earlier_wins).",
+    "jule": "Jule 4-2-1: aus (eine Zahl), ganz oben und kostet alle Deckel (top), oder "
+    "„scharfe Sieben“ zwischen Schock 6 und Schock aus für 7 Deckel (sieben).",
+    "specials": "Eigene Sonderwürfe: Neuner (2-2-1, 9 Deckel), Siebener (2-2-1, 7 Deckel), "
+    "Achter (3-3-1, 8 Deckel) oder selbst definierte mit Augen, Rang und Deckel.",
+    "two_fives_never_lose": "Zwei Fünfen verlieren nie.",
+    "schock_aus": "Schock aus: der Verlierer bekommt alle Deckel und verliert die Hälfte "
+    "(half), oder Schock aus kostet so viele Deckel, wie im Spiel sind (total).",
+    "schock_aus_ends_round": "Ein Schock aus beendet die Runde sofort; wer noch nicht "
+    "geworfen hat, wirft nicht mehr.",
+    "passing_on": "Deckel weitergeben: wer den besten Wurf hat und Deckel besitzt, gibt "
+    "eigene Deckel ab, auch solange die Mitte nicht leer ist.",
+    "next_starter": "Wer die nächste Runde beginnt: der Verlierer der Runde oder wer "
+    "zuletzt Deckel bekommen hat.",
+    "finale_opener": "Wer das Finale beginnt: der Verlierer der zweiten Hälfte oder der "
+    "der ersten.",
+    "blind": "Blind erlaubt: nur ein Wurf, der beste Wurf der Runde zählt doppelt.",
+    "penalty": "Strafdeckel je Regelverstoß (leer: keine feste Zahl).",
+    "penalty_mode": "Strafe: Deckel aus der Mitte (deckel) oder der Sünder verliert die "
+    "Runde (round_loser).",
+    "two_dice": "Mit zwei Würfeln: der dritte wird so gedacht, dass er am besten passt.",
+}
+
+_ENUMS: dict[str, type[StrEnum]] = {
+    "strassen": Strassen,
+    "ties": Ties,
+    "jule": Jule,
+    "schock_aus": SchockAus,
+    "next_starter": NextStarter,
+    "finale_opener": FinaleOpener,
+    "penalty_mode": PenaltyMode,
+}
+_BOOLS = {
+    "sixes_turning",
+    "ones_only_aside",
+    "general_over_schock2",
+    "two_fives_never_lose",
+    "schock_aus_ends_round",
+    "passing_on",
+    "blind",
+    "two_dice",
+}
+_SUBSETS = {"hand_only": HAND_ONLY_VALUES, "hand_beats_assembled": HAND_BEATS_VALUES}
+
+
+def _to_json(name: str, value: Any) -> Any:
+    if name in _SUBSETS:
+        return [v for v in _SUBSETS[name] if v in value]
+    if name == "specials":
+        return [s if isinstance(s, str) else s.to_json() for s in value]
+    if isinstance(value, StrEnum):
+        return value.value
+    return value
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_int(name: str, value: Any, low: int, high: int) -> int:
+    if not _is_int(value) or not low <= value <= high:
+        raise InvalidRules(
+            f"Hausregel „{name}“: {value!r} ist ungültig (erlaubt: ganze Zahl von {low} bis {high}).",
+            field=name,
+        )
+    return int(value)
+
+
+def _parse_special(item: Any, index: int) -> str | Special:
+    where = f"specials[{index}]"
+    if isinstance(item, str):
+        if item not in NAMED_SPECIALS:
+            raise InvalidRules(
+                f"Hausregel „{where}“: unbekannter Sonderwurf {item!r} "
+                f"(bekannt: {', '.join(NAMED_SPECIALS)}).",
+                field="specials",
+            )
+        return item
+    if not isinstance(item, Mapping):
+        raise InvalidRules(
+            f"Hausregel „{where}“: erwartet einen Namen oder ein Objekt mit name, pips, rank, deckel.",
+            field="specials",
+        )
+    unknown = set(item) - {"name", "pips", "rank", "deckel"}
+    missing = {"name", "pips", "rank", "deckel"} - set(item)
+    if unknown or missing:
+        raise InvalidRules(
+            f"Hausregel „{where}“: "
+            + (
+                f"unbekannte Felder {sorted(unknown)}"
+                if unknown
+                else f"es fehlen {sorted(missing)}"
+            ),
+            field="specials",
+        )
+    name = item["name"]
+    if not isinstance(name, str) or not 1 <= len(name.strip()) <= 40:
+        raise InvalidRules(
+            f"Hausregel „{where}“: der Name muss 1–40 Zeichen haben.", field="specials"
+        )
+    pips = item["pips"]
+    if (
+        not isinstance(pips, list | tuple)
+        or len(pips) != 3
+        or not all(_is_int(p) and 1 <= p <= 6 for p in pips)
+    ):
+        raise InvalidRules(
+            f"Hausregel „{where}“: pips muss drei Augenzahlen von 1 bis 6 enthalten.",
+            field="specials",
+        )
+    rank = _check_int(f"{where}.rank", item["rank"], 1, 999)
+    deckel_value = item["deckel"]
+    deckel: int | None
+    if deckel_value == ALL:
+        deckel = None
+    else:
+        deckel = _check_int(f"{where}.deckel", deckel_value, 1, 99)
+    a, b, c = sorted(pips, reverse=True)
+    return Special(name.strip(), (a, b, c), rank, deckel)
+
+
+def _coerce(name: str, value: Any) -> Any:
+    if name == "deckel":
+        return _check_int(name, value, 2, 99)
+    if name == "max_throws":
+        return _check_int(name, value, 1, 5)
+    if name == "penalty":
+        return None if value is None else _check_int(name, value, 1, 99)
+    if name in _BOOLS:
+        if not isinstance(value, bool):
+            raise InvalidRules(f"Hausregel „{name}“: {value!r} ist kein true/false.", field=name)
+        return value
+    if name in _ENUMS:
+        enum = _ENUMS[name]
+        try:
+            return enum(value)
+        except (ValueError, TypeError):
+            allowed = ", ".join(e.value for e in enum)
+            raise InvalidRules(
+                f"Hausregel „{name}“: unbekannter Wert {value!r} (erlaubt: {allowed}).", field=name
+            ) from None
+    if name in _SUBSETS:
+        allowed_values = _SUBSETS[name]
+        if not isinstance(value, list | tuple | set | frozenset):
+            raise InvalidRules(f"Hausregel „{name}“: erwartet eine Liste.", field=name)
+        for v in value:
+            if v not in allowed_values:
+                raise InvalidRules(
+                    f"Hausregel „{name}“: unbekannter Wert {v!r} "
+                    f"(erlaubt: {', '.join(allowed_values)}).",
+                    field=name,
+                )
+        return frozenset(value)
+    if name == "specials":
+        if not isinstance(value, list | tuple):
+            raise InvalidRules("Hausregel „specials“: erwartet eine Liste.", field=name)
+        return tuple(
+            item if isinstance(item, Special) else _parse_special(item, i)
+            for i, item in enumerate(value)
+        )
+    raise InvalidRules(
+        f"Unbekannte Hausregel „{name}“ (bekannt: {', '.join(OPTION_NAMES)}).", field=name
+    )
+
+
+def _build_special_table(rules: Ruleset) -> tuple[Special, ...]:
+    table: list[Special] = []
+    if rules.jule is Jule.SIEBEN:
+        table.append(JULE_SIEBEN)
+    elif rules.jule is Jule.TOP:
+        table.append(JULE_TOP)
+    for item in rules.specials:
+        table.append(NAMED_SPECIALS[item] if isinstance(item, str) else item)
+    seen: dict[tuple[int, int, int], str] = {}
+    for special in table:
+        if special.pips in seen:
+            pips = "-".join(map(str, sorted(special.pips)))
+            raise InvalidRules(
+                f"Hausregel „specials“: {seen[special.pips]} und {special.name} haben "
+                f"dieselben Augen {pips}.",
+                field="specials",
+            )
+        seen[special.pips] = special.name
+    return tuple(table)
+
+
+def ruleset_from_config(config: Any, *, base: Ruleset | None = None) -> Ruleset:
+    """Build a ruleset from ``{"preset": name, "overrides": {...}}`` (both optional).
+
+    Raises :class:`InvalidRules` naming the unknown preset, option or value.
+    """
+    if config is None:
+        config = {}
+    if not isinstance(config, Mapping):
+        raise InvalidRules("Die Hausregeln müssen ein Objekt mit preset und overrides sein.")
+    unknown = set(config) - {"preset", "overrides"}
+    if unknown:
+        raise InvalidRules(f"Unbekannte Felder in den Hausregeln: {', '.join(sorted(unknown))}.")
+    preset_name = config.get("preset", base.preset if base else "standard")
+    if base is None:
+        if not isinstance(preset_name, str) or preset_name not in PRESETS:
+            raise InvalidRules(
+                f"Unbekanntes Regelwerk {preset_name!r} (bekannt: {', '.join(PRESETS)}).",
+                field="preset",
+            )
+        base = PRESETS[preset_name]
+    overrides = config.get("overrides") or {}
+    if not isinstance(overrides, Mapping):
+        raise InvalidRules("„overrides“ muss ein Objekt sein.", field="overrides")
+    changes = {name: _coerce(name, value) for name, value in overrides.items()}
+    return _finish(dataclasses.replace(base, **changes))
+
+
+def _finish(rules: Ruleset) -> Ruleset:
+    if rules.two_dice and rules.sixes_turning:
+        # two dice never show the two sixes that turning needs in a useful way
+        raise InvalidRules(
+            "Hausregeln „two_dice“ und „sixes_turning“ passen nicht zusammen.", field="two_dice"
+        )
+    return dataclasses.replace(rules, _special_table=_build_special_table(rules))
+
+
+def _preset(name: str, **options: Any) -> Ruleset:
+    return _finish(Ruleset(preset=name, **options))
+
+
+# RULES.md section 8. The table's readings: hennef turns sixes (assumed), party and nrw use the
+# standard tie rule (not stated), nrw also turns three sixes into two ones (GAMELOG allows
+# that with sixes_turning everywhere).
+PRESETS: dict[str, Ruleset] = {
+    "standard": _preset("standard"),
+    "wikipedia": _preset(
+        "wikipedia",
+        sixes_turning=True,
+        hand_beats_assembled=frozenset({"schock_aus"}),
+        ties=Ties.LATER_LOWER_UNLESS_FEWER,
+        penalty=2,
+    ),
+    "bvb": _preset("bvb", sixes_turning=True, general_over_schock2=True, ties=Ties.EARLIER_WINS),
+    "hennef": _preset(
+        "hennef",
+        sixes_turning=True,
+        general_over_schock2=True,
+        hand_only=frozenset({"strasse"}),
+        ties=Ties.LATER_LOWER_UNLESS_FEWER,
+    ),
+    "wolbeck": _preset(
+        "wolbeck",
+        sixes_turning=True,
+        hand_only=frozenset({"general", "strasse"}),
+        hand_beats_assembled=frozenset({"schock"}),
+        ties=Ties.EARLIER_WINS,
+        jule=Jule.SIEBEN,
+    ),
+    "party": _preset("party", sixes_turning=True),
+    "nrw": _preset(
+        "nrw",
+        sixes_turning=True,
+        hand_only=frozenset({"general", "strasse"}),
+        schock_aus_ends_round=True,
+        two_fives_never_lose=True,
+        penalty=1,
+        finale_opener=FinaleOpener.FIRST_HALF_LOSER,
+    ),
+}
+
+PRESET_HELP: dict[str, str] = {
+    "standard": "Rheinische Grundregeln (Knobeln – Schocken, die Regeln)",
+    "wikipedia": "Nach Wikipedia: Sechsen umdrehen, Naturschock, der spätere verliert",
+    "bvb": "Borussia-Dortmund-Regeln: General über Schock 2, wer zuerst wirft, gewinnt",
+    "hennef": "Turnierregeln der Deutschen Schockmeisterschaft (Hennef)",
+    "wolbeck": "Hausregeln der Alten Knobelschule Wolbeck: Jule als scharfe Sieben",
+    "party": "Partyausgabe „Trainingslager“",
+    "nrw": "Antrag zur Vereinheitlichung der NRW-Regeln: Schock aus beendet die Runde, "
+    "zwei Fünfen verlieren nie",
+}

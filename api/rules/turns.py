@@ -1,0 +1,326 @@
+"""Commands: what is recorded at the table, parsed from game-log events (GAMELOG.md).
+
+Two granularities produce the same :class:`RecordTurn`:
+
+* a **turn summary** — final dice, number of throws, hand flag, optional blind;
+* a **turn in detail** — every throw with the dice rolled, the dice set aside afterwards and
+  the sixes turned. The detail is checked against RULES.md section 3 (dice per throw, set-aside
+  dice never thrown again, only ones aside where the rules say so, sixes turned only with two or
+  three sixes and only with a further throw, blind only with exactly one throw) and the final
+  result, throw count and hand flag are derived from it.
+
+A :class:`RecordPenalty` gives a player Strafdeckel (or the round, see ``penalty_mode``).
+
+Shape errors raise :class:`MalformedInput`; a detail that breaks a rule of section 3 raises
+:class:`RuleViolation`. Whether the turn fits the round (whose turn, the round's limit) is
+checked by the game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import MalformedInput, RuleViolation
+from .ruleset import PenaltyMode, Ruleset
+
+MAX_NAME = 40
+MAX_REASON = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Throw:
+    """One throw of a detailed turn."""
+
+    dice: tuple[int, ...]
+    aside: tuple[int, ...] = ()
+    sixes: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"dice": list(self.dice)}
+        if self.aside:
+            out["aside"] = list(self.aside)
+        if self.sixes:
+            out["sixes"] = self.sixes
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class RecordTurn:
+    """A player's finished turn."""
+
+    player: str
+    dice: tuple[int, ...]
+    throws: int
+    hand: bool
+    blind: bool = False
+    detail: tuple[Throw, ...] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"player": self.player}
+        if self.detail is not None:
+            out["detail"] = [t.to_json() for t in self.detail]
+        else:
+            out["dice"] = list(self.dice)
+            out["throws"] = self.throws
+            out["hand"] = self.hand
+        if self.blind:
+            out["blind"] = True
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class RecordPenalty:
+    """A penalty (Strafdeckel) for breaking a rule; ``deckel`` None means the ruleset's amount."""
+
+    player: str
+    reason: str
+    deckel: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"player": self.player}
+        if self.deckel is not None:
+            body["deckel"] = self.deckel
+        body["reason"] = self.reason
+        return {"penalty": body}
+
+
+Command = RecordTurn | RecordPenalty
+
+_SUMMARY_KEYS = frozenset({"player", "dice", "throws", "hand", "blind"})
+_DETAIL_KEYS = frozenset({"player", "detail", "blind"})
+_THROW_KEYS = frozenset({"dice", "aside", "sixes"})
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def parse_player(value: Any, field: str = "player") -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise MalformedInput("Der Spielername fehlt oder ist leer.", field=field)
+    if len(value) > MAX_NAME:
+        raise MalformedInput(
+            f"Der Spielername „{value[:MAX_NAME]}…“ ist zu lang (höchstens {MAX_NAME} Zeichen).",
+            field=field,
+        )
+    return value
+
+
+def _pips(value: Any, field: str, count: int | None) -> tuple[int, ...]:
+    if not isinstance(value, list | tuple) or not all(_is_int(p) and 1 <= p <= 6 for p in value):
+        raise MalformedInput(
+            f"„{field}“ muss eine Liste von Augenzahlen 1 bis 6 sein, nicht {value!r}.",
+            field=field,
+        )
+    if count is not None and len(value) != count:
+        raise MalformedInput(
+            f"„{field}“ muss genau {count} Würfel enthalten, nicht {len(value)}: {list(value)}.",
+            field=field,
+        )
+    return tuple(value)
+
+
+def _check_keys(obj: Mapping[str, Any], allowed: frozenset[str], what: str) -> None:
+    unknown = set(obj) - allowed
+    if unknown:
+        raise MalformedInput(
+            f"Unbekannte Felder in {what}: {', '.join(sorted(map(str, unknown)))}.",
+            field=sorted(map(str, unknown))[0],
+        )
+
+
+def parse_event(obj: Any, rules: Ruleset) -> Command:
+    """A game-log event (a turn summary, a turn in detail or a penalty) → a command."""
+    if not isinstance(obj, Mapping):
+        raise MalformedInput("Ein Eintrag muss ein Objekt sein.")
+    if "penalty" in obj:
+        return _parse_penalty(obj, rules)
+    if "detail" in obj:
+        return _parse_detail(obj, rules)
+    return _parse_summary(obj, rules)
+
+
+def _flag(obj: Mapping[str, Any], key: str) -> bool | None:
+    value = obj.get(key)
+    if value is not None and not isinstance(value, bool):
+        raise MalformedInput(f"„{key}“ muss true oder false sein, nicht {value!r}.", field=key)
+    return value
+
+
+def _check_blind(blind: bool, throws: int, rules: Ruleset) -> None:
+    if not blind:
+        return
+    if not rules.blind:
+        raise RuleViolation(
+            "Blind spielen ist nach diesen Hausregeln nicht erlaubt.", field="blind"
+        )
+    if throws != 1:
+        raise RuleViolation(
+            f"Wer blind spielt, hat genau einen Wurf, nicht {throws}.", field="blind"
+        )
+
+
+def _parse_summary(obj: Mapping[str, Any], rules: Ruleset) -> RecordTurn:
+    _check_keys(obj, _SUMMARY_KEYS, "einem Zug")
+    for key in ("player", "dice", "throws"):
+        if key not in obj:
+            raise MalformedInput(f"Im Zug fehlt „{key}“.", field=key)
+    player = parse_player(obj["player"])
+    dice = _pips(obj["dice"], "dice", rules.dice_count)
+    throws = obj["throws"]
+    if not _is_int(throws) or throws < 1:
+        raise MalformedInput(
+            f"„throws“ muss eine ganze Zahl ab 1 sein, nicht {throws!r}.", field="throws"
+        )
+    if throws > rules.max_throws:
+        raise RuleViolation(
+            f"Nach diesen Hausregeln sind höchstens {_wuerfe(rules.max_throws)} erlaubt, "
+            f"nicht {throws}.",
+            field="throws",
+        )
+    hand = _flag(obj, "hand")
+    if hand is None:
+        hand = throws == 1
+    elif throws == 1 and not hand:
+        raise MalformedInput(
+            "Ein Ergebnis aus einem einzigen Wurf ist immer aus der Hand (hand darf nicht "
+            "false sein).",
+            field="hand",
+        )
+    blind = bool(_flag(obj, "blind"))
+    _check_blind(blind, throws, rules)
+    return RecordTurn(player, dice, throws, hand, blind)
+
+
+def _parse_detail(obj: Mapping[str, Any], rules: Ruleset) -> RecordTurn:
+    _check_keys(obj, _DETAIL_KEYS, "einem Zug")
+    if "player" not in obj:
+        raise MalformedInput("Im Zug fehlt „player“.", field="player")
+    player = parse_player(obj["player"])
+    raw = obj["detail"]
+    if not isinstance(raw, list | tuple) or not raw:
+        raise MalformedInput(
+            "„detail“ muss eine nicht leere Liste von Würfen sein.", field="detail"
+        )
+    if len(raw) > rules.max_throws:
+        raise RuleViolation(
+            f"Nach diesen Hausregeln sind höchstens {_wuerfe(rules.max_throws)} erlaubt, "
+            f"nicht {len(raw)}.",
+            field="detail",
+        )
+    count = rules.dice_count
+    kept: list[int] = []  # dice out of the cup: set aside or turned, never thrown again
+    throws: list[Throw] = []
+    last = len(raw) - 1
+    for i, item in enumerate(raw):
+        n = i + 1
+        where = f"detail[{i}]"
+        if not isinstance(item, Mapping):
+            raise MalformedInput(f"Wurf {n} muss ein Objekt sein.", field=where)
+        _check_keys(item, _THROW_KEYS, f"Wurf {n}")
+        if "dice" not in item:
+            raise MalformedInput(f"In Wurf {n} fehlen die Würfel („dice“).", field=where)
+        in_cup = count - len(kept)
+        if in_cup == 0:
+            raise RuleViolation(
+                f"Wurf {n}: alle Würfel liegen schon heraus, es kann nicht weitergewürfelt werden.",
+                field=where,
+            )
+        dice = _pips(item["dice"], f"{where}.dice", None)
+        if len(dice) != in_cup:
+            raise RuleViolation(
+                f"Wurf {n}: im Becher sind {in_cup} Würfel, geworfen wurden aber {len(dice)} "
+                f"({list(dice)}). Herausgelegte Würfel werden nicht noch einmal geworfen.",
+                field=where,
+            )
+        sixes = item.get("sixes", 0)
+        if not _is_int(sixes) or sixes not in (0, 1, 2):
+            raise MalformedInput(
+                f"Wurf {n}: „sixes“ muss 0, 1 oder 2 sein, nicht {sixes!r}.", field=where
+            )
+        remaining = list(dice)
+        if sixes:
+            if not rules.sixes_turning:
+                raise RuleViolation(
+                    "Sechsen umdrehen ist nach diesen Hausregeln nicht erlaubt.", field=where
+                )
+            needed = sixes + 1
+            if dice.count(6) < needed:
+                raise RuleViolation(
+                    f"Wurf {n}: um {'eine Eins' if sixes == 1 else 'zwei Einsen'} zu bekommen, "
+                    f"braucht der Wurf {needed} Sechsen, er zeigt {dice.count(6)}.",
+                    field=where,
+                )
+            if i == last:
+                raise RuleViolation(
+                    f"Wurf {n}: wer Sechsen umdreht, muss danach noch einmal würfeln.",
+                    field=where,
+                )
+            for _ in range(needed):
+                remaining.remove(6)
+            remaining.append(6)  # one six goes back into the cup
+        aside = _pips(item.get("aside", []), f"{where}.aside", None)
+        pool = list(remaining)
+        if sixes:
+            pool.remove(6)  # the six that goes back is thrown again, not set aside
+        for pip in aside:
+            if pip not in pool:
+                raise RuleViolation(
+                    f"Wurf {n}: {pip} kann nicht herausgelegt werden, der Wurf zeigt {list(dice)}.",
+                    field=where,
+                )
+            pool.remove(pip)
+        if rules.ones_only_aside and any(p != 1 for p in aside):
+            raise RuleViolation(
+                f"Wurf {n}: nach diesen Hausregeln dürfen nur Einsen herausgelegt werden.",
+                field=where,
+            )
+        throws.append(Throw(dice, aside, sixes))
+        if i != last:
+            kept.extend([1] * sixes)
+            kept.extend(aside)
+    final_throw = throws[-1].dice
+    result = tuple(kept) + final_throw
+    blind = bool(_flag(obj, "blind"))
+    _check_blind(blind, len(throws), rules)
+    return RecordTurn(player, result, len(throws), len(final_throw) == count, blind, tuple(throws))
+
+
+def _parse_penalty(obj: Mapping[str, Any], rules: Ruleset) -> RecordPenalty:
+    _check_keys(obj, frozenset({"penalty"}), "einer Strafe")
+    body = obj["penalty"]
+    if not isinstance(body, Mapping):
+        raise MalformedInput("„penalty“ muss ein Objekt sein.", field="penalty")
+    _check_keys(body, frozenset({"player", "deckel", "reason"}), "einer Strafe")
+    if "player" not in body:
+        raise MalformedInput("In der Strafe fehlt der Spieler („player“).", field="player")
+    player = parse_player(body["player"])
+    reason = body.get("reason")
+    if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
+        raise MalformedInput(
+            f"Eine Strafe braucht einen Grund (1–{MAX_REASON} Zeichen).", field="reason"
+        )
+    deckel = body.get("deckel")
+    if rules.penalty_mode is PenaltyMode.ROUND_LOSER:
+        if deckel is not None:
+            raise RuleViolation(
+                "Nach diesen Hausregeln verliert der Sünder die Runde; Strafdeckel gibt es nicht.",
+                field="deckel",
+            )
+    elif deckel is None:
+        if rules.penalty is None:
+            raise RuleViolation(
+                "Die Hausregeln legen keine Zahl von Strafdeckeln fest: bitte angeben, wie viele.",
+                field="deckel",
+            )
+    elif not _is_int(deckel) or not 1 <= deckel <= 99:
+        raise MalformedInput(
+            f"„deckel“ muss eine ganze Zahl von 1 bis 99 sein, nicht {deckel!r}.", field="deckel"
+        )
+    return RecordPenalty(player, reason, deckel)
+
+
+def _wuerfe(n: int) -> str:
+    return "1 Wurf" if n == 1 else f"{n} Würfe"
