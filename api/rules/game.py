@@ -21,9 +21,9 @@ everything before it changes anything, so a rejected command leaves the game exa
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import MalformedInput, RuleViolation
 from .results import Evaluation, evaluation_table
@@ -54,13 +54,12 @@ class EventKind(StrEnum):
     GAME_LOST = "game_lost"
 
 
-@dataclass(frozen=True, slots=True)
-class DomainEvent:
+class DomainEvent(NamedTuple):
     """Something that happened, with a German sentence a client can show as it is."""
 
     kind: EventKind
     message: str
-    data: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind.value, "message": self.message, **self.data}
@@ -81,6 +80,31 @@ class _Turn:
     throws: int
     blind: bool
     order: int  # position in the round, 0 = starter
+    sort: int  # the tie rule's sort key, see Game._sort_key
+    half: int | str  # 1, 2 or "finale"
+    round: int  # index of the round in Game.rounds
+    hand: bool
+
+
+_WURF = {n: "1 Wurf" if n == 1 else f"{n} Würfe" for n in range(1, 6)}
+
+
+def _turn_fact(t: _Turn) -> dict[str, Any]:
+    ev = t.ev
+    return {
+        "half": t.half,
+        "round": t.round,
+        "order": t.order,
+        "player": t.player,
+        "dice": ev.notation,
+        "throws": t.throws,
+        "hand": t.hand,
+        "blind": t.blind,
+        "category": ev.category.value,
+        "name": ev.name,
+        "deckel": ev.deckel,
+        "key": ev.key,
+    }
 
 
 class Game:
@@ -94,6 +118,7 @@ class Game:
         self._table = evaluation_table(rules)
         self.first_starter = starter
         self.phase = Phase.HALF1
+        self._half_label: int | str = 1  # HALF_LABEL[self.phase], kept for the hot path
         self.mitte = rules.deckel
         self.stacks: dict[str, int] = dict.fromkeys(players, 0)
         self.active: list[str] = list(players)
@@ -108,7 +133,7 @@ class Game:
         self.loser: str | None = None
         self.last_receiver: str | None = None
         self.forced_loser: str | None = None
-        self.turns: list[dict[str, Any]] = []  # every turn fact, in order
+        self._turn_log: list[_Turn] = []  # every accepted turn, in order
         self.penalties: list[dict[str, Any]] = []
         self.commands: list[Command] = []  # every accepted command, in order
         self.played_at: str | None = None  # opaque to the engine; kept for the game log
@@ -145,7 +170,7 @@ class Game:
         clone.rounds = list(self.rounds)
         clone.half_losers = list(self.half_losers)
         clone.finale = list(self.finale) if self.finale is not None else None
-        clone.turns = list(self.turns)
+        clone._turn_log = list(self._turn_log)
         clone.penalties = list(self.penalties)
         clone.commands = list(self.commands)
         return clone
@@ -176,6 +201,11 @@ class Game:
                 return candidate
         raise AssertionError("no active player")  # pragma: no cover - a half has ≥ 2 players
 
+    @property
+    def turns(self) -> list[dict[str, Any]]:
+        """Every accepted turn as a fact (the statistics' raw material), in order."""
+        return [_turn_fact(t) for t in self._turn_log]
+
     def state(self) -> dict[str, Any]:
         return {
             "phase": self.phase.value,
@@ -188,7 +218,8 @@ class Game:
 
     def current_round(self) -> list[dict[str, Any]]:
         """The turns of the round in progress, in order."""
-        return self.turns[len(self.turns) - len(self.round_turns) :]
+        log = self._turn_log
+        return [_turn_fact(t) for t in log[len(log) - len(self.round_turns) :]]
 
     def outcome(self) -> dict[str, Any]:
         """The outcome of GAMELOG.md (plus ``penalties`` and ``current_round``)."""
@@ -248,54 +279,55 @@ class Game:
                 "Würfel mit 1 bis 6 Augen."
             ) from None
         # ---- accepted: from here on nothing raises
-        position = len(self.round_turns)
+        round_turns = self.round_turns
+        position = len(round_turns)
+        throws = cmd.throws
         if position == 0:
-            self.limit = cmd.throws
-        turn = _Turn(cmd.player, ev, cmd.throws, cmd.blind, position)
-        self.round_turns.append(turn)
-        self.turns.append(
-            {
-                "half": HALF_LABEL[self.phase],
-                "round": len(self.rounds),
-                "order": position,
-                "player": cmd.player,
-                "dice": ev.notation,
-                "throws": cmd.throws,
-                "hand": cmd.hand,
-                "blind": cmd.blind,
-                "category": ev.category.value,
-                "name": ev.name,
-                "deckel": ev.deckel,
-                "key": ev.key,
-            }
+            self.limit = throws
+        player = cmd.player
+        turn = _Turn(
+            player,
+            ev,
+            throws,
+            cmd.blind,
+            position,
+            self._sort_key(ev.key, throws, position),
+            self._half_label,
+            len(self.rounds),
+            cmd.hand,
         )
-        wurf = "1 Wurf" if cmd.throws == 1 else f"{cmd.throws} Würfe"
+        round_turns.append(turn)
+        self._turn_log.append(turn)
         events = [
             DomainEvent(
                 EventKind.TURN_RECORDED,
-                f"{cmd.player}: {ev.name} ({ev.notation}, {wurf}).",
-                {"player": cmd.player, "name": ev.name, "dice": ev.notation},
+                f"{player}: {ev.name} ({ev.notation}, {_WURF[throws]}).",
+                {"player": player, "name": ev.name, "dice": ev.notation},
             )
         ]
-        done = len(self.round_turns) == len(self.order) or (
-            self.rules.schock_aus_ends_round and ev.worth_all and position > 0
-        )
-        if done:
+        if position + 1 == len(self.order) or (
+            ev.worth_all and position and self.rules.schock_aus_ends_round
+        ):
             events.extend(self._resolve())
         return events
 
     # ------------------------------------------------------------------ resolution
-    def _sort_key(self, t: _Turn) -> tuple[int, ...]:
+    def _sort_key(self, key: int, throws: int, order: int) -> int:
+        """The tie rule as one integer (RULES 10.8), higher is better; equal means unresolved.
+
+        standard: (result, fewer throws); wikipedia/hennef: (result, fewer throws, earlier);
+        bvb/wolbeck: (result, earlier). Throws are at most 5 and a round has at most 20 turns.
+        """
         ties = self.rules.ties
         if ties is Ties.THROWS_THEN_REPEAT:
-            return (t.ev.key, -t.throws)
+            return key * 8 + (7 - throws)
         if ties is Ties.LATER_LOWER_UNLESS_FEWER:
-            return (t.ev.key, -t.throws, -t.order)
-        return (t.ev.key, -t.order)
+            return (key * 8 + (7 - throws)) * 32 + (31 - order)
+        return key * 32 + (31 - order)
 
     def _resolve(self) -> list[DomainEvent]:
         turns = self.round_turns
-        keyed = [(self._sort_key(t), t) for t in turns]
+        keyed = [(t.sort, t) for t in turns]
         forced = self.forced_loser
         if forced is not None:
             worst_player = forced
@@ -503,6 +535,7 @@ class Game:
         )
         if phase is Phase.HALF1:
             self.phase = Phase.HALF2
+            self._half_label = 2
             self._reset_deckel(list(self.players), loser)
             return events
         first = self.half_losers[0]
@@ -520,6 +553,7 @@ class Game:
         finalists = [p for p in self.players if p in (first, loser)]
         self.finale = finalists
         self.phase = Phase.FINALE
+        self._half_label = "finale"
         opener = first if self.rules.finale_opener is FinaleOpener.FIRST_HALF_LOSER else loser
         self._reset_deckel(finalists, opener)
         events.append(

@@ -64,11 +64,7 @@ class Evaluation:
     # worth "all" by nature (Schock aus, Jule "top"), whatever the schock_aus option says:
     # such a result ends the round under schock_aus_ends_round and is never doubled by blind
     worth_all: bool = False
-
-    @property
-    def notation(self) -> str:
-        """The canonical text form, pips ascending: ``1-1-4``."""
-        return format_dice(self.dice)
+    notation: str = ""  # the canonical text form, pips ascending: "1-1-4"
 
     @property
     def two_fives(self) -> bool:
@@ -149,7 +145,9 @@ def _finish(
     )
     assert deckel is not None
     key = _key(rank, height, bonus)
-    return Evaluation(dice, hand, category, name, deckel, takes_all, key, worth_all)
+    return Evaluation(
+        dice, hand, category, name, deckel, takes_all, key, worth_all, format_dice(dice)
+    )
 
 
 @functools.lru_cache(maxsize=256)
