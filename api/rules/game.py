@@ -530,7 +530,7 @@ class Game:
             DomainEvent(
                 EventKind.HALF_LOST,
                 f"{loser} hat alle Deckel und verliert {HALF_NAME[phase]}.",
-                {"player": loser, "half": HALF_LABEL[phase]},
+                {"player": loser, "half": HALF_LABEL[phase], "stacks": dict(self.stacks)},
             )
         )
         if phase is Phase.HALF1:
@@ -566,6 +566,7 @@ class Game:
         return events
 
     def _game_lost(self, loser: str, how: str) -> list[DomainEvent]:
+        stacks = dict(self.stacks)
         self.loser = loser
         self.phase = Phase.FINISHED
         self.mitte = self.total
@@ -578,7 +579,7 @@ class Game:
             DomainEvent(
                 EventKind.GAME_LOST,
                 f"{loser} {how} und zahlt die Runde.",
-                {"player": loser},
+                {"player": loser, "stacks": stacks},
             )
         ]
 

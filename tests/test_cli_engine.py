@@ -1,0 +1,129 @@
+"""``schocken replay`` and ``schocken simulate``: the engine's command-line face."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from api.cli import main
+from api.rules import replay_log
+
+EXAMPLE = {
+    "played_at": "2026-11-27T20:15:00+01:00",
+    "rules": {"preset": "standard", "overrides": {"jule": "sieben"}},
+    "players": ["Anna", "Bert", "Clara", "Dieter"],
+    "starter": "Anna",
+    "events": [
+        {"player": "Anna", "dice": [1, 1, 4], "throws": 3, "hand": False},
+        {"player": "Bert", "detail": [{"dice": [3, 4, 2], "aside": [3, 4]}, {"dice": [5]}]},
+        {"player": "Clara", "dice": [5, 5, 5], "throws": 1},
+        {"player": "Dieter", "dice": [6, 3, 2], "throws": 3, "hand": False},
+        {"penalty": {"player": "Bert", "deckel": 1, "reason": "zu frühes Aufdecken"}},
+    ],
+}
+
+
+def run(capsys, *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    return code, capsys.readouterr().out
+
+
+def test_replay_prints_the_outcome_of_the_gamelog_example(tmp_path, capsys):
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(EXAMPLE), encoding="utf-8")
+    code, out = run(capsys, "replay", str(path))
+    outcome = json.loads(out)
+    assert code == 0
+    assert outcome["rounds"][0] == {
+        "half": 1,
+        "starter": "Anna",
+        "limit": 3,
+        "best": "Anna",
+        "worst": "Dieter",
+        "deckel": 4,
+        "from": "mitte",
+        "repeated": False,
+        "best_result": "Schock 4",
+        "worst_result": "Zahl 632",
+        "value": 4,
+    }
+    assert outcome["half_losers"] == [] and outcome["finale"] is None
+    assert outcome["blattschuss"] is False and outcome["loser"] is None
+    # the penalty after the round took one more Deckel from the Mitte for Bert
+    assert outcome["state"] == {
+        "phase": "half1",
+        "mitte": 8,
+        "stacks": {"Anna": 0, "Bert": 1, "Clara": 0, "Dieter": 4},
+        "active": ["Anna", "Bert", "Clara", "Dieter"],
+        "next_player": "Dieter",
+        "limit": None,
+    }
+
+
+def test_replay_names_the_event_that_breaks_a_rule_and_exits_1(tmp_path, capsys):
+    bad = {
+        **EXAMPLE,
+        "events": [*EXAMPLE["events"][:2], {"player": "Dieter", "dice": [1, 2, 3], "throws": 1}],
+    }
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad), encoding="utf-8")
+    code, out = run(capsys, "replay", str(path))
+    assert code == 1
+    assert json.loads(out) == {"error": "event 2: Dieter ist nicht an der Reihe, sondern Clara."}
+
+
+def test_replay_of_malformed_input_prints_an_error_not_a_traceback(tmp_path, capsys):
+    cases = {
+        "not json": "{nope",
+        "unknown option": json.dumps(
+            {**EXAMPLE, "rules": {"preset": "standard", "overrides": {"jule": "maybe"}}}
+        ),
+        "missing file": None,
+    }
+    for name, text in cases.items():
+        path = tmp_path / f"{name}.json"
+        if text is not None:
+            path.write_text(text, encoding="utf-8")
+        code, out = run(capsys, "replay", str(path))
+        assert code == 1, name
+        error = json.loads(out)["error"]
+        assert error, name
+    assert (
+        "jule"
+        in json.loads(
+            subprocess.run(
+                [sys.executable, "-m", "api.cli", "replay", "-"],
+                input=cases["unknown option"],
+                capture_output=True,
+                text=True,
+                check=False,
+            ).stdout
+        )["error"]
+    )
+
+
+def test_simulate_writes_complete_valid_game_logs(tmp_path, capsys):
+    out = tmp_path / "games.jsonl"
+    code, _ = run(
+        capsys, "simulate", "-n", "5", "--preset", "nrw", "--players", "5", "--seed", "7",
+        "--start", "2025-01-02T20:00:00+01:00", "--detail", "--out", str(out),
+    )  # fmt: skip
+    assert code == 0
+    logs = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert len(logs) == 5
+    assert [log["played_at"][:10] for log in logs] == [
+        "2025-01-02", "2025-01-09", "2025-01-16", "2025-01-23", "2025-01-30",
+    ]  # fmt: skip
+    for log in logs:
+        assert log["rules"]["preset"] == "nrw"
+        assert any("detail" in e for e in log["events"])
+        game = replay_log(log)
+        assert game.finished and game.loser in log["players"]
+
+
+def test_simulate_is_reproducible_with_a_seed(capsys):
+    _, first = run(capsys, "simulate", "-n", "3", "--seed", "42")
+    _, second = run(capsys, "simulate", "-n", "3", "--seed", "42")
+    _, other = run(capsys, "simulate", "-n", "3", "--seed", "43")
+    assert first == second != other
