@@ -1,0 +1,73 @@
+"""The application factory: ``create_app(config=None)``; nothing happens at import time.
+
+It opens the store (DuckDB file by default, created and migrated on first start), registers
+the resources under ``/api/v1``, the OpenAPI document at ``/openapi.json`` and Swagger UI at
+``/docs``, served from the files of the ``flask-swagger-ui`` package (no CDN).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from importlib.resources import files
+from typing import Any
+
+from flask import Blueprint, Flask, g, send_from_directory
+
+from .config import Config
+from .errors import SchockenApi
+from .services import GameCache
+from .storage import open_store
+
+
+@dataclass
+class AppState:
+    store: Any
+    cache: GameCache
+
+
+def _docs_static() -> Blueprint:
+    dist = str(files("flask_swagger_ui").joinpath("dist"))
+    bp = Blueprint("docs_static", __name__)
+
+    @bp.route("/docs/static/<path:filename>")
+    def docs_static(filename: str):
+        return send_from_directory(dist, filename, max_age=86400)
+
+    return bp
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    app = Flask(__name__, instance_relative_config=True)
+    app.config.from_object(Config)
+    if config:
+        app.config.update(config)
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+
+    if app.config["STORAGE"] == "duckdb" and not app.config.get("DATABASE"):
+        os.makedirs(app.instance_path, exist_ok=True)
+        app.config["DATABASE"] = os.path.join(app.instance_path, "schocken.duckdb")
+    store = open_store(app.config["STORAGE"], app.config.get("DATABASE"))
+    app.extensions["schocken"] = AppState(store, GameCache(app.config["GAME_CACHE_SIZE"]))
+
+    @app.teardown_appcontext
+    def _close_repo(_exc: BaseException | None) -> None:
+        repo = g.pop("repo", None)
+        if repo is not None:
+            repo.close()
+
+    api = SchockenApi(app)
+    api.spec.components.security_scheme(
+        "bearerAuth",
+        {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "The Stammtisch's write token, returned once when it is created.",
+        },
+    )
+    from .resources import register
+
+    register(api)
+    app.register_blueprint(_docs_static())
+    app.extensions["schocken_api"] = api
+    return app

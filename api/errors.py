@@ -1,0 +1,71 @@
+"""Exceptions → HTTP, in one place, in flask-smorest's single error shape.
+
+* engine :class:`~api.rules.MalformedInput` → 422, :class:`~api.rules.RuleViolation` → 409,
+  with the engine's German message (and the field it names under ``errors.json``);
+* service errors carry their own status (404, 409, 422, 401, 403);
+* werkzeug errors keep their status (413 for oversized bodies, 405 with ``Allow``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask_smorest import Api
+from werkzeug.exceptions import HTTPException, default_exceptions
+
+from schemas import ErrorSchema
+
+from .rules import MalformedInput, RuleViolation, SchockenError
+from .services import ServiceError, Unauthorized
+
+
+def _http(status: int, message: str, errors: dict[str, Any] | None = None) -> HTTPException:
+    exc = default_exceptions[status]()
+    data: dict[str, Any] = {"message": message}
+    if errors:
+        data["errors"] = errors
+    if status == 401:
+        data["headers"] = {"WWW-Authenticate": 'Bearer realm="schocken"'}
+    exc.data = data  # type: ignore[attr-defined]
+    return exc
+
+
+class SchockenApi(Api):
+    """flask-smorest's Api with our error schema, domain errors and headers kept."""
+
+    ERROR_SCHEMA = ErrorSchema
+
+    def _register_error_handlers(self) -> None:
+        super()._register_error_handlers()
+        self._app.register_error_handler(SchockenError, self.handle_domain_error)
+        self._app.register_error_handler(ServiceError, self.handle_domain_error)
+
+    def handle_http_exception(self, error: HTTPException) -> Any:
+        payload, code, headers = super().handle_http_exception(error)
+        if not headers:  # werkzeug's own headers (Allow on 405) would be lost otherwise
+            headers = {
+                k: v
+                for k, v in error.get_headers()
+                if k.lower() in ("allow", "www-authenticate", "retry-after")
+            }
+        if code >= 500 and "message" not in payload:
+            payload["message"] = "Interner Fehler; der Eintrag wurde nicht gespeichert."
+        return payload, code, headers
+
+    def handle_domain_error(self, error: Exception) -> Any:
+        if isinstance(error, ServiceError):
+            exc = _http(error.status, error.message, error.errors)
+        elif isinstance(error, RuleViolation):
+            exc = _http(409, error.message, _field_errors(error))
+        elif isinstance(error, MalformedInput):
+            exc = _http(422, error.message, _field_errors(error))
+        else:  # pragma: no cover - every engine error is one of the two
+            exc = _http(422, str(error))
+        return self.handle_http_exception(exc)
+
+
+def _field_errors(error: SchockenError) -> dict[str, Any] | None:
+    return {"json": {error.field: [error.message]}} if error.field else None
+
+
+__all__ = ["SchockenApi", "Unauthorized"]

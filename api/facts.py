@@ -1,0 +1,182 @@
+"""Derived facts of one game, as rows of the fact tables (shaped for the statistics).
+
+:func:`derive_facts` is a pure function of a :class:`~api.gameplay.GameRuntime`; the service
+writes its rows in the same transaction as the log entry. :func:`facts_write` compares them
+with what was written before and appends only new rows, rewriting a table only when an earlier
+row changed (undo, rebuild). Players appear by name (as at the table) and by id.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .gameplay import GameRuntime
+from .rules import RecordPenalty
+from .storage import FactsWrite, GamePlayer
+from .storage.records import ROW_TABLES
+
+HALF = {1: "half1", 2: "half2", "finale": "finale"}
+
+Rows = dict[str, list[dict[str, Any]]]
+
+
+def derive_facts(game_id: int, players: tuple[GamePlayer, ...], rt: GameRuntime) -> Rows:
+    ids = {p.name: p.player_id for p in players}
+    game = rt.game
+    turn_cmds = rt.turn_commands()
+    turn_seqs = [s for _, s in turn_cmds]
+
+    turns = []
+    last_seq_of_round: dict[int, int] = {}
+    for n, (fact, (cmd, seq)) in enumerate(zip(game.turns, turn_cmds, strict=True), start=1):
+        turns.append(
+            {
+                "game_id": game_id,
+                "turn_no": n,
+                "seq": seq,
+                "half": HALF[fact["half"]],
+                "round_no": fact["round"] + 1,
+                "player_id": ids[fact["player"]],
+                "player": fact["player"],
+                "dice": fact["dice"],
+                "throws": fact["throws"],
+                "hand": fact["hand"],
+                "blind": fact["blind"],
+                "category": fact["category"],
+                "result_name": fact["name"],
+                "deckel_value": fact["deckel"],
+                "rank_key": fact["key"],
+                "entry": "detail" if cmd.detail is not None else "summary",
+            }
+        )
+        last_seq_of_round[fact["round"]] = seq
+
+    rounds = []
+    for i, r in enumerate(game.rounds):
+        source = r["from"]
+        rounds.append(
+            {
+                "game_id": game_id,
+                "round_no": i + 1,
+                "half": HALF[r["half"]],
+                "starter_id": ids.get(r["starter"]),
+                "starter": r["starter"],
+                "throw_limit": r["limit"],
+                "best_id": ids.get(r["best"]) if r["best"] else None,
+                "best": r["best"],
+                "worst_id": ids.get(r["worst"]) if r["worst"] else None,
+                "worst": r["worst"],
+                "deckel": r["deckel"],
+                "source": source,
+                "source_player_id": ids.get(source) if source else None,
+                "repeated": r["repeated"],
+            }
+        )
+
+    penalty_seqs = [
+        s for c, s in zip(game.commands, rt.cmd_seqs, strict=True) if isinstance(c, RecordPenalty)
+    ]
+    by_round: dict[int, list[tuple[dict[str, Any], int]]] = {}
+    for p, seq in zip(game.penalties, penalty_seqs, strict=True):
+        by_round.setdefault(p["round"], []).append((p, seq))
+    moves: list[dict[str, Any]] = []
+
+    def move(seq: int, half: Any, reason: str, round_no: int | None, to: str, src: str, n: int):
+        moves.append(
+            {
+                "game_id": game_id,
+                "move_no": len(moves) + 1,
+                "seq": seq,
+                "half": HALF[half],
+                "reason": reason,
+                "round_no": round_no,
+                "receiver_id": ids[to],
+                "receiver": to,
+                "source": src,
+                "source_player_id": ids.get(src),
+                "amount": n,
+            }
+        )
+
+    for r in range(len(game.rounds) + 1):
+        for p, seq in by_round.get(r, []):
+            if p["deckel"] > 0:
+                move(seq, p["half"], "penalty", r + 1, p["player"], p["from"], p["deckel"])
+        if r < len(game.rounds):
+            rec = game.rounds[r]
+            if not rec["repeated"] and rec["deckel"] > 0:
+                seq = last_seq_of_round.get(r, turn_seqs[-1] if turn_seqs else 0)
+                move(seq, rec["half"], "round", r + 1, rec["worst"], rec["from"], rec["deckel"])
+
+    halves = []
+    for i, loser in enumerate(game.half_losers):
+        halves.append(
+            {
+                "game_id": game_id,
+                "half": HALF[i + 1],
+                "loser_id": ids[loser],
+                "loser": loser,
+                "rounds": sum(1 for r in game.rounds if r["half"] == i + 1),
+            }
+        )
+    if game.finale is not None and game.loser is not None:
+        halves.append(
+            {
+                "game_id": game_id,
+                "half": "finale",
+                "loser_id": ids[game.loser],
+                "loser": game.loser,
+                "rounds": sum(1 for r in game.rounds if r["half"] == "finale"),
+            }
+        )
+
+    events = [
+        {
+            "game_id": game_id,
+            "seq": seq,
+            "idx": idx,
+            "kind": ev["kind"],
+            "message": ev["message"],
+            "data": ev["data"],
+        }
+        for seq, evs in rt.entry_events
+        for idx, ev in enumerate(evs)
+    ]
+
+    finale = game.finale or [None, None]
+    return {
+        "game_facts": [
+            {
+                "game_id": game_id,
+                "status": "finished" if game.finished else "running",
+                "phase": game.phase.value,
+                "loser_id": ids.get(game.loser) if game.loser else None,
+                "loser": game.loser,
+                "blattschuss": game.blattschuss,
+                "finalist1_id": ids.get(finale[0]) if finale[0] else None,
+                "finalist2_id": ids.get(finale[1]) if finale[1] else None,
+                "rounds": len(game.rounds),
+                "turns": len(game.turns),
+                "last_seq": rt.last_seq,
+            }
+        ],
+        "turn_facts": turns,
+        "round_facts": rounds,
+        "deckel_moves": moves,
+        "half_facts": halves,
+        "domain_events": events,
+    }
+
+
+def facts_write(new: Rows, old: Rows | None) -> FactsWrite:
+    """Append what is new; rewrite a table whose earlier rows changed (or when ``old`` is None)."""
+    write = FactsWrite(game=new["game_facts"][0])
+    for table in ROW_TABLES:
+        rows = new[table]
+        before = None if old is None else old[table]
+        if before is not None and rows[: len(before)] == before:
+            if len(rows) > len(before):
+                write.append[table] = rows[len(before) :]
+        else:
+            write.replace[table] = rows
+    return write

@@ -1,0 +1,160 @@
+"""Games of a Stammtisch: start, list, read; record turns, throws, penalties; undo; export."""
+
+from __future__ import annotations
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from schemas import (
+    GameListQuerySchema,
+    GameListSchema,
+    GameLogSchema,
+    GameSchema,
+    GameStartSchema,
+    PenaltyRequestSchema,
+    ThrowRequestSchema,
+    TurnRequestSchema,
+    UndoRecordSchema,
+    UndoRequestSchema,
+    WriteResultSchema,
+)
+
+from ._common import BEARER, bearer_token, services
+
+blp = Blueprint(
+    "games",
+    __name__,
+    url_prefix="/api/v1/stammtische/<slug>/games",
+    description="Games: two halves (Hälften), maybe a Finale; recorded turn by turn or throw "
+    "by throw. Every write returns the new state and the domain events it caused.",
+)
+
+READ_ERRORS = [(404, "NOT_FOUND"), (401, "UNAUTHORIZED"), (403, "FORBIDDEN")]
+
+
+def _errors(*codes):
+    names = {401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND", 409: "CONFLICT"}
+
+    def wrap(func):
+        for code in reversed(codes):
+            func = blp.alt_response(code, response=names[code])(func)
+        return func
+
+    return wrap
+
+
+@blp.route("")
+class Games(MethodView):
+    @blp.arguments(GameListQuerySchema, location="query")
+    @blp.response(200, GameListSchema)
+    @_errors(404, 401, 403)
+    def get(self, query, slug):
+        """List games, newest first (filter by year, status, player; paginated)"""
+        svc = services()
+        return svc.games(svc.readable(slug, bearer_token()), query)
+
+    @blp.arguments(GameStartSchema)
+    @blp.response(201, GameSchema)
+    @_errors(404, 401, 403, 409)
+    @blp.doc(security=BEARER)
+    def post(self, data, slug):
+        """Start a game
+
+        Players in seat order, the first starter, when it is played, and house rules
+        (default: the Stammtisch's), stored expanded with the game."""
+        svc = services()
+        return svc.start_game(svc.writable(slug, bearer_token()), data).to_dict()
+
+
+@blp.route("/<int:game_id>")
+class GameItem(MethodView):
+    @blp.response(200, GameSchema)
+    @_errors(404, 401, 403)
+    def get(self, slug, game_id):
+        """Read the full state of a game
+
+        Phase, Mitte, stacks, active players, whose turn, the round's limit, the current
+        round's turns, every resolved round, half losers, Finale, Blattschuss, loser."""
+        svc = services()
+        return svc.game(svc.readable(slug, bearer_token()), game_id).to_dict()
+
+
+def _write(slug, game_id, kind, body):
+    svc = services()
+    return svc.record(svc.writable(slug, bearer_token()), game_id, kind, body).to_dict()
+
+
+@blp.route("/<int:game_id>/turns")
+class Turns(MethodView):
+    @blp.arguments(TurnRequestSchema)
+    @blp.response(201, WriteResultSchema)
+    @_errors(404, 401, 403, 409)
+    @blp.doc(security=BEARER)
+    def post(self, data, slug, game_id):
+        """Record a whole turn (summary or in detail)
+
+        409 when the rules forbid it, e.g. „In dieser Runde ist höchstens 1 Wurf erlaubt“."""
+        return _write(slug, game_id, "turn", data)
+
+
+@blp.route("/<int:game_id>/throws")
+class Throws(MethodView):
+    @blp.arguments(ThrowRequestSchema)
+    @blp.response(201, WriteResultSchema)
+    @_errors(404, 401, 403, 409)
+    @blp.doc(security=BEARER)
+    def post(self, data, slug, game_id):
+        """Record a single throw (throw-by-throw clients)
+
+        A turn stays open until the player stops (stop=true), reaches the round's throw
+        limit, throws blind, or the next player's throw arrives."""
+        return _write(slug, game_id, "throw", data)
+
+
+@blp.route("/<int:game_id>/penalties")
+class Penalties(MethodView):
+    @blp.arguments(PenaltyRequestSchema)
+    @blp.response(201, WriteResultSchema)
+    @_errors(404, 401, 403, 409)
+    @blp.doc(security=BEARER)
+    def post(self, data, slug, game_id):
+        """Record a penalty (Strafdeckel)"""
+        return _write(slug, game_id, "penalty", {"penalty": data})
+
+
+@blp.route("/<int:game_id>/undo")
+class Undo(MethodView):
+    @blp.arguments(UndoRequestSchema, required=False)
+    @blp.response(201, WriteResultSchema)
+    @_errors(404, 401, 403, 409)
+    @blp.doc(security=BEARER)
+    def post(self, data, slug, game_id):
+        """Undo the last accepted entry
+
+        The log keeps an audit record (what, by whom, why, when); see .../undos."""
+        svc = services()
+        st = svc.writable(slug, bearer_token())
+        return svc.undo(st, game_id, data or {}).to_dict()
+
+
+@blp.route("/<int:game_id>/undos")
+class Undos(MethodView):
+    @blp.response(200, UndoRecordSchema(many=True))
+    @_errors(404, 401, 403)
+    def get(self, slug, game_id):
+        """Audit records of every undo"""
+        svc = services()
+        return svc.undo_history(svc.readable(slug, bearer_token()), game_id)
+
+
+@blp.route("/<int:game_id>/log")
+class Log(MethodView):
+    @blp.response(200, GameLogSchema)
+    @_errors(404, 401, 403)
+    def get(self, slug, game_id):
+        """Export a game as a game log (GAMELOG.md v1)
+
+        Importing the export and exporting again gives the identical log. A throw-by-throw
+        turn still open is not part of it."""
+        svc = services()
+        return svc.export(svc.readable(slug, bearer_token()), game_id)

@@ -1,0 +1,23 @@
+"""Health: is the API up, which version, which storage."""
+
+from __future__ import annotations
+
+from flask import current_app
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from schemas import HealthSchema
+
+blp = Blueprint("health", __name__, url_prefix="/api/v1", description="Is the API up?")
+
+
+@blp.route("/health")
+class Health(MethodView):
+    @blp.response(200, HealthSchema)
+    def get(self):
+        """Health check"""
+        return {
+            "status": "ok",
+            "version": current_app.config["API_VERSION"],
+            "storage": current_app.config["STORAGE"],
+        }

@@ -1,0 +1,35 @@
+"""Import a whole game log (paper tally sheets, other programs' histories)."""
+
+from __future__ import annotations
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from schemas import GameLogSchema, GameSchema
+
+from ._common import BEARER, bearer_token, services
+
+blp = Blueprint(
+    "imports",
+    __name__,
+    url_prefix="/api/v1/stammtische/<slug>/imports",
+    description="Import game logs (GAMELOG.md v1).",
+)
+
+
+@blp.route("")
+class Imports(MethodView):
+    @blp.arguments(GameLogSchema)
+    @blp.response(201, GameSchema)
+    @blp.alt_response(404, response="NOT_FOUND")
+    @blp.alt_response(401, response="UNAUTHORIZED")
+    @blp.alt_response(403, response="FORBIDDEN")
+    @blp.alt_response(409, response="CONFLICT")
+    @blp.doc(security=BEARER)
+    def post(self, doc, slug):
+        """Import a game log
+
+        Validated completely before anything is stored; errors name the event
+        ("event 7: …"). Players the Stammtisch does not know yet are added."""
+        svc = services()
+        return svc.import_game(svc.writable(slug, bearer_token()), doc).to_dict()

@@ -1,0 +1,46 @@
+"""House rules: the presets with every option, and evaluating a result for third-party apps."""
+
+from __future__ import annotations
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from schemas import EvaluateRequestSchema, EvaluationSchema, PresetSchema
+
+from ..services import Services
+
+blp = Blueprint(
+    "rules",
+    __name__,
+    url_prefix="/api/v1/rules",
+    description="House rules (Hausregeln): presets and the evaluation of results.",
+)
+
+
+@blp.route("/presets")
+class Presets(MethodView):
+    @blp.response(200, PresetSchema(many=True))
+    def get(self):
+        """List the presets with every option and a German description"""
+        return Services.presets()
+
+
+@blp.route("/presets/<name>")
+class PresetItem(MethodView):
+    @blp.response(200, PresetSchema)
+    @blp.alt_response(404, response="NOT_FOUND")
+    def get(self, name):
+        """Read one preset"""
+        return Services.preset(name)
+
+
+@blp.route("/evaluate")
+class Evaluate(MethodView):
+    @blp.arguments(EvaluateRequestSchema)
+    @blp.response(200, EvaluationSchema)
+    def post(self, data):
+        """Evaluate a final result under house rules
+
+        Category, German name, the Deckel it is worth as a round's best, and the comparison
+        key (higher beats lower)."""
+        return Services.evaluate(data)

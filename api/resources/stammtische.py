@@ -1,0 +1,70 @@
+"""Stammtische: a group of regulars with its house rules and a secret write token."""
+
+from __future__ import annotations
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from schemas import (
+    StammtischCreatedSchema,
+    StammtischCreateSchema,
+    StammtischSchema,
+    StammtischUpdateSchema,
+)
+
+from ._common import BEARER, bearer_token, services
+
+blp = Blueprint(
+    "stammtische",
+    __name__,
+    url_prefix="/api/v1/stammtische",
+    description="A Stammtisch (group of regulars) with its house rules; owns players and games.",
+)
+
+
+def _dump(st):
+    return {
+        "slug": st.slug,
+        "name": st.name,
+        "rules": st.rules,
+        "private": st.private,
+        "created_at": st.created_at,
+    }
+
+
+@blp.route("")
+class Stammtische(MethodView):
+    @blp.arguments(StammtischCreateSchema)
+    @blp.response(201, StammtischCreatedSchema)
+    @blp.alt_response(409, response="CONFLICT")
+    def post(self, data):
+        """Create a Stammtisch
+
+        The response carries the write token once; only its hash is stored."""
+        st, token = services().create_stammtisch(data)
+        return {**_dump(st), "token": token}
+
+
+@blp.route("/<slug>")
+class StammtischItem(MethodView):
+    @blp.response(200, StammtischSchema)
+    @blp.alt_response(404, response="NOT_FOUND")
+    @blp.alt_response(401, response="UNAUTHORIZED")
+    @blp.alt_response(403, response="FORBIDDEN")
+    def get(self, slug):
+        """Read a Stammtisch (needs the token when it is private)"""
+        return _dump(services().readable(slug, bearer_token()))
+
+    @blp.arguments(StammtischUpdateSchema)
+    @blp.response(200, StammtischSchema)
+    @blp.alt_response(404, response="NOT_FOUND")
+    @blp.alt_response(401, response="UNAUTHORIZED")
+    @blp.alt_response(403, response="FORBIDDEN")
+    @blp.doc(security=BEARER)
+    def patch(self, data, slug):
+        """Update name, house rules or privacy
+
+        New house rules apply only to games started afterwards."""
+        svc = services()
+        st = svc.writable(slug, bearer_token())
+        return _dump(svc.update_stammtisch(st, data))

@@ -1,0 +1,45 @@
+"""Storage: the repository port and its adapters (DuckDB, in-memory fake).
+
+``open_store(storage, path)`` returns a process-wide store; ``store.repository()`` gives the
+repository a request works with. Nothing here knows about Flask or the rules engine.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .duck import DuckDBRepository, DuckDBStore, MigrationError
+from .memory import MemoryRepository, MemoryStore
+from .records import FactsWrite, GamePlayer, GameRecord, LogEntry, NewGame, Player, Stammtisch
+from .repository import Repository, StorageConflict
+
+__all__ = [
+    "DuckDBRepository",
+    "DuckDBStore",
+    "FactsWrite",
+    "GamePlayer",
+    "GameRecord",
+    "LogEntry",
+    "MemoryRepository",
+    "MemoryStore",
+    "MigrationError",
+    "NewGame",
+    "Player",
+    "Repository",
+    "Stammtisch",
+    "StorageConflict",
+    "open_store",
+]
+
+Store = DuckDBStore | MemoryStore
+
+
+def open_store(storage: str, path: str | Path | None) -> Store:
+    """``storage`` is ``"duckdb"`` (needs ``path``) or ``"memory"``."""
+    if storage == "memory":
+        return MemoryStore()
+    if storage == "duckdb":
+        if path is None:
+            raise ValueError("DuckDB storage needs a database path")
+        return DuckDBStore(path)
+    raise ValueError(f"unknown storage {storage!r} (duckdb or memory)")

@@ -1,0 +1,336 @@
+"""The DuckDB adapter: one connection per process, one cursor per request.
+
+:class:`DuckDBStore` opens (and creates) the database file, applies pending migrations in
+version order, each in its own transaction, and refuses a file written by a newer version.
+:meth:`DuckDBStore.repository` hands out a :class:`DuckDBRepository` on a fresh cursor; the
+Flask app keeps one per request on ``g``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from .records import (
+    FACT_COLUMNS,
+    ROW_TABLES,
+    FactsWrite,
+    GamePlayer,
+    GameRecord,
+    LogEntry,
+    NewGame,
+    Player,
+    Stammtisch,
+)
+from .repository import Repository, StorageConflict
+from .sql import migrations, queries
+
+
+class MigrationError(RuntimeError):
+    """The database cannot be brought to this version's schema."""
+
+
+class DuckDBStore:
+    """The process-wide connection to one DuckDB file (or ``":memory:"``)."""
+
+    def __init__(self, path: str | Path) -> None:
+        path = str(path)
+        if path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._conn = duckdb.connect(path, config={"autoinstall_known_extensions": False})
+        self._lock = threading.Lock()
+        self.migrate()
+
+    def migrate(self) -> list[int]:
+        """Apply every pending migration; returns the versions applied now."""
+        conn = self._conn
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
+        )
+        done = {row[0] for row in conn.execute("SELECT version FROM schema_migrations").fetchall()}
+        known = migrations()
+        newest = max((v for v, _, _ in known), default=0)
+        if done and max(done) > newest:
+            raise MigrationError(
+                f"database {self.path} has schema version {max(done)}, newer than this "
+                f"program's {newest}: refusing to touch it"
+            )
+        applied = []
+        for version, name, sql in known:
+            if version in done:
+                continue
+            conn.begin()
+            try:
+                conn.execute(sql)
+                conn.execute(
+                    "INSERT INTO schema_migrations VALUES (?, ?, now()::TIMESTAMP)",
+                    [version, name],
+                )
+                conn.commit()
+            except Exception:
+                conn.rollback()
+                raise
+            applied.append(version)
+        return applied
+
+    def repository(self) -> DuckDBRepository:
+        with self._lock:  # cursor() on one connection from many threads
+            cursor = self._conn.cursor()
+        return DuckDBRepository(cursor)
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+class DuckDBRepository(Repository):
+    """Repository on one DuckDB cursor (not shared between threads)."""
+
+    def __init__(self, cursor: duckdb.DuckDBPyConnection) -> None:
+        self._cur = cursor
+        self._q = queries()
+        self._depth = 0
+
+    def close(self) -> None:
+        self._cur.close()
+
+    def _run(self, name: str, params: Any = None) -> duckdb.DuckDBPyConnection:
+        return self._cur.execute(self._q[name], params)
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        if self._depth:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        self._cur.begin()
+        self._depth = 1
+        try:
+            yield
+        except BaseException:
+            self._depth = 0
+            self._cur.rollback()
+            raise
+        self._depth = 0
+        try:
+            self._cur.commit()
+        except duckdb.TransactionException as exc:
+            raise StorageConflict(str(exc)) from exc
+
+    # Stammtische
+    def add_stammtisch(
+        self,
+        slug: str,
+        name: str,
+        rules: dict[str, Any],
+        private: bool,
+        token_hash: str,
+        now: datetime,
+    ) -> Stammtisch:
+        try:
+            row = self._run(
+                "insert_stammtisch",
+                {
+                    "slug": slug,
+                    "name": name,
+                    "rules": _json(rules),
+                    "private": private,
+                    "token_hash": token_hash,
+                    "created_at": now,
+                },
+            ).fetchone()
+        except duckdb.ConstraintException as exc:
+            raise StorageConflict(f"slug {slug!r} taken") from exc
+        assert row is not None
+        return Stammtisch(row[0], slug, name, rules, private, token_hash, now)
+
+    def get_stammtisch(self, slug: str) -> Stammtisch | None:
+        row = self._run("get_stammtisch", {"slug": slug}).fetchone()
+        if row is None:
+            return None
+        return Stammtisch(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5], row[6])
+
+    def update_stammtisch(
+        self, stammtisch_id: int, name: str, rules: dict[str, Any], private: bool
+    ) -> None:
+        self._run(
+            "update_stammtisch",
+            {"id": stammtisch_id, "name": name, "rules": _json(rules), "private": private},
+        )
+
+    # Players
+    def add_player(self, stammtisch_id: int, name: str, now: datetime) -> Player:
+        row = self._run(
+            "insert_player", {"stammtisch_id": stammtisch_id, "name": name, "created_at": now}
+        ).fetchone()
+        assert row is not None
+        return Player(row[0], stammtisch_id, name, False, now, None)
+
+    def list_players(self, stammtisch_id: int) -> list[Player]:
+        rows = self._run("list_players", {"stammtisch_id": stammtisch_id}).fetchall()
+        return [Player(*row) for row in rows]
+
+    def update_player(
+        self, player_id: int, name: str, retired: bool, retired_at: datetime | None
+    ) -> None:
+        self._run(
+            "update_player",
+            {"id": player_id, "name": name, "retired": retired, "retired_at": retired_at},
+        )
+
+    # Games
+    def add_game(self, game: NewGame) -> int:
+        row = self._run(
+            "insert_game",
+            {
+                "stammtisch_id": game.stammtisch_id,
+                "header": _json(game.header),
+                "rules": _json(game.rules),
+                "options": _json(game.options),
+                "played_at": game.played_at,
+                "played_at_utc": game.played_at_utc,
+                "played_local": game.played_local,
+                "year": game.year,
+                "source": game.source,
+                "created_at": game.created_at,
+            },
+        ).fetchone()
+        assert row is not None
+        game_id = int(row[0])
+        self._cur.executemany(
+            self._q["insert_game_player"],
+            [
+                {
+                    "game_id": game_id,
+                    "seat": p.seat,
+                    "player_id": p.player_id,
+                    "name": p.name,
+                    "starter": p.starter,
+                }
+                for p in game.players
+            ],
+        )
+        return game_id
+
+    def _records(self, rows: list[tuple[Any, ...]]) -> list[GameRecord]:
+        if not rows:
+            return []
+        seats: dict[int, list[GamePlayer]] = {}
+        for game_id, seat, player_id, name, starter in self._run(
+            "game_players", {"game_ids": [row[0] for row in rows]}
+        ).fetchall():
+            seats.setdefault(game_id, []).append(GamePlayer(seat, player_id, name, starter))
+        return [
+            GameRecord(
+                id=row[0],
+                stammtisch_id=row[1],
+                header=json.loads(row[2]),
+                rules=json.loads(row[3]),
+                options=json.loads(row[4]),
+                played_at=row[5],
+                played_at_utc=row[6],
+                year=row[7],
+                source=row[8],
+                created_at=row[9],
+                players=tuple(seats.get(row[0], ())),
+                status=row[10],
+                phase=row[11],
+                loser=row[12],
+            )
+            for row in rows
+        ]
+
+    def get_game_by_id(self, game_id: int) -> GameRecord | None:
+        found = self._records(self._run("get_game", {"game_id": game_id}).fetchall())
+        return found[0] if found else None
+
+    def get_game(self, stammtisch_id: int, game_id: int) -> GameRecord | None:
+        game = self.get_game_by_id(game_id)
+        return game if game is not None and game.stammtisch_id == stammtisch_id else None
+
+    def list_games(
+        self,
+        stammtisch_id: int,
+        *,
+        year: int | None,
+        status: str | None,
+        player_id: int | None,
+        offset: int,
+        limit: int,
+    ) -> tuple[list[GameRecord], int]:
+        params: dict[str, Any] = {
+            "stammtisch_id": stammtisch_id,
+            "year": year,
+            "status": status,
+            "player_id": player_id,
+        }
+        count = self._run("count_games", params).fetchone()
+        rows = self._run("list_games", {**params, "offset": offset, "limit": limit}).fetchall()
+        return self._records(rows), int(count[0]) if count else 0
+
+    def game_ids(self) -> list[int]:
+        return [row[0] for row in self._run("game_ids").fetchall()]
+
+    # The log
+    def load_log(self, game_id: int) -> list[LogEntry]:
+        rows = self._run("load_log", {"game_id": game_id}).fetchall()
+        return [LogEntry(r[0], r[1], r[2], json.loads(r[3]), r[4]) for r in rows]
+
+    def append_log(self, entry: LogEntry) -> None:
+        try:
+            self._run(
+                "append_log",
+                {
+                    "game_id": entry.game_id,
+                    "seq": entry.seq,
+                    "kind": entry.kind,
+                    "body": _json(entry.body),
+                    "recorded_at": entry.recorded_at,
+                },
+            )
+        except duckdb.ConstraintException as exc:
+            raise StorageConflict(f"game {entry.game_id}: entry {entry.seq} exists") from exc
+
+    # Facts
+    def _insert(self, table: str, rows: list[dict[str, Any]]) -> None:
+        if not rows:
+            return
+        columns = FACT_COLUMNS[table]
+        values = [tuple(_json(row[c]) if c == "data" else row[c] for c in columns) for row in rows]
+        self._cur.executemany(self._q[f"insert_{table}"], values)
+
+    def write_facts(self, game_id: int, write: FactsWrite) -> None:
+        with self.transaction():
+            self._run("delete_game_facts", {"game_id": game_id})
+            self._insert("game_facts", [write.game])
+            for table, rows in write.replace.items():
+                self._run(f"delete_{table}", {"game_id": game_id})
+                self._insert(table, rows)
+            for table, rows in write.append.items():
+                self._insert(table, rows)
+
+    def read_facts(self, game_id: int) -> dict[str, list[dict[str, Any]]]:
+        out: dict[str, list[dict[str, Any]]] = {}
+        for table in ("game_facts", *ROW_TABLES):
+            cur = self._run(f"read_{table}", {"game_id": game_id})
+            names = [d[0] for d in cur.description]
+            out[table] = [
+                {n: (json.loads(v) if n == "data" else v) for n, v in zip(names, row, strict=True)}
+                for row in cur.fetchall()
+            ]
+        return out

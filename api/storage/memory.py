@@ -1,0 +1,207 @@
+"""The in-memory fake of :class:`~api.storage.repository.Repository` for fast unit tests.
+
+It keeps plain lists behind one lock; a transaction snapshots everything and restores the
+snapshot when the block raises, so "a rejected request changes nothing" holds here too.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from .records import (
+    FACT_COLUMNS,
+    ROW_TABLES,
+    FactsWrite,
+    GameRecord,
+    LogEntry,
+    NewGame,
+    Player,
+    Stammtisch,
+)
+from .repository import Repository, StorageConflict
+
+
+class MemoryStore:
+    """Process-wide state of the fake; :meth:`repository` returns the shared repository."""
+
+    def __init__(self) -> None:
+        self._repo = MemoryRepository()
+
+    def repository(self) -> MemoryRepository:
+        return self._repo
+
+    def close(self) -> None:
+        pass
+
+
+class MemoryRepository(Repository):
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._depth = 0
+        self.stammtische: dict[str, Stammtisch] = {}
+        self.players: dict[int, Player] = {}
+        self.games: dict[int, GameRecord] = {}
+        self.logs: dict[int, list[LogEntry]] = {}
+        self.facts: dict[int, dict[str, list[dict[str, Any]]]] = {}
+
+    def close(self) -> None:
+        pass
+
+    _STATE = ("stammtische", "players", "games", "logs", "facts")
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            snapshot = {name: copy.deepcopy(getattr(self, name)) for name in self._STATE}
+            self._depth = 1
+            try:
+                yield
+            except BaseException:
+                for name, value in snapshot.items():
+                    setattr(self, name, value)
+                raise
+            finally:
+                self._depth = 0
+
+    def add_stammtisch(
+        self,
+        slug: str,
+        name: str,
+        rules: dict[str, Any],
+        private: bool,
+        token_hash: str,
+        now: datetime,
+    ) -> Stammtisch:
+        with self._lock:
+            if slug in self.stammtische:
+                raise StorageConflict(f"slug {slug!r} taken")
+            record = Stammtisch(
+                len(self.stammtische) + 1, slug, name, copy.deepcopy(rules), private,
+                token_hash, now,
+            )  # fmt: skip
+            self.stammtische[slug] = record
+            return record
+
+    def get_stammtisch(self, slug: str) -> Stammtisch | None:
+        return self.stammtische.get(slug)
+
+    def update_stammtisch(
+        self, stammtisch_id: int, name: str, rules: dict[str, Any], private: bool
+    ) -> None:
+        with self._lock:
+            for slug, record in self.stammtische.items():
+                if record.id == stammtisch_id:
+                    self.stammtische[slug] = replace(
+                        record, name=name, rules=copy.deepcopy(rules), private=private
+                    )
+
+    def add_player(self, stammtisch_id: int, name: str, now: datetime) -> Player:
+        with self._lock:
+            player = Player(len(self.players) + 1, stammtisch_id, name, False, now, None)
+            self.players[player.id] = player
+            return player
+
+    def list_players(self, stammtisch_id: int) -> list[Player]:
+        return [p for p in self.players.values() if p.stammtisch_id == stammtisch_id]
+
+    def update_player(
+        self, player_id: int, name: str, retired: bool, retired_at: datetime | None
+    ) -> None:
+        with self._lock:
+            self.players[player_id] = replace(
+                self.players[player_id], name=name, retired=retired, retired_at=retired_at
+            )
+
+    def add_game(self, game: NewGame) -> int:
+        with self._lock:
+            game_id = len(self.games) + 1
+            self.games[game_id] = GameRecord(
+                id=game_id,
+                stammtisch_id=game.stammtisch_id,
+                header=copy.deepcopy(game.header),
+                rules=copy.deepcopy(game.rules),
+                options=copy.deepcopy(game.options),
+                played_at=game.played_at,
+                played_at_utc=game.played_at_utc,
+                year=game.year,
+                source=game.source,
+                created_at=game.created_at,
+                players=game.players,
+            )
+            self.logs[game_id] = []
+            return game_id
+
+    def _with_facts(self, game: GameRecord) -> GameRecord:
+        rows = self.facts.get(game.id, {}).get("game_facts")
+        if not rows:
+            return game
+        row = rows[0]
+        return replace(game, status=row["status"], phase=row["phase"], loser=row["loser"])
+
+    def get_game_by_id(self, game_id: int) -> GameRecord | None:
+        game = self.games.get(game_id)
+        return self._with_facts(game) if game else None
+
+    def get_game(self, stammtisch_id: int, game_id: int) -> GameRecord | None:
+        game = self.get_game_by_id(game_id)
+        return game if game is not None and game.stammtisch_id == stammtisch_id else None
+
+    def list_games(
+        self,
+        stammtisch_id: int,
+        *,
+        year: int | None,
+        status: str | None,
+        player_id: int | None,
+        offset: int,
+        limit: int,
+    ) -> tuple[list[GameRecord], int]:
+        found = [
+            g
+            for g in map(self._with_facts, self.games.values())
+            if g.stammtisch_id == stammtisch_id
+            and (year is None or g.year == year)
+            and (status is None or g.status == status)
+            and (player_id is None or any(p.player_id == player_id for p in g.players))
+        ]
+        found.sort(key=lambda g: (g.played_at_utc, g.id), reverse=True)
+        return found[offset : offset + limit], len(found)
+
+    def game_ids(self) -> list[int]:
+        return sorted(self.games)
+
+    def load_log(self, game_id: int) -> list[LogEntry]:
+        return list(self.logs.get(game_id, []))
+
+    def append_log(self, entry: LogEntry) -> None:
+        with self._lock:
+            log = self.logs.setdefault(entry.game_id, [])
+            if any(e.seq == entry.seq for e in log):
+                raise StorageConflict(f"game {entry.game_id}: entry {entry.seq} exists")
+            log.append(copy.deepcopy(entry))
+
+    def write_facts(self, game_id: int, write: FactsWrite) -> None:
+        with self._lock:
+            facts = self.facts.setdefault(game_id, {t: [] for t in FACT_COLUMNS})
+            facts["game_facts"] = [dict(write.game)]
+            for table, rows in write.replace.items():
+                facts[table] = [dict(r) for r in rows]
+            for table, rows in write.append.items():
+                facts[table].extend(dict(r) for r in rows)
+
+    def read_facts(self, game_id: int) -> dict[str, list[dict[str, Any]]]:
+        facts = self.facts.get(game_id, {t: [] for t in FACT_COLUMNS})
+        return {t: copy.deepcopy(facts.get(t, [])) for t in ("game_facts", *ROW_TABLES)}

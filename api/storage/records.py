@@ -1,0 +1,116 @@
+"""Plain records that cross the repository boundary (no DuckDB types leak out)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Stammtisch:
+    id: int
+    slug: str
+    name: str
+    rules: dict[str, Any]
+    private: bool
+    token_hash: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    id: int
+    stammtisch_id: int
+    name: str
+    retired: bool
+    created_at: datetime
+    retired_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GamePlayer:
+    seat: int
+    player_id: int
+    name: str
+    starter: bool
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    stammtisch_id: int
+    header: dict[str, Any]
+    rules: dict[str, Any]
+    options: dict[str, Any]
+    played_at: str | None
+    played_at_utc: datetime
+    played_local: datetime
+    year: int
+    source: str
+    created_at: datetime
+    players: tuple[GamePlayer, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    id: int
+    stammtisch_id: int
+    header: dict[str, Any]
+    rules: dict[str, Any]
+    options: dict[str, Any]
+    played_at: str | None
+    played_at_utc: datetime
+    year: int
+    source: str
+    created_at: datetime
+    players: tuple[GamePlayer, ...]
+    status: str = "running"
+    phase: str = "half1"
+    loser: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    game_id: int
+    seq: int
+    kind: str  # 'turn' | 'throw' | 'penalty' | 'undo'
+    body: dict[str, Any]
+    recorded_at: datetime
+
+
+#: column order of every fact table (the DDL is in migrations/0001_initial.sql)
+FACT_COLUMNS: dict[str, tuple[str, ...]] = {
+    "game_facts": (
+        "game_id", "status", "phase", "loser_id", "loser", "blattschuss", "finalist1_id",
+        "finalist2_id", "rounds", "turns", "last_seq",
+    ),
+    "turn_facts": (
+        "game_id", "turn_no", "seq", "half", "round_no", "player_id", "player", "dice",
+        "throws", "hand", "blind", "category", "result_name", "deckel_value", "rank_key",
+        "entry",
+    ),
+    "round_facts": (
+        "game_id", "round_no", "half", "starter_id", "starter", "throw_limit", "best_id",
+        "best", "worst_id", "worst", "deckel", "source", "source_player_id", "repeated",
+    ),
+    "deckel_moves": (
+        "game_id", "move_no", "seq", "half", "reason", "round_no", "receiver_id", "receiver",
+        "source", "source_player_id", "amount",
+    ),
+    "half_facts": ("game_id", "half", "loser_id", "loser", "rounds"),
+    "domain_events": ("game_id", "seq", "idx", "kind", "message", "data"),
+}  # fmt: skip
+
+#: the fact tables with many rows per game, in a stable order
+ROW_TABLES: tuple[str, ...] = (
+    "turn_facts", "round_facts", "deckel_moves", "half_facts", "domain_events",
+)  # fmt: skip
+
+
+@dataclass(slots=True)
+class FactsWrite:
+    """What to change in one game's facts: the game row, rows to append, tables to rewrite."""
+
+    game: dict[str, Any]
+    append: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    replace: dict[str, list[dict[str, Any]]] = field(default_factory=dict)

@@ -1,0 +1,102 @@
+"""The storage port: one interface, two adapters (DuckDB and an in-memory fake).
+
+Services talk only to :class:`Repository`; resources and the engine never see storage. A
+PostgreSQL adapter would implement the same methods. All writes of one use case run inside
+``with repo.transaction():`` and are committed together or not at all.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from contextlib import AbstractContextManager
+from datetime import datetime
+from typing import Any
+
+from .records import FactsWrite, GameRecord, LogEntry, NewGame, Player, Stammtisch
+
+
+class StorageConflict(Exception):
+    """A write lost a race (for example two appends with the same sequence number)."""
+
+
+class Repository(ABC):
+    """Persistence of Stammtische, players, games, their logs and derived facts."""
+
+    @abstractmethod
+    def transaction(self) -> AbstractContextManager[None]:
+        """Everything inside commits together or rolls back together (nesting is flat)."""
+
+    # Stammtische
+    @abstractmethod
+    def add_stammtisch(
+        self,
+        slug: str,
+        name: str,
+        rules: dict[str, Any],
+        private: bool,
+        token_hash: str,
+        now: datetime,
+    ) -> Stammtisch: ...
+
+    @abstractmethod
+    def get_stammtisch(self, slug: str) -> Stammtisch | None: ...
+
+    @abstractmethod
+    def update_stammtisch(
+        self, stammtisch_id: int, name: str, rules: dict[str, Any], private: bool
+    ) -> None: ...
+
+    # Players
+    @abstractmethod
+    def add_player(self, stammtisch_id: int, name: str, now: datetime) -> Player: ...
+
+    @abstractmethod
+    def list_players(self, stammtisch_id: int) -> list[Player]: ...
+
+    @abstractmethod
+    def update_player(
+        self, player_id: int, name: str, retired: bool, retired_at: datetime | None
+    ) -> None: ...
+
+    # Games
+    @abstractmethod
+    def add_game(self, game: NewGame) -> int: ...
+
+    @abstractmethod
+    def get_game(self, stammtisch_id: int, game_id: int) -> GameRecord | None: ...
+
+    @abstractmethod
+    def list_games(
+        self,
+        stammtisch_id: int,
+        *,
+        year: int | None,
+        status: str | None,
+        player_id: int | None,
+        offset: int,
+        limit: int,
+    ) -> tuple[list[GameRecord], int]:
+        """One page of games, newest first, and the total matching the filters."""
+
+    @abstractmethod
+    def game_ids(self) -> list[int]:
+        """Every game of every Stammtisch (for rebuilding facts)."""
+
+    @abstractmethod
+    def get_game_by_id(self, game_id: int) -> GameRecord | None: ...
+
+    # The log
+    @abstractmethod
+    def load_log(self, game_id: int) -> list[LogEntry]: ...
+
+    @abstractmethod
+    def append_log(self, entry: LogEntry) -> None:
+        """Raises :class:`StorageConflict` when the sequence number is taken."""
+
+    # Facts
+    @abstractmethod
+    def write_facts(self, game_id: int, write: FactsWrite) -> None: ...
+
+    @abstractmethod
+    def read_facts(self, game_id: int) -> dict[str, list[dict[str, Any]]]:
+        """Every fact row of a game, table by table, in their natural order."""

@@ -1,0 +1,57 @@
+"""The HTTP contract: marshmallow schemas, split by direction (request / response).
+
+No Flask imports here. Schemas check the *shape* of input; the rules engine checks whether a
+move is legal. Every field carries a description and an example; German domain terms
+(Stammtisch, Deckel, Mitte, Hälfte, Finale, Blattschuss) are explained where they appear.
+"""
+
+from .common import DomainEventSchema, ErrorSchema, HealthSchema
+from .games import (
+    GameListQuerySchema,
+    GameListSchema,
+    GameLogSchema,
+    GameSchema,
+    GameStartSchema,
+    PenaltyRequestSchema,
+    ThrowRequestSchema,
+    TurnRequestSchema,
+    UndoRecordSchema,
+    UndoRequestSchema,
+    WriteResultSchema,
+)
+from .players import PlayerCreateSchema, PlayerSchema, PlayerUpdateSchema
+from .rules import EvaluateRequestSchema, EvaluationSchema, PresetSchema, RulesConfigSchema
+from .stammtische import (
+    StammtischCreatedSchema,
+    StammtischCreateSchema,
+    StammtischSchema,
+    StammtischUpdateSchema,
+)
+
+__all__ = [
+    "DomainEventSchema",
+    "ErrorSchema",
+    "EvaluateRequestSchema",
+    "EvaluationSchema",
+    "GameListQuerySchema",
+    "GameListSchema",
+    "GameLogSchema",
+    "GameSchema",
+    "GameStartSchema",
+    "HealthSchema",
+    "PenaltyRequestSchema",
+    "PlayerCreateSchema",
+    "PlayerSchema",
+    "PlayerUpdateSchema",
+    "PresetSchema",
+    "RulesConfigSchema",
+    "StammtischCreateSchema",
+    "StammtischCreatedSchema",
+    "StammtischSchema",
+    "StammtischUpdateSchema",
+    "ThrowRequestSchema",
+    "TurnRequestSchema",
+    "UndoRecordSchema",
+    "UndoRequestSchema",
+    "WriteResultSchema",
+]

@@ -1,0 +1,102 @@
+"""Small shared pieces: documented fields, domain events, health."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+PLAYER_NAME = validate.Length(min=1, max=40)
+
+
+def doc(description: str, example: Any, **extra: Any) -> dict[str, Any]:
+    """The metadata every field carries: an English description and an example."""
+    return {"description": description, "example": example, **extra}
+
+
+class IsoDateTime(fields.String):
+    """An ISO 8601 date-time *with* offset, kept as the exact string given (for round trips)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            moment = datetime.fromisoformat(text)
+        except ValueError:
+            raise ValidationError(
+                "Kein Datum nach ISO 8601 (z. B. 2026-11-27T20:15:00+01:00)."
+            ) from None
+        if moment.tzinfo is None:
+            raise ValidationError("Das Datum braucht eine Zeitzone (z. B. +01:00).")
+        return text
+
+
+def player_field(description: str, example: str = "Anna", **kwargs: Any) -> fields.String:
+    return fields.String(validate=PLAYER_NAME, metadata=doc(description, example), **kwargs)
+
+
+def dice_field(description: str, example: list[int], *, minimum: int, maximum: int, **kw: Any):
+    return fields.List(
+        fields.Integer(validate=validate.Range(1, 6), metadata=doc("Pips of one die, 1 to 6.", 4)),
+        validate=validate.Length(min=minimum, max=maximum),
+        metadata=doc(description, example),
+        **kw,
+    )
+
+
+class DomainEventSchema(Schema):
+    """Something the entry caused, with a German sentence a client can show as it is."""
+
+    kind = fields.String(
+        required=True,
+        metadata=doc(
+            "What happened: turn_recorded, throw_recorded, deckel_moved, round_lost, "
+            "round_repeated, player_out, penalty, half_lost (a Hälfte, half, is lost when one "
+            "player holds every Deckel), finale_started (the Finale is the decider between the "
+            "two half losers), blattschuss (one player lost both halves), game_lost, undone.",
+            "round_lost",
+        ),
+    )
+    message = fields.String(
+        required=True,
+        metadata=doc(
+            "German sentence for the players.",
+            "Dieter bekommt 4 Deckel aus der Mitte – Schock 4 von Anna.",
+        ),
+    )
+    data = fields.Dict(
+        keys=fields.String(),
+        required=True,
+        metadata=doc(
+            "Machine-readable details; keys depend on the kind (player, deckel, from, …).",
+            {"player": "Dieter", "deckel": 4, "from": "mitte", "best": "Anna"},
+        ),
+    )
+
+
+class HealthSchema(Schema):
+    status = fields.String(required=True, metadata=doc("Always 'ok' when the API answers.", "ok"))
+    version = fields.String(required=True, metadata=doc("Version of the server.", "0.1.0"))
+    storage = fields.String(
+        required=True, metadata=doc("Storage adapter in use: duckdb or memory.", "duckdb")
+    )
+
+
+class ErrorSchema(Schema):
+    """flask-smorest's one error shape."""
+
+    code = fields.Integer(metadata=doc("HTTP status code.", 409))
+    status = fields.String(metadata=doc("HTTP status name.", "Conflict"))
+    message = fields.String(
+        metadata=doc(
+            "What went wrong, in German; for a rule violation it names the rule.",
+            "In dieser Runde sind höchstens 1 Würfe erlaubt (Anna hat vorgelegt), nicht 2.",
+        )
+    )
+    errors = fields.Dict(
+        keys=fields.String(),
+        metadata=doc(
+            "Field errors by location (json, query) and field name.",
+            {"json": {"dice": ["Length must be between 2 and 3."]}},
+        ),
+    )

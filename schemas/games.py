@@ -1,0 +1,499 @@
+"""Games: start, list, state, recording (turn, throw, penalty, undo), import and export."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from .common import DomainEventSchema, IsoDateTime, dice_field, doc, player_field
+from .rules import RulesConfigSchema
+
+HALF = doc(
+    "Which part of the game: 1 or 2 (the two halves, Hälften) or 'finale' (the decider "
+    "between the two half losers).",
+    1,
+)
+
+
+# --------------------------------------------------------------------------- requests
+class GameStartSchema(Schema):
+    players = fields.List(
+        fields.String(validate=validate.Length(min=1, max=40), metadata=doc("Name.", "Anna")),
+        required=True,
+        validate=validate.Length(min=2, max=20),
+        metadata=doc(
+            "Names of the Stammtisch's players in seat order (clockwise, the order of play).",
+            ["Anna", "Bert", "Clara", "Dieter"],
+        ),
+    )
+    starter = player_field("Who opens the first round (Vorlegen).", required=True)
+    played_at = IsoDateTime(
+        metadata=doc(
+            "When the game started, ISO 8601 with offset; statistics count it in that year. "
+            "Default: now (UTC).",
+            "2026-11-27T20:15:00+01:00",
+            format="date-time",
+        )
+    )
+    rules = fields.Nested(
+        RulesConfigSchema,
+        metadata=doc(
+            "House rules for this game (default: the Stammtisch's). Stored expanded with the "
+            "game, so later changes never rewrite history.",
+            {"preset": "standard", "overrides": {}},
+        ),
+    )
+
+
+class ThrowDetailSchema(Schema):
+    dice = dice_field(
+        "Pips rolled in this throw (3 minus the dice already set aside).",
+        [1, 4, 6],
+        minimum=1,
+        maximum=3,
+        required=True,
+    )
+    aside = dice_field(
+        "Pips of this throw set aside afterwards (herauslegen).", [1], minimum=0, maximum=3
+    )
+    sixes = fields.Integer(
+        validate=validate.Range(0, 2),
+        metadata=doc(
+            "Sixes turned (umdrehen): 1 = two sixes become one 1, 2 = three sixes become two 1s.",
+            0,
+        ),
+    )
+
+
+class TurnRequestSchema(Schema):
+    """A whole turn: a summary (dice, throws, hand) or the throws in detail."""
+
+    player = player_field("Whose turn it is.", required=True)
+    dice = dice_field(
+        "Summary: the final dice, any order (two under the two_dice option).",
+        [1, 1, 4],
+        minimum=2,
+        maximum=3,
+    )
+    throws = fields.Integer(
+        validate=validate.Range(1, 5),
+        metadata=doc("Summary: throws used (1 to the round's limit, set by the starter).", 3),
+    )
+    hand = fields.Boolean(
+        metadata=doc(
+            "Summary: 'aus der Hand', the final throw threw all dice. Missing means throws == 1.",
+            False,
+        )
+    )
+    blind = fields.Boolean(
+        metadata=doc("Announced blind (if the house rules allow it): exactly one throw.", False)
+    )
+    detail = fields.List(
+        fields.Nested(ThrowDetailSchema),
+        validate=validate.Length(min=1, max=5),
+        metadata=doc(
+            "Instead of dice/throws/hand: every throw of the turn.",
+            [{"dice": [3, 4, 1], "aside": [1]}, {"dice": [1, 5]}],
+        ),
+    )
+
+    @validates_schema
+    def _one_form(self, data: dict, **kwargs: object) -> None:
+        summary = {"dice", "throws", "hand"} & data.keys()
+        if "detail" in data and summary:
+            raise ValidationError(
+                "Entweder „detail“ oder „dice“/„throws“/„hand“, nicht beides.", "detail"
+            )
+        if "detail" not in data:
+            for key in ("dice", "throws"):
+                if key not in data:
+                    raise ValidationError("Pflichtfeld für eine Zusammenfassung.", key)
+
+
+class ThrowRequestSchema(Schema):
+    """One throw of a throw-by-throw turn, or only 'stop'."""
+
+    player = player_field("Who throws.", required=True)
+    dice = dice_field(
+        "Pips rolled in this throw (the dice in the cup). Missing only with stop=true: then "
+        "the player's open turn ends with their last throw.",
+        [1, 4, 6],
+        minimum=1,
+        maximum=3,
+    )
+    aside = dice_field(
+        "Pips of this throw set aside afterwards (herauslegen); the player throws again.",
+        [1],
+        minimum=0,
+        maximum=3,
+    )
+    sixes = fields.Integer(
+        validate=validate.Range(0, 2),
+        metadata=doc("Sixes turned (umdrehen) after this throw; the player must throw again.", 0),
+    )
+    blind = fields.Boolean(metadata=doc("This first throw is blind: the turn ends with it.", False))
+    stop = fields.Boolean(
+        metadata=doc(
+            "The player stops after this throw (or, without dice, after their last one). A "
+            "turn also ends at the round's throw limit or when the next player's throw arrives.",
+            False,
+        )
+    )
+
+    @validates_schema
+    def _stop_or_dice(self, data: dict, **kwargs: object) -> None:
+        if "dice" not in data:
+            if not data.get("stop"):
+                raise ValidationError("Würfel fehlen (nur mit stop=true ohne Würfel).", "dice")
+            if data.keys() - {"player", "stop"}:
+                raise ValidationError("Ohne Würfel ist nur „stop“ erlaubt.", "dice")
+        if data.get("stop") and (data.get("aside") or data.get("sixes")):
+            raise ValidationError("Wer aufhört, legt nichts heraus und dreht nichts um.", "stop")
+
+
+class PenaltyRequestSchema(Schema):
+    player = player_field("Who broke a rule.", "Bert", required=True)
+    deckel = fields.Integer(
+        validate=validate.Range(1, 99),
+        metadata=doc("Strafdeckel (penalty Deckel); missing means the house rules' amount.", 1),
+    )
+    reason = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=200),
+        metadata=doc("Why, in the players' words.", "zu frühes Aufdecken"),
+    )
+
+
+class UndoRequestSchema(Schema):
+    by = fields.String(
+        validate=validate.Length(min=1, max=80),
+        metadata=doc("Who undid the entry (kept in the audit record).", "Dieter"),
+    )
+    reason = fields.String(
+        validate=validate.Length(min=1, max=200),
+        metadata=doc("Why (kept in the audit record).", "vertippt"),
+    )
+
+
+class GameListQuerySchema(Schema):
+    year = fields.Integer(
+        validate=validate.Range(1900, 2999),
+        metadata=doc("Only games played in this calendar year (at the table).", 2026),
+    )
+    status = fields.String(
+        validate=validate.OneOf(("running", "finished")),
+        metadata=doc("Only running or only finished games.", "finished"),
+    )
+    player_id = fields.Integer(
+        validate=validate.Range(min=1),
+        metadata=doc("Only games this player (id) took part in.", 1),
+    )
+    page = fields.Integer(
+        load_default=1, validate=validate.Range(1, 100000), metadata=doc("Page, from 1.", 1)
+    )
+    page_size = fields.Integer(
+        load_default=20,
+        validate=validate.Range(1, 100),
+        metadata=doc("Games per page (at most 100).", 20),
+    )
+
+
+class GameLogSchema(Schema):
+    """A game log (GAMELOG.md v1): how games are imported and exported."""
+
+    played_at = IsoDateTime(
+        metadata=doc(
+            "When the game started, ISO 8601 with offset.",
+            "2026-11-27T20:15:00+01:00",
+            format="date-time",
+        )
+    )
+    rules = fields.Raw(
+        metadata=doc(
+            "House rules {preset, overrides} (validated by the rules engine).",
+            {"preset": "standard", "overrides": {}},
+        )
+    )
+    players = fields.List(
+        fields.String(metadata=doc("Name.", "Anna")),
+        required=True,
+        metadata=doc("Seat order, clockwise.", ["Anna", "Bert"]),
+    )
+    starter = fields.String(required=True, metadata=doc("Opens the first round.", "Anna"))
+    events = fields.List(
+        fields.Dict(keys=fields.String(), metadata=doc("One event.", {"player": "Anna"})),
+        load_default=list,
+        metadata=doc(
+            "Turn summaries, turns in detail and penalties in the order they happened.",
+            [
+                {"player": "Anna", "dice": [1, 1, 4], "throws": 3, "hand": False},
+                {"player": "Bert", "dice": [6, 3, 2], "throws": 3, "hand": False},
+            ],
+        ),
+    )
+
+
+# --------------------------------------------------------------------------- responses
+class TurnFactSchema(Schema):
+    half = fields.Raw(required=True, metadata=HALF)
+    round = fields.Integer(
+        required=True, metadata=doc("Index of the round in the game (0-based).", 0)
+    )
+    order = fields.Integer(
+        required=True, metadata=doc("Position in the round, 0 = the starter.", 0)
+    )
+    player = fields.String(required=True, metadata=doc("Who threw.", "Anna"))
+    dice = fields.String(required=True, metadata=doc("Final dice, pips ascending.", "1-1-4"))
+    throws = fields.Integer(required=True, metadata=doc("Throws used.", 3))
+    hand = fields.Boolean(required=True, metadata=doc("From the hand (aus der Hand).", False))
+    blind = fields.Boolean(required=True, metadata=doc("Thrown blind.", False))
+    category = fields.String(required=True, metadata=doc("Result category.", "schock"))
+    name = fields.String(required=True, metadata=doc("German name of the result.", "Schock 4"))
+    deckel = fields.Integer(
+        required=True, metadata=doc("What the result is worth as the round's best.", 4)
+    )
+    key = fields.Integer(required=True, metadata=doc("Comparison key, higher is better.", 4400))
+
+
+class RoundSchema(Schema):
+    half = fields.Raw(required=True, metadata=HALF)
+    starter = fields.String(required=True, metadata=doc("Who opened the round.", "Anna"))
+    limit = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata=doc("Throw limit the starter set for the round.", 3),
+    )
+    best = fields.String(
+        required=True, allow_none=True, metadata=doc("Best result's player.", "Anna")
+    )
+    worst = fields.String(
+        required=True, allow_none=True, metadata=doc("Worst result's player.", "Dieter")
+    )
+    deckel = fields.Integer(
+        required=True, metadata=doc("Deckel the worst player actually received.", 4)
+    )
+    from_ = fields.String(
+        data_key="from",
+        required=True,
+        allow_none=True,
+        metadata=doc(
+            "Where they came from: 'mitte' (the pile in the middle of the table), the paying "
+            "player's name, or 'all' (Schock aus collects everything); null when repeated.",
+            "mitte",
+        ),
+    )
+    repeated = fields.Boolean(required=True, metadata=doc("The round was repeated (a tie).", False))
+    best_result = fields.String(
+        allow_none=True, metadata=doc("Name of the best result.", "Schock 4")
+    )
+    worst_result = fields.String(
+        allow_none=True, metadata=doc("Name of the worst result.", "Zahl 632")
+    )
+    value = fields.Integer(
+        allow_none=True,
+        metadata=doc("What the best result was worth, before caps (doubled if blind).", 4),
+    )
+
+
+class PenaltyFactSchema(Schema):
+    half = fields.Raw(required=True, metadata=HALF)
+    round = fields.Integer(required=True, metadata=doc("Round index when it happened.", 2))
+    player = fields.String(required=True, metadata=doc("The offender.", "Bert"))
+    deckel = fields.Integer(required=True, metadata=doc("Deckel the offender received.", 1))
+    from_ = fields.String(
+        data_key="from",
+        required=True,
+        metadata=doc("'mitte' or the paying player's name.", "mitte"),
+    )
+    reason = fields.String(required=True, metadata=doc("Why.", "zu frühes Aufdecken"))
+
+
+class StateSchema(Schema):
+    phase = fields.String(
+        required=True,
+        metadata=doc("half1, half2, finale or finished.", "half1"),
+    )
+    mitte = fields.Integer(
+        required=True, metadata=doc("Deckel in the Mitte (the middle of the table).", 9)
+    )
+    stacks = fields.Dict(
+        keys=fields.String(),
+        values=fields.Integer(),
+        required=True,
+        metadata=doc("Deckel each player holds.", {"Anna": 0, "Dieter": 4}),
+    )
+    active = fields.List(
+        fields.String(metadata=doc("Name.", "Anna")),
+        required=True,
+        metadata=doc("Players still in the half, seat order.", ["Anna", "Dieter"]),
+    )
+    next_player = fields.String(
+        required=True, allow_none=True, metadata=doc("Who throws next.", "Dieter")
+    )
+    limit = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata=doc("The round's throw limit once its starter has finished, else null.", None),
+    )
+
+
+class OutcomeSchema(Schema):
+    """The outcome of GAMELOG.md (what `schocken replay` prints) plus result names."""
+
+    rounds = fields.List(
+        fields.Nested(RoundSchema), required=True, metadata=doc("Every resolved round.", [])
+    )
+    half_losers = fields.List(
+        fields.String(metadata=doc("Name.", "Dieter")),
+        required=True,
+        metadata=doc("Loser of each finished half, in order.", ["Dieter"]),
+    )
+    finale = fields.List(
+        fields.String(metadata=doc("Name.", "Bert")),
+        required=True,
+        allow_none=True,
+        metadata=doc("The two finalists in seat order, or null.", None),
+    )
+    blattschuss = fields.Boolean(
+        required=True,
+        metadata=doc("Blattschuss: one player lost both halves, so no Finale.", False),
+    )
+    loser = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=doc("The game's loser (pays the round) once decided.", None),
+    )
+    state = fields.Nested(StateSchema, required=True, metadata=doc("Where the game stands.", {}))
+    penalties = fields.List(
+        fields.Nested(PenaltyFactSchema), required=True, metadata=doc("Every penalty.", [])
+    )
+    current_round = fields.List(
+        fields.Nested(TurnFactSchema),
+        required=True,
+        metadata=doc("Turns of the round in progress, in order.", []),
+    )
+
+
+class OpenTurnSchema(Schema):
+    player = fields.String(required=True, metadata=doc("Who is throwing.", "Bert"))
+    throws = fields.List(
+        fields.Nested(ThrowDetailSchema),
+        required=True,
+        metadata=doc("Throws so far.", [{"dice": [3, 4, 1], "aside": [1]}]),
+    )
+    blind = fields.Boolean(required=True, metadata=doc("Announced blind.", False))
+
+
+class GameSchema(Schema):
+    id = fields.Integer(required=True, metadata=doc("Game id.", 1))
+    stammtisch = fields.String(required=True, metadata=doc("Slug of the Stammtisch.", "zur-post"))
+    played_at = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=doc(
+            "When it started, as given (null if an import gave none).", "2026-11-27T20:15:00+01:00"
+        ),
+    )
+    year = fields.Integer(required=True, metadata=doc("Calendar year at the table.", 2026))
+    status = fields.String(required=True, metadata=doc("running or finished.", "running"))
+    source = fields.String(
+        required=True, metadata=doc("api (recorded here) or import (a game log).", "api")
+    )
+    players = fields.List(
+        fields.String(metadata=doc("Name.", "Anna")),
+        required=True,
+        metadata=doc("Seat order.", ["Anna", "Bert", "Clara", "Dieter"]),
+    )
+    starter = fields.String(required=True, metadata=doc("Opened the first round.", "Anna"))
+    rules = fields.Nested(
+        RulesConfigSchema,
+        required=True,
+        metadata=doc("Rules of this game.", {"preset": "standard", "overrides": {}}),
+    )
+    options = fields.Dict(
+        keys=fields.String(),
+        required=True,
+        metadata=doc("Every option of the rules, expanded.", {"deckel": 13, "max_throws": 3}),
+    )
+    seq = fields.Integer(
+        required=True,
+        metadata=doc("Sequence number of the last entry in the game's log (0: none).", 7),
+    )
+    open_turn = fields.Nested(
+        OpenTurnSchema,
+        required=True,
+        allow_none=True,
+        metadata=doc("A throw-by-throw turn not finished yet, or null.", None),
+    )
+    outcome = fields.Nested(OutcomeSchema, required=True, metadata=doc("The game so far.", {}))
+
+
+class WriteResultSchema(Schema):
+    seq = fields.Integer(required=True, metadata=doc("Sequence number of the new entry.", 8))
+    events = fields.List(
+        fields.Nested(DomainEventSchema),
+        required=True,
+        metadata=doc(
+            "What the entry caused, in order.",
+            [
+                {
+                    "kind": "round_lost",
+                    "message": "Dieter bekommt 4 Deckel aus der Mitte – Schock 4 von Anna.",
+                    "data": {"player": "Dieter", "deckel": 4},
+                }
+            ],
+        ),
+    )
+    game = fields.Nested(GameSchema, required=True, metadata=doc("The new game state.", {}))
+
+
+class GameSummarySchema(Schema):
+    id = fields.Integer(required=True, metadata=doc("Game id.", 1))
+    played_at = fields.String(
+        required=True, allow_none=True, metadata=doc("As given.", "2026-11-27T20:15:00+01:00")
+    )
+    year = fields.Integer(required=True, metadata=doc("Calendar year at the table.", 2026))
+    status = fields.String(required=True, metadata=doc("running or finished.", "finished"))
+    phase = fields.String(
+        required=True, metadata=doc("half1, half2, finale or finished.", "finished")
+    )
+    players = fields.List(
+        fields.String(metadata=doc("Name.", "Anna")),
+        required=True,
+        metadata=doc("Seat order.", ["Anna", "Bert"]),
+    )
+    loser = fields.String(
+        required=True, allow_none=True, metadata=doc("Who lost (pays), once decided.", "Bert")
+    )
+    source = fields.String(required=True, metadata=doc("api or import.", "api"))
+
+
+class GameListSchema(Schema):
+    items = fields.List(
+        fields.Nested(GameSummarySchema), required=True, metadata=doc("This page.", [])
+    )
+    total = fields.Integer(required=True, metadata=doc("Games matching the filters.", 42))
+    page = fields.Integer(required=True, metadata=doc("This page number.", 1))
+    page_size = fields.Integer(required=True, metadata=doc("Page size.", 20))
+
+
+class UndoRecordSchema(Schema):
+    seq = fields.Integer(required=True, metadata=doc("Sequence number of the undo entry.", 9))
+    undone_seq = fields.Integer(
+        required=True, metadata=doc("Sequence number of the entry undone.", 8)
+    )
+    undone_kind = fields.String(required=True, metadata=doc("turn, throw or penalty.", "turn"))
+    undone = fields.Dict(
+        keys=fields.String(),
+        required=True,
+        metadata=doc(
+            "The entry that was undone, as recorded.",
+            {"player": "Bert", "dice": [6, 6, 6], "throws": 1},
+        ),
+    )
+    by = fields.String(
+        required=True, allow_none=True, metadata=doc("Who undid it, if given.", "Dieter")
+    )
+    reason = fields.String(
+        required=True, allow_none=True, metadata=doc("Why, if given.", "vertippt")
+    )
+    recorded_at = fields.DateTime(required=True, metadata=doc("When (UTC).", "2026-11-27T20:47:11"))

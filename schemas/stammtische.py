@@ -1,0 +1,81 @@
+"""A Stammtisch: a group of regulars with players, house rules, games and statistics."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from .common import doc
+from .rules import RulesConfigSchema
+
+SLUG = validate.Regexp(
+    r"^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$",
+    error="Nur Kleinbuchstaben, Ziffern und Bindestriche (höchstens 40 Zeichen).",
+)
+NAME = validate.Length(min=1, max=80)
+
+
+class StammtischCreateSchema(Schema):
+    name = fields.String(
+        required=True,
+        validate=NAME,
+        metadata=doc(
+            "Display name of the Stammtisch (a group of regulars that plays together).",
+            "Knobelrunde Zur Post",
+        ),
+    )
+    slug = fields.String(
+        validate=SLUG,
+        metadata=doc(
+            "URL name; lowercase letters, digits, hyphens. Derived from the name when missing.",
+            "zur-post",
+        ),
+    )
+    rules = fields.Nested(
+        RulesConfigSchema,
+        load_default=lambda: {"preset": "standard", "overrides": {}},
+        metadata=doc(
+            "House rules for games started later (default: standard preset).",
+            {"preset": "standard", "overrides": {"deckel": 15}},
+        ),
+    )
+    private = fields.Boolean(
+        load_default=False,
+        metadata=doc("Statistics and games readable only with the token (default: public).", False),
+    )
+
+
+class StammtischUpdateSchema(Schema):
+    name = fields.String(validate=NAME, metadata=doc("New display name.", "Knobelrunde Post"))
+    rules = fields.Nested(
+        RulesConfigSchema,
+        metadata=doc(
+            "New house rules; they apply only to games started afterwards.",
+            {"preset": "wolbeck", "overrides": {}},
+        ),
+    )
+    private = fields.Boolean(metadata=doc("Make statistics private or public.", True))
+
+
+class StammtischSchema(Schema):
+    slug = fields.String(required=True, metadata=doc("URL name.", "zur-post"))
+    name = fields.String(required=True, metadata=doc("Display name.", "Knobelrunde Zur Post"))
+    rules = fields.Nested(
+        RulesConfigSchema,
+        required=True,
+        metadata=doc("Current house rules.", {"preset": "standard", "overrides": {}}),
+    )
+    private = fields.Boolean(required=True, metadata=doc("Reads need the token.", False))
+    created_at = fields.DateTime(
+        required=True, metadata=doc("When it was created (UTC).", "2026-11-27T19:00:00")
+    )
+
+
+class StammtischCreatedSchema(StammtischSchema):
+    token = fields.String(
+        required=True,
+        metadata=doc(
+            "Secret write token, shown only in this response (stored as a hash). Send it as "
+            "'Authorization: Bearer <token>' with every write.",
+            "q3Vb2m1tXo0Kf8r0Yw1a6JxH0J4sQf9e3cQxkq1lZ2A",
+        ),
+    )
