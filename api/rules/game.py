@@ -116,6 +116,7 @@ class Game:
         self.seat = {p: i for i, p in enumerate(players)}
         self.total = rules.deckel
         self._table = evaluation_table(rules)
+        self._ties = rules.ties
         self.first_starter = starter
         self.phase = Phase.HALF1
         self._half_label: int | str = 1  # HALF_LABEL[self.phase], kept for the hot path
@@ -239,6 +240,10 @@ class Game:
         """Apply one command; return the domain events. Raises and changes nothing on error."""
         if self.phase is Phase.FINISHED:
             raise RuleViolation(f"Das Spiel ist schon vorbei: {self.loser} hat verloren.")
+        if type(command) is RecordTurn and command.player == self.order[len(self.round_turns)]:
+            events = self._turn(command)  # the common case: the right player's turn
+            self.commands.append(command)
+            return events
         if command.player not in self.seat:
             raise RuleViolation(f"„{command.player}“ spielt in diesem Spiel nicht mit.")
         if command.player not in self.active:
@@ -318,7 +323,7 @@ class Game:
         standard: (result, fewer throws); wikipedia/hennef: (result, fewer throws, earlier);
         bvb/wolbeck: (result, earlier). Throws are at most 5 and a round has at most 20 turns.
         """
-        ties = self.rules.ties
+        ties = self._ties
         if ties is Ties.THROWS_THEN_REPEAT:
             return key * 8 + (7 - throws)
         if ties is Ties.LATER_LOWER_UNLESS_FEWER:
@@ -327,32 +332,31 @@ class Game:
 
     def _resolve(self) -> list[DomainEvent]:
         turns = self.round_turns
-        keyed = [(t.sort, t) for t in turns]
         forced = self.forced_loser
+        worst_turn: _Turn | None
         if forced is not None:
             worst_player = forced
-            rest = [(k, t) for k, t in keyed if t.player != forced]
-            top = max(k for k, _ in rest)
-            best_cands = [t for k, t in rest if k == top]
-            best = best_cands[0]
+            rest = [t for t in turns if t.player != forced]
+            top = max(t.sort for t in rest)
+            best_cands = [t for t in rest if t.sort == top]
             worst_turn = next((t for t in turns if t.player == forced), None)
         else:
-            top = max(k for k, _ in keyed)
-            best_cands = [t for k, t in keyed if k == top]
-            best = best_cands[0]
-            others = [(k, t) for k, t in keyed if k < top]
-            if not others:
+            top = max(t.sort for t in turns)
+            best_cands = [t for t in turns if t.sort == top]
+            if len(best_cands) == len(turns):
                 return self._repeat("Alle haben gleich geworfen")
-            pool = others
+            # the best result never loses; tied best results are all "best"
+            pool = [t for t in turns if t.sort < top]
             if self.rules.two_fives_never_lose:
-                pool = [(k, t) for k, t in others if not t.ev.two_fives] or others
-            low = min(k for k, _ in pool)
-            worst_cands = [t for k, t in pool if k == low]
+                pool = [t for t in pool if not t.ev.two_fives] or pool
+            low = min(t.sort for t in pool)
+            worst_cands = [t for t in pool if t.sort == low]
             if len(worst_cands) > 1:
                 names = " und ".join(t.player for t in worst_cands)
                 return self._repeat(f"Gleichstand ganz unten ({names})")
             worst_turn = worst_cands[0]
             worst_player = worst_turn.player
+        best = best_cands[0]
 
         ev = best.ev
         value = ev.deckel

@@ -85,7 +85,8 @@ def parse_header(doc: Any) -> tuple[GameHeader, list[Any]]:
 
 
 def new_game(header: GameHeader) -> Game:
-    game = Game.start(header.rules, header.players, header.starter)
+    """A fresh game from a validated header."""
+    game = Game(header.rules, header.players, header.starter)
     game.played_at = header.played_at
     return game
 

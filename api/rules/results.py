@@ -19,7 +19,6 @@ they are configured), then the height inside the category, then the hand bonus o
 
 from __future__ import annotations
 
-import functools
 import itertools
 from dataclasses import dataclass
 from enum import StrEnum
@@ -150,8 +149,16 @@ def _finish(
     )
 
 
-@functools.lru_cache(maxsize=256)
 def evaluation_table(rules: Ruleset) -> dict[tuple[int, ...], Evaluation]:
+    """The ruleset's evaluation table (see :func:`build_evaluation_table`), memoized on it."""
+    table = rules._evaluations
+    if table is None:
+        table = build_evaluation_table(rules)
+        object.__setattr__(rules, "_evaluations", table)  # frozen: memoization only
+    return table
+
+
+def build_evaluation_table(rules: Ruleset) -> dict[tuple[int, ...], Evaluation]:
     """Every ordered throw (and the hand flag as a last element) → its evaluation.
 
     Keys are ``(d1, d2, d3, hand)`` with three dice, or ``(d1, d2, hand)`` under ``two_dice``
@@ -174,8 +181,9 @@ def evaluation_table(rules: Ruleset) -> dict[tuple[int, ...], Evaluation]:
 
 def evaluate(dice: tuple[int, ...] | list[int], hand: bool, rules: Ruleset) -> Evaluation:
     """Evaluate a final result; raises :class:`MalformedInput` for impossible dice."""
+    table = rules._evaluations or evaluation_table(rules)
     try:
-        return evaluation_table(rules)[(*dice, bool(hand))]
+        return table[(*dice, bool(hand))]
     except (KeyError, TypeError):
         raise MalformedInput(
             f"{list(dice)!r} ist kein gültiger Wurf: erwartet {rules.dice_count} Würfel "

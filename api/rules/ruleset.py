@@ -133,6 +133,11 @@ class Ruleset:
     # Reading (RULES 10.7): the imagined third die is the one that gives the highest result.
     two_dice: bool = False
     _special_table: tuple[Special, ...] = field(default=(), compare=False, repr=False)
+    # the evaluation table, built on first use by results.evaluation_table (memoized here so
+    # that evaluating needs no hashing of the ruleset)
+    _evaluations: dict[Any, Any] | None = field(
+        default=None, init=False, compare=False, repr=False
+    )
 
     @property
     def dice_count(self) -> int:
@@ -168,7 +173,7 @@ class Ruleset:
 
 
 OPTION_NAMES: tuple[str, ...] = tuple(
-    f.name for f in dataclasses.fields(Ruleset) if f.name not in ("preset", "_special_table")
+    f.name for f in dataclasses.fields(Ruleset) if f.name[0] != "_" and f.name != "preset"
 )
 
 OPTION_HELP: dict[str, str] = {
@@ -393,6 +398,8 @@ def ruleset_from_config(config: Any, *, base: Ruleset | None = None) -> Ruleset:
     overrides = config.get("overrides") or {}
     if not isinstance(overrides, Mapping):
         raise InvalidRules("„overrides“ muss ein Objekt sein.", field="overrides")
+    if not overrides:
+        return base
     changes = {name: _coerce(name, value) for name, value in overrides.items()}
     return _finish(dataclasses.replace(base, **changes))
 

@@ -12,7 +12,8 @@ The simulated players follow one simple, documented strategy (a cautious pub reg
 
 Every game is played through the engine, so it is valid by construction.
 
-    >>> import random
+    >>> import itertools
+import random
     >>> from api.rules import PRESETS
     >>> game = simulate_game(PRESETS["standard"], ["Anna", "Bert", "Clara"], "Anna", random.Random(1))
     >>> game.finished, game.loser in ("Anna", "Bert", "Clara")
@@ -21,6 +22,7 @@ Every game is played through the engine, so it is valid by construction.
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
@@ -32,6 +34,8 @@ from .results import Category, Evaluation, evaluation_table
 from .ruleset import Ruleset
 from .turns import RecordTurn, Throw
 
+# every ordered outcome of throwing n dice, equally likely: one random number per throw
+_ROLLS = {n: list(itertools.product(range(1, 7), repeat=n)) for n in (1, 2, 3)}
 MAX_COMMANDS = 20_000  # a game that runs longer than this is a bug, not bad luck
 
 NAMES = (
@@ -59,7 +63,8 @@ def play_turn(
     throws: list[Throw] = []
     for k in range(1, limit + 1):
         cup = count - len(kept)
-        dice = [int(rand() * 6) + 1 for _ in range(cup)]
+        rolls = _ROLLS[cup]
+        dice = rolls[int(rand() * len(rolls))]
         hand = cup == count
         ev = table[(*kept, *dice, hand)]
         if (
@@ -68,7 +73,7 @@ def play_turn(
             or (to_beat is not None and ev.key > to_beat)
         ):
             if detail:
-                throws.append(Throw(tuple(dice)))
+                throws.append(Throw(dice))
             return RecordTurn(
                 player,
                 (*kept, *dice),
@@ -84,7 +89,7 @@ def play_turn(
         if len(kept) + sixes + len(aside) >= count:
             aside = aside[: count - 1 - len(kept) - sixes]
         if detail:
-            throws.append(Throw(tuple(dice), tuple(aside), sixes))
+            throws.append(Throw(dice, tuple(aside), sixes))
         kept.extend([1] * sixes)
         kept.extend(aside)
     raise AssertionError("unreachable: the last throw always stops")  # pragma: no cover

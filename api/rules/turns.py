@@ -186,7 +186,9 @@ def _parse_summary(obj: Mapping[str, Any], rules: Ruleset) -> RecordTurn:
             f"nicht {throws}.",
             field="throws",
         )
-    hand = _flag(obj, "hand")
+    hand = obj.get("hand")
+    if hand is not None and type(hand) is not bool:
+        hand = _flag(obj, "hand")  # raises with the message
     if hand is None:
         hand = throws == 1
     elif throws == 1 and not hand:
@@ -195,8 +197,10 @@ def _parse_summary(obj: Mapping[str, Any], rules: Ruleset) -> RecordTurn:
             "false sein).",
             field="hand",
         )
-    blind = bool(_flag(obj, "blind"))
-    _check_blind(blind, throws, rules)
+    blind = obj.get("blind") or False
+    if blind is not False:
+        blind = bool(_flag(obj, "blind"))
+        _check_blind(blind, throws, rules)
     return RecordTurn(player, dice, throws, hand, blind)
 
 
