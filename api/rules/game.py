@@ -43,7 +43,6 @@ class Phase(StrEnum):
 
 class EventKind(StrEnum):
     TURN_RECORDED = "turn_recorded"
-    DECKEL_MOVED = "deckel_moved"
     ROUND_LOST = "round_lost"
     ROUND_REPEATED = "round_repeated"
     PLAYER_OUT = "player_out"
