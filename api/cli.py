@@ -77,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("simulate", help="play random complete games, write them as game logs")
     p.add_argument("--games", "-n", type=int, default=10, help="number of games (default 10)")
     p.add_argument("--preset", default="standard", choices=sorted(PRESETS))
-    p.add_argument("--overrides", help='house-rule overrides as JSON, e.g. \'{"deckel": 5}\'')
+    p.add_argument("--overrides", help="house-rule overrides as JSON, e.g. '{\"deckel\": 5}'")
     p.add_argument("--players", type=int, default=4, help="number of players (2-20)")
     p.add_argument("--names", help="comma-separated player names in seat order")
     p.add_argument("--seed", type=int, help="random seed for reproducible games")

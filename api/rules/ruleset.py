@@ -135,9 +135,7 @@ class Ruleset:
     _special_table: tuple[Special, ...] = field(default=(), compare=False, repr=False)
     # the evaluation table, built on first use by results.evaluation_table (memoized here so
     # that evaluating needs no hashing of the ruleset)
-    _evaluations: dict[Any, Any] | None = field(
-        default=None, init=False, compare=False, repr=False
-    )
+    _evaluations: dict[Any, Any] | None = field(default=None, init=False, compare=False, repr=False)
 
     @property
     def dice_count(self) -> int:
