@@ -273,6 +273,7 @@ class RoundSchema(Schema):
     )
     from_ = fields.String(
         data_key="from",
+        attribute="from",
         required=True,
         allow_none=True,
         metadata=doc(
@@ -301,6 +302,7 @@ class PenaltyFactSchema(Schema):
     deckel = fields.Integer(required=True, metadata=doc("Deckel the offender received.", 1))
     from_ = fields.String(
         data_key="from",
+        attribute="from",
         required=True,
         metadata=doc("'mitte' or the paying player's name.", "mitte"),
     )

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any, NoReturn
+
+import flask_smorest as smorest
 from flask import current_app, g, request
+from webargs.flaskparser import FlaskParser, abort
 
 from ..services import Services, Unauthorized
 
@@ -25,3 +29,21 @@ def bearer_token() -> str | None:
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthorized("Erwartet wird „Authorization: Bearer <Schlüssel>“.")
     return token.strip()
+
+
+class _Parser(FlaskParser):
+    """webargs' parser, but a body that is not JSON is malformed input: 422, like the rest."""
+
+    def _handle_invalid_json_error(
+        self, error: Any, req: Any, *args: Any, **kwargs: Any
+    ) -> NoReturn:
+        abort(
+            422,
+            exc=error,
+            message="Kein gültiges JSON.",
+            messages={"json": {"_schema": ["Kein gültiges JSON."]}},
+        )
+
+
+class Blueprint(smorest.Blueprint):
+    ARGUMENTS_PARSER = _Parser()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from schemas import (
     GameListQuerySchema,
@@ -19,7 +18,7 @@ from schemas import (
     WriteResultSchema,
 )
 
-from ._common import BEARER, bearer_token, services
+from ._common import BEARER, Blueprint, bearer_token, services
 
 blp = Blueprint(
     "games",
@@ -28,8 +27,6 @@ blp = Blueprint(
     description="Games: two halves (Hälften), maybe a Finale; recorded turn by turn or throw "
     "by throw. Every write returns the new state and the domain events it caused.",
 )
-
-READ_ERRORS = [(404, "NOT_FOUND"), (401, "UNAUTHORIZED"), (403, "FORBIDDEN")]
 
 
 def _errors(*codes):

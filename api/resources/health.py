@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from flask import current_app
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from schemas import HealthSchema
+
+from ._common import Blueprint
 
 blp = Blueprint("health", __name__, url_prefix="/api/v1", description="Is the API up?")
 

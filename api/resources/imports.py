@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from schemas import GameLogSchema, GameSchema
 
-from ._common import BEARER, bearer_token, services
+from ._common import BEARER, Blueprint, bearer_token, services
 
 blp = Blueprint(
     "imports",

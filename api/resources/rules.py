@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from schemas import EvaluateRequestSchema, EvaluationSchema, PresetSchema
 
 from ..services import Services
+from ._common import Blueprint
 
 blp = Blueprint(
     "rules",

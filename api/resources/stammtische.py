@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from schemas import (
     StammtischCreatedSchema,
@@ -12,7 +11,7 @@ from schemas import (
     StammtischUpdateSchema,
 )
 
-from ._common import BEARER, bearer_token, services
+from ._common import BEARER, Blueprint, bearer_token, services
 
 blp = Blueprint(
     "stammtische",

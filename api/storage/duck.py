@@ -47,7 +47,11 @@ class DuckDBStore:
         self.path = path
         self._conn = duckdb.connect(path, config={"autoinstall_known_extensions": False})
         self._lock = threading.Lock()
-        self.migrate()
+        try:
+            self.migrate()
+        except BaseException:
+            self._conn.close()
+            raise
 
     def migrate(self) -> list[int]:
         """Apply every pending migration; returns the versions applied now."""

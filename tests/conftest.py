@@ -1,0 +1,95 @@
+"""Shared fixtures of the API and storage tests (the engine tests need none)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from api.app import create_app
+
+PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
+
+
+class Table:
+    """A client at the pub table: one Stammtisch, its token, helpers for the common calls."""
+
+    def __init__(self, client: Any, slug: str, token: str) -> None:
+        self.client = client
+        self.slug = slug
+        self.token = token
+        self.base = f"/api/v1/stammtische/{slug}"
+
+    @property
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+    def post(self, path: str, body: Any = None, **kw: Any) -> Any:
+        return self.client.post(self.base + path, json=body, headers=self.auth, **kw)
+
+    def patch(self, path: str, body: Any, **kw: Any) -> Any:
+        return self.client.patch(self.base + path, json=body, headers=self.auth, **kw)
+
+    def get(self, path: str = "", **kw: Any) -> Any:
+        return self.client.get(self.base + path, **kw)
+
+    def add_players(self, names: list[str]) -> list[int]:
+        ids = []
+        for name in names:
+            r = self.post("/players", {"name": name})
+            assert r.status_code == 201, r.json
+            ids.append(r.json["id"])
+        return ids
+
+    def start(self, players: list[str] | None = None, starter: str = "Anna", **kw: Any) -> int:
+        body = {"players": players or PLAYERS, "starter": starter, **kw}
+        r = self.post("/games", body)
+        assert r.status_code == 201, r.json
+        return r.json["id"]
+
+    def turn(self, game: int, player: str, dice: list[int], throws: int, **kw: Any) -> Any:
+        body = {"player": player, "dice": dice, "throws": throws, **kw}
+        return self.post(f"/games/{game}/turns", body)
+
+    def game(self, game: int) -> dict[str, Any]:
+        r = self.get(f"/games/{game}", headers=self.auth)
+        assert r.status_code == 200, r.json
+        return r.json
+
+
+def make_table(client: Any, name: str = "Zur Post", **kw: Any) -> Table:
+    r = client.post("/api/v1/stammtische", json={"name": name, **kw})
+    assert r.status_code == 201, r.json
+    return Table(client, r.json["slug"], r.json["token"])
+
+
+@pytest.fixture(params=["memory", "duckdb"])
+def app(request: pytest.FixtureRequest) -> Any:
+    """The app on the in-memory fake and on an in-memory DuckDB."""
+    config = {"STORAGE": request.param, "TESTING": True}
+    if request.param == "duckdb":
+        config["DATABASE"] = ":memory:"
+    application = create_app(config)
+    yield application
+    application.extensions["schocken"].store.close()
+
+
+@pytest.fixture
+def duck_app(tmp_path: Any) -> Any:
+    """The app on a DuckDB file (what `schocken serve` uses)."""
+    application = create_app({"DATABASE": str(tmp_path / "test.duckdb"), "TESTING": True})
+    yield application
+    application.extensions["schocken"].store.close()
+
+
+@pytest.fixture
+def client(app: Any) -> Any:
+    return app.test_client()
+
+
+@pytest.fixture
+def table(client: Any) -> Table:
+    """A Stammtisch 'zur-post' with the players Anna, Bert, Clara, Dieter."""
+    t = make_table(client)
+    t.add_players(PLAYERS)
+    return t

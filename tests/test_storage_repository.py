@@ -1,0 +1,176 @@
+"""The repository contract, run against both adapters (DuckDB and the in-memory fake)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import duckdb
+import pytest
+
+from api.storage import (
+    DuckDBStore,
+    FactsWrite,
+    GamePlayer,
+    LogEntry,
+    MemoryStore,
+    MigrationError,
+    NewGame,
+    StorageConflict,
+)
+from api.storage.sql import migrations
+
+NOW = datetime(2026, 11, 27, 19, 0)
+
+
+@pytest.fixture(params=["memory", "duckdb"])
+def repo(request):
+    store = MemoryStore() if request.param == "memory" else DuckDBStore(":memory:")
+    yield store.repository()
+    store.close()
+
+
+def new_game(st_id: int, year: int = 2026, players=((1, "Anna"), (2, "Bert"))) -> NewGame:
+    return NewGame(
+        stammtisch_id=st_id,
+        header={"players": [n for _, n in players], "starter": players[0][1]},
+        rules={"preset": "standard", "overrides": {}},
+        options={"deckel": 13},
+        played_at=f"{year}-11-27T20:15:00+01:00",
+        played_at_utc=datetime(year, 11, 27, 19, 15),
+        played_local=datetime(year, 11, 27, 20, 15),
+        year=year,
+        source="api",
+        created_at=NOW,
+        players=tuple(GamePlayer(i, pid, n, i == 0) for i, (pid, n) in enumerate(players)),
+    )
+
+
+def game_row(game_id: int, status: str = "running", last_seq: int = 0) -> dict:
+    return {
+        "game_id": game_id, "status": status, "phase": "half1", "loser_id": None,
+        "loser": None, "blattschuss": False, "finalist1_id": None, "finalist2_id": None,
+        "rounds": 0, "turns": 0, "last_seq": last_seq,
+    }  # fmt: skip
+
+
+def event_row(game_id: int, seq: int) -> dict:
+    return {
+        "game_id": game_id, "seq": seq, "idx": 0, "kind": "penalty",
+        "message": f"Eintrag {seq}", "data": {"player": "Anna", "n": [seq]},
+    }  # fmt: skip
+
+
+def test_a_stammtisch_is_found_by_its_slug_and_slugs_are_unique(repo):
+    st = repo.add_stammtisch("zur-post", "Zur Post", {"preset": "bvb"}, False, "h", NOW)
+    assert repo.get_stammtisch("zur-post") == st
+    assert repo.get_stammtisch("nirgends") is None
+    with pytest.raises(StorageConflict):
+        repo.add_stammtisch("zur-post", "Andere", {}, False, "h2", NOW)
+
+
+def test_updating_a_stammtisch_changes_name_rules_and_privacy(repo):
+    st = repo.add_stammtisch("a", "A", {"preset": "standard"}, False, "h", NOW)
+    repo.update_stammtisch(st.id, "B", {"preset": "nrw", "overrides": {}}, True)
+    got = repo.get_stammtisch("a")
+    assert (got.name, got.rules, got.private) == ("B", {"preset": "nrw", "overrides": {}}, True)
+
+
+def test_players_are_listed_per_stammtisch_and_renamed_in_place(repo):
+    a = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+    b = repo.add_stammtisch("b", "B", {}, False, "h", NOW)
+    anna = repo.add_player(a.id, "Anna", NOW)
+    repo.add_player(b.id, "Bert", NOW)
+    repo.update_player(anna.id, "Anne", True, NOW)
+    (only,) = repo.list_players(a.id)
+    assert (only.id, only.name, only.retired, only.retired_at) == (anna.id, "Anne", True, NOW)
+
+
+def test_games_are_filtered_by_year_status_and_player_and_paginated(repo):
+    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+    ids = [repo.add_game(new_game(st.id, year)) for year in (2024, 2025, 2025, 2026)]
+    three = repo.add_game(new_game(st.id, 2026, players=((3, "Clara"), (1, "Anna"))))
+    repo.write_facts(ids[1], FactsWrite(game=game_row(ids[1], "finished")))
+    page, total = repo.list_games(st.id, year=2025, status=None, player_id=None, offset=0, limit=10)
+    assert total == 2 and {g.id for g in page} == {ids[1], ids[2]}
+    page, total = repo.list_games(
+        st.id, year=None, status="finished", player_id=None, offset=0, limit=10
+    )
+    assert [g.id for g in page] == [ids[1]] and page[0].status == "finished"
+    page, total = repo.list_games(st.id, year=None, status=None, player_id=3, offset=0, limit=10)
+    assert [g.id for g in page] == [three]
+    first, total = repo.list_games(st.id, year=None, status=None, player_id=None, offset=0, limit=2)
+    rest, _ = repo.list_games(st.id, year=None, status=None, player_id=None, offset=2, limit=2)
+    assert total == 5
+    assert [g.id for g in first + rest] == [three, ids[3], ids[2], ids[1]]  # newest first
+    assert [p.name for p in first[0].players] == ["Clara", "Anna"]
+
+
+def test_a_sequence_number_is_taken_only_once(repo):
+    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+    game = repo.add_game(new_game(st.id))
+    repo.append_log(LogEntry(game, 1, "turn", {"player": "Anna"}, NOW))
+    with pytest.raises(StorageConflict):
+        repo.append_log(LogEntry(game, 1, "turn", {"player": "Bert"}, NOW))
+    assert [e.body for e in repo.load_log(game)] == [{"player": "Anna"}]
+
+
+def test_a_failed_transaction_leaves_nothing_behind(repo):
+    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+    game = repo.add_game(new_game(st.id))
+    with pytest.raises(RuntimeError), repo.transaction():
+        repo.append_log(LogEntry(game, 1, "turn", {"player": "Anna"}, NOW))
+        repo.write_facts(game, FactsWrite(game=game_row(game, last_seq=1)))
+        raise RuntimeError("boom")
+    assert repo.load_log(game) == []
+    assert repo.read_facts(game)["game_facts"] == []
+
+
+def test_facts_are_appended_or_replaced_table_by_table(repo):
+    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+    game = repo.add_game(new_game(st.id))
+    other = repo.add_game(new_game(st.id))
+    repo.write_facts(
+        other, FactsWrite(game=game_row(other), append={"domain_events": [event_row(other, 9)]})
+    )
+    repo.write_facts(
+        game, FactsWrite(game=game_row(game), append={"domain_events": [event_row(game, 1)]})
+    )
+    repo.write_facts(
+        game,
+        FactsWrite(game=game_row(game, last_seq=2), append={"domain_events": [event_row(game, 2)]}),
+    )
+    facts = repo.read_facts(game)
+    assert [e["seq"] for e in facts["domain_events"]] == [1, 2]
+    assert facts["domain_events"][0]["data"] == {"player": "Anna", "n": [1]}
+    assert facts["game_facts"] == [game_row(game, last_seq=2)]
+    repo.write_facts(
+        game,
+        FactsWrite(
+            game=game_row(game, last_seq=3), replace={"domain_events": [event_row(game, 3)]}
+        ),
+    )
+    assert [e["seq"] for e in repo.read_facts(game)["domain_events"]] == [3]
+    assert [e["seq"] for e in repo.read_facts(other)["domain_events"]] == [9]
+
+
+def test_the_database_file_is_created_and_migrated_once(tmp_path):
+    path = tmp_path / "sub" / "s.duckdb"
+    store = DuckDBStore(path)
+    assert store.migrate() == []  # already at the newest version
+    st = store.repository().add_stammtisch("a", "A", {}, False, "h", NOW)
+    store.close()
+    again = DuckDBStore(path)
+    assert again.repository().get_stammtisch("a") == st
+    versions = again._conn.execute("SELECT version FROM schema_migrations").fetchall()
+    assert [v for (v,) in versions] == [v for v, _, _ in migrations()]
+    again.close()
+
+
+def test_a_database_from_a_newer_version_is_refused_untouched(tmp_path):
+    path = tmp_path / "s.duckdb"
+    DuckDBStore(path).close()
+    conn = duckdb.connect(str(path))
+    conn.execute("INSERT INTO schema_migrations VALUES (9999, 'future', now()::TIMESTAMP)")
+    conn.close()
+    with pytest.raises(MigrationError, match="newer"):
+        DuckDBStore(path)
