@@ -1,0 +1,351 @@
+"""The game (RULES.md section 6): halves, Blattschuss, the Finale, a complete game under every
+preset, and the outcome JSON of GAMELOG.md (replay_log / replay_text)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from api.rules import (
+    PRESETS,
+    Game,
+    RuleViolation,
+    parse_event,
+    replay_log,
+    replay_text,
+    ruleset_from_config,
+    to_log,
+)
+
+ANNA, BERT, CLARA, DIETER = "Anna", "Bert", "Clara", "Dieter"
+THREE = [ANNA, BERT, CLARA]
+ROOT = Path(__file__).resolve().parents[1]
+ROUND_KEYS = ("half", "starter", "limit", "best", "worst", "deckel", "from", "repeated")
+
+
+def rules(preset: str = "standard", **overrides):
+    return ruleset_from_config({"preset": preset, "overrides": overrides})
+
+
+def t(player: str, result: str, throws: int = 1, hand: bool | None = None):
+    event = {"player": player, "dice": [int(p) for p in result.split("-")], "throws": throws}
+    event["hand"] = (throws == 1) if hand is None else hand
+    return event
+
+
+def rnd(half, starter, limit, best, worst, deckel, source, repeated=False):
+    return dict(
+        zip(ROUND_KEYS, (half, starter, limit, best, worst, deckel, source, repeated), strict=True)
+    )
+
+
+def rounds(game_or_outcome) -> list[dict]:
+    rs = game_or_outcome["rounds"] if isinstance(game_or_outcome, dict) else game_or_outcome.rounds
+    return [{k: r[k] for k in ROUND_KEYS} for r in rs]
+
+
+def play(r, players, starter, events) -> Game:
+    game = Game.start(r, players, starter)
+    for e in events:
+        game.apply(parse_event(e, r))
+        assert game.mitte + sum(game.stacks.values()) == r.deckel
+    return game
+
+
+# --------------------------------------------------------------------------- Blattschuss
+
+
+def blattschuss_events():
+    return [
+        # half 1: Bert's Schock aus, Clara is worst and takes all 2 Deckel
+        t(ANNA, "2-5-6"), t(BERT, "1-1-1"), t(CLARA, "2-3-5"),
+        # half 2, opened by Clara: Anna's Schock aus, Clara is worst again
+        t(CLARA, "2-3-5", 2), t(ANNA, "1-1-1", 2, hand=False), t(BERT, "2-5-6"),
+    ]  # fmt: skip
+
+
+def test_blattschuss_the_same_player_loses_both_halves_and_the_game_ends_without_finale():
+    game = play(rules(deckel=2), THREE, ANNA, blattschuss_events())
+    out = game.outcome()
+    assert out["half_losers"] == [CLARA, CLARA]
+    assert out["blattschuss"] is True
+    assert out["finale"] is None
+    assert out["loser"] == CLARA
+    assert out["state"]["phase"] == "finished"
+    assert out["state"]["next_player"] is None
+    assert out["state"]["mitte"] == 2 and set(out["state"]["stacks"].values()) == {0}
+    assert rounds(game) == [
+        rnd(1, ANNA, 1, BERT, CLARA, 2, "all"),
+        rnd(2, CLARA, 2, ANNA, CLARA, 2, "all"),
+    ]
+
+
+def test_no_turn_is_accepted_after_the_game_ended():
+    r = rules(deckel=2)
+    game = play(r, THREE, ANNA, blattschuss_events())
+    before = game.outcome()
+    with pytest.raises(RuleViolation):
+        game.apply(parse_event(t(CLARA, "2-3-5"), r))
+    with pytest.raises(RuleViolation):
+        game.apply(parse_event({"penalty": {"player": ANNA, "deckel": 1, "reason": "x"}}, r))
+    assert game.outcome() == before
+
+
+def test_half_2_is_opened_by_the_half_1_loser_with_every_player_and_all_deckel_in_the_mitte():
+    for next_starter in ("round_loser", "last_receiver"):
+        r = rules(deckel=2, next_starter=next_starter)
+        game = play(r, THREE, ANNA, blattschuss_events()[:3])
+        assert game.state() == {
+            "phase": "half2",
+            "mitte": 2,
+            "stacks": {ANNA: 0, BERT: 0, CLARA: 0},
+            "active": THREE,
+            "next_player": CLARA,
+            "limit": None,
+        }
+
+
+def test_half_2_is_opened_by_the_half_1_loser_even_if_someone_else_received_last():
+    # a penalty can give the last Deckel: Clara then holds all and lost the half
+    r = rules(deckel=3)
+    game = play(r, THREE, ANNA, [t(ANNA, "1-1-2"), t(BERT, "2-4-6"), t(CLARA, "2-3-5")])
+    game.apply(parse_event({"penalty": {"player": CLARA, "deckel": 1, "reason": "zu früh"}}, r))
+    assert game.half_losers == [CLARA] and game.next_player == CLARA
+
+
+def test_everybody_plays_half_2_again_even_those_out_in_half_1():
+    r = rules(deckel=3)
+    game = play(
+        r,
+        THREE,
+        ANNA,
+        [
+            t(ANNA, "1-1-2"), t(BERT, "2-4-6"), t(CLARA, "2-3-5"),  # Clara 2, Mitte 1
+            t(CLARA, "2-3-6"), t(ANNA, "5-6-6"), t(BERT, "2-4-6"),  # Clara 3 = all
+        ],
+    )  # fmt: skip
+    assert game.half_losers == [CLARA]
+    assert game.state()["active"] == THREE
+
+
+# --------------------------------------------------------------------------- Finale
+
+
+def test_schock_aus_in_the_finale_decides_the_game_at_once():
+    r = rules(deckel=5)
+    events = [
+        t(ANNA, "2-5-6"), t(BERT, "1-1-1"), t(CLARA, "2-3-5"),  # Clara loses half 1
+        t(CLARA, "2-3-6"), t(ANNA, "2-3-5"), t(BERT, "1-1-1"),  # Anna loses half 2
+    ]  # fmt: skip
+    game = play(r, THREE, ANNA, events)
+    assert game.half_losers == [CLARA, ANNA]
+    assert game.finale == [ANNA, CLARA]
+    assert game.phase == "finale" and game.next_player == ANNA  # the last loser opens
+    assert game.state()["active"] == [ANNA, CLARA] and game.mitte == 5
+    with pytest.raises(RuleViolation):
+        game.apply(parse_event(t(BERT, "2-3-5"), r))
+    events = []
+    for e in [t(ANNA, "1-1-1"), t(CLARA, "5-6-6")]:
+        events.extend(game.apply(parse_event(e, r)))
+    assert [e.kind.value for e in events][-1] == "game_lost"
+    assert game.loser == CLARA and game.phase == "finished" and not game.blattschuss
+    assert rounds(game)[-1] == rnd("finale", ANNA, 1, ANNA, CLARA, 5, "all")
+
+
+def test_the_finale_is_opened_by_the_first_half_loser_under_first_half_loser():
+    r = rules(deckel=5, finale_opener="first_half_loser")
+    events = [
+        t(ANNA, "2-5-6"), t(BERT, "1-1-1"), t(CLARA, "2-3-5"),
+        t(CLARA, "2-3-6"), t(ANNA, "2-3-5"), t(BERT, "1-1-1"),
+    ]  # fmt: skip
+    game = play(r, THREE, ANNA, events)
+    assert game.next_player == CLARA
+
+
+def finale_game_events(opener: str) -> list[dict]:
+    """Four Deckel, three players; Clara loses half 1, Anna half 2, Clara the Finale."""
+    finale_first = (
+        [t(ANNA, "1-2-6"), t(CLARA, "3-6-6")]
+        if opener == ANNA
+        else [t(CLARA, "3-6-6"), t(ANNA, "1-2-6")]
+    )
+    return [
+        # half 1, Anna opens
+        t(ANNA, "1-1-3"), t(BERT, "2-4-6"), t(CLARA, "2-3-5"),  # Clara +3 from the Mitte (1 left)
+        t(CLARA, "3-5-6"), t(ANNA, "4-4-4"), t(BERT, "2-3-6"),  # Bert +1: only 1 left; Anna out
+        t(BERT, "1-1-2"), t(CLARA, "1-4-6"),  # Bert pays his only 1; Clara holds all 4
+        # half 2, Clara opens
+        t(CLARA, "6-6-6"), t(ANNA, "1-4-5"), t(BERT, "1-3-6"),  # Anna +3 (Mitte 1)
+        t(ANNA, "1-1-4"), t(BERT, "1-5-6"), t(CLARA, "2-3-3"),  # Clara +1 (Mitte 0); Bert out
+        t(CLARA, "1-1-5"), t(ANNA, "3-4-4"),  # Clara pays her only 1; Anna holds all 4
+        # Finale
+        *finale_first,  # Anna +1 (Mitte 3)
+        t(ANNA, "1-1-6"), t(CLARA, "1-3-5"),  # Clara +3 (Mitte 0)
+        t(CLARA, "3-4-6"), t(ANNA, "1-1-3"),  # Anna pays her only 1; Clara holds all 4
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_a_complete_game_with_a_finale_under_each_preset(preset):
+    r = rules(preset, deckel=4)
+    opener = CLARA if preset == "nrw" else ANNA  # nrw: the first-half loser opens the Finale
+    game = play(r, THREE, ANNA, finale_game_events(opener))
+    out = game.outcome()
+    assert rounds(out) == [
+        rnd(1, ANNA, 1, ANNA, CLARA, 3, "mitte"),
+        rnd(1, CLARA, 1, ANNA, BERT, 1, "mitte"),
+        rnd(1, BERT, 1, BERT, CLARA, 1, BERT),
+        rnd(2, CLARA, 1, CLARA, ANNA, 3, "mitte"),
+        rnd(2, ANNA, 1, ANNA, CLARA, 1, "mitte"),
+        rnd(2, CLARA, 1, CLARA, ANNA, 1, CLARA),
+        rnd("finale", opener, 1, CLARA, ANNA, 1, "mitte"),
+        rnd("finale", ANNA, 1, ANNA, CLARA, 3, "mitte"),
+        rnd("finale", CLARA, 1, ANNA, CLARA, 1, ANNA),
+    ]
+    assert out["half_losers"] == [CLARA, ANNA]
+    assert out["finale"] == [ANNA, CLARA]
+    assert out["blattschuss"] is False
+    assert out["loser"] == CLARA
+    assert out["state"]["phase"] == "finished"
+    assert out["state"]["mitte"] == 4 and set(out["state"]["stacks"].values()) == {0}
+    assert out["state"]["next_player"] is None and out["state"]["limit"] is None
+    # the log round-trips
+    assert replay_log(to_log(game)).outcome() == out
+
+
+def test_the_wrong_finale_opener_is_rejected():
+    r = rules(deckel=4)
+    with pytest.raises(RuleViolation):
+        play(r, THREE, ANNA, finale_game_events(CLARA))
+    with pytest.raises(RuleViolation):
+        play(rules("nrw", deckel=4), THREE, ANNA, finale_game_events(ANNA))
+
+
+def test_a_half_loser_who_is_not_in_the_finale_cannot_throw():
+    r = rules(deckel=4)
+    game = play(r, THREE, ANNA, finale_game_events(ANNA)[:16])
+    assert game.phase == "finale"
+    with pytest.raises(RuleViolation):
+        game.apply(parse_event(t(BERT, "1-1-1"), r))
+
+
+def test_the_finale_has_phase_2_and_elimination_like_a_half():
+    r = rules(deckel=4)
+    game = play(r, THREE, ANNA, finale_game_events(ANNA)[:20])
+    assert game.mitte == 0 and game.stacks == {ANNA: 1, BERT: 0, CLARA: 3}
+    assert game.next_player == CLARA
+
+
+# --------------------------------------------------------------------------- outcome JSON
+
+GAMELOG_EXAMPLE = {
+    "played_at": "2026-11-27T20:15:00+01:00",
+    "rules": {"preset": "standard", "overrides": {"jule": "sieben"}},
+    "players": [ANNA, BERT, CLARA, DIETER],
+    "starter": ANNA,
+    "events": [
+        {"player": ANNA, "dice": [1, 1, 4], "throws": 3, "hand": False},
+        {"player": BERT, "detail": [{"dice": [3, 4, 2], "aside": [3, 4]}, {"dice": [5]}]},
+        {"player": CLARA, "dice": [5, 5, 5], "throws": 1},
+        {"player": DIETER, "dice": [6, 3, 2], "throws": 3, "hand": False},
+        {"penalty": {"player": BERT, "deckel": 1, "reason": "zu frühes Aufdecken"}},
+    ],
+}
+
+
+def test_replay_text_of_the_gamelog_example_gives_the_documented_outcome():
+    doc = dict(GAMELOG_EXAMPLE, events=GAMELOG_EXAMPLE["events"][:4])
+    out = replay_text(json.dumps(doc))
+    assert rounds(out) == [rnd(1, ANNA, 3, ANNA, DIETER, 4, "mitte")]
+    assert out["half_losers"] == []
+    assert out["finale"] is None
+    assert out["blattschuss"] is False
+    assert out["loser"] is None
+    assert out["state"] == {
+        "phase": "half1",
+        "mitte": 9,
+        "stacks": {ANNA: 0, BERT: 0, CLARA: 0, DIETER: 4},
+        "active": [ANNA, BERT, CLARA, DIETER],
+        "next_player": DIETER,
+        "limit": None,
+    }
+    json.dumps(out)  # plain JSON
+
+
+def test_replay_text_with_the_penalty_of_the_gamelog_example():
+    out = replay_text(json.dumps(GAMELOG_EXAMPLE))
+    assert out["state"]["mitte"] == 8
+    assert out["state"]["stacks"] == {ANNA: 0, BERT: 1, CLARA: 0, DIETER: 4}
+    assert out["state"]["next_player"] == DIETER
+
+
+def test_the_outcome_state_shows_the_limit_once_the_starter_has_thrown():
+    doc = dict(GAMELOG_EXAMPLE, events=GAMELOG_EXAMPLE["events"][:1])
+    out = replay_text(json.dumps(doc))
+    assert out["state"]["limit"] == 3 and out["state"]["next_player"] == BERT
+    assert out["rounds"] == []
+
+
+def test_a_repeated_round_has_the_documented_shape():
+    doc = {
+        "players": [ANNA, BERT],
+        "starter": BERT,
+        "events": [t(BERT, "2-3-5", 2), t(ANNA, "2-3-5", 2)],
+    }
+    out = replay_text(json.dumps(doc))
+    assert rounds(out) == [rnd(1, BERT, 2, None, None, 0, None, True)]
+    assert out["state"]["next_player"] == BERT
+
+
+def test_replay_errors_name_the_event_index():
+    doc = dict(GAMELOG_EXAMPLE)
+    doc["events"] = [
+        *GAMELOG_EXAMPLE["events"][:2],
+        {"player": DIETER, "dice": [1, 2, 3], "throws": 1},
+    ]
+    out = replay_text(json.dumps(doc))
+    assert set(out) == {"error"} and out["error"].startswith("event 2: ")
+    doc["events"] = [GAMELOG_EXAMPLE["events"][0], {"player": BERT, "dice": [1, 2], "throws": 1}]
+    assert replay_text(json.dumps(doc))["error"].startswith("event 1: ")
+    doc["events"] = [{"player": ANNA, "dice": [1, 2, 3], "throws": 4, "hand": False}]
+    assert replay_text(json.dumps(doc))["error"].startswith("event 0: ")
+
+
+def test_replay_text_reports_malformed_documents_as_an_error_not_a_traceback():
+    assert set(replay_text("{not json")) == {"error"}
+    assert set(replay_text("[]")) == {"error"}
+    out = replay_text(json.dumps(dict(GAMELOG_EXAMPLE, rules={"overrides": {"jule": "sometimes"}})))
+    assert "jule" in out["error"] and "sometimes" in out["error"]
+    out = replay_text(json.dumps(dict(GAMELOG_EXAMPLE, rules={"preset": "kneipe"})))
+    assert "kneipe" in out["error"]
+    out = replay_text(json.dumps(dict(GAMELOG_EXAMPLE, rules={"overrides": {"bier": True}})))
+    assert "bier" in out["error"]
+
+
+def test_to_log_and_replay_reproduce_a_game_in_progress():
+    game = replay_log(GAMELOG_EXAMPLE)
+    doc = to_log(game)
+    assert doc["rules"] == {"preset": "standard", "overrides": {"jule": "sieben"}}
+    assert doc["players"] == [ANNA, BERT, CLARA, DIETER] and doc["starter"] == ANNA
+    assert len(doc["events"]) == 5
+    assert replay_log(doc).outcome() == game.outcome()
+
+
+# --------------------------------------------------------------------------- purity
+
+
+def test_importing_the_engine_loads_no_web_or_database_library():
+    code = (
+        "import sys, api.rules\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'flask', 'marshmallow', 'duckdb', 'plotly', 'flask_smorest', 'waitress', 'yaml'})\n"
+        "print(','.join(bad))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert proc.stdout.strip() == ""
