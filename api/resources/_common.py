@@ -11,6 +11,8 @@ from webargs.flaskparser import FlaskParser, abort
 from ..services import Services, Unauthorized
 
 BEARER = [{"bearerAuth": []}]
+#: reads: public, but a private Stammtisch needs its token
+OPTIONAL_BEARER = [{}, {"bearerAuth": []}]
 
 
 def services() -> Services:

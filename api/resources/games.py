@@ -18,7 +18,7 @@ from schemas import (
     WriteResultSchema,
 )
 
-from ._common import BEARER, Blueprint, bearer_token, services
+from ._common import BEARER, OPTIONAL_BEARER, Blueprint, bearer_token, services
 
 blp = Blueprint(
     "games",
@@ -45,6 +45,7 @@ class Games(MethodView):
     @blp.arguments(GameListQuerySchema, location="query")
     @blp.response(200, GameListSchema)
     @_errors(404, 401, 403)
+    @blp.doc(security=OPTIONAL_BEARER)
     def get(self, query, slug):
         """List games, newest first (filter by year, status, player; paginated)"""
         svc = services()
@@ -67,6 +68,7 @@ class Games(MethodView):
 class GameItem(MethodView):
     @blp.response(200, GameSchema)
     @_errors(404, 401, 403)
+    @blp.doc(security=OPTIONAL_BEARER)
     def get(self, slug, game_id):
         """Read the full state of a game
 
@@ -138,6 +140,7 @@ class Undo(MethodView):
 class Undos(MethodView):
     @blp.response(200, UndoRecordSchema(many=True))
     @_errors(404, 401, 403)
+    @blp.doc(security=OPTIONAL_BEARER)
     def get(self, slug, game_id):
         """Audit records of every undo"""
         svc = services()
@@ -148,6 +151,7 @@ class Undos(MethodView):
 class Log(MethodView):
     @blp.response(200, GameLogSchema)
     @_errors(404, 401, 403)
+    @blp.doc(security=OPTIONAL_BEARER)
     def get(self, slug, game_id):
         """Export a game as a game log (GAMELOG.md v1)
 

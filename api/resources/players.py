@@ -6,7 +6,7 @@ from flask.views import MethodView
 
 from schemas import PlayerCreateSchema, PlayerSchema, PlayerUpdateSchema
 
-from ._common import BEARER, Blueprint, bearer_token, services
+from ._common import BEARER, OPTIONAL_BEARER, Blueprint, bearer_token, services
 
 blp = Blueprint(
     "players",
@@ -22,6 +22,7 @@ class Players(MethodView):
     @blp.alt_response(404, response="NOT_FOUND")
     @blp.alt_response(401, response="UNAUTHORIZED")
     @blp.alt_response(403, response="FORBIDDEN")
+    @blp.doc(security=OPTIONAL_BEARER)
     def get(self, slug):
         """List players (retired ones included)"""
         svc = services()
@@ -46,6 +47,7 @@ class PlayerItem(MethodView):
     @blp.alt_response(404, response="NOT_FOUND")
     @blp.alt_response(401, response="UNAUTHORIZED")
     @blp.alt_response(403, response="FORBIDDEN")
+    @blp.doc(security=OPTIONAL_BEARER)
     def get(self, slug, player_id):
         """Read a player"""
         svc = services()

@@ -11,7 +11,7 @@ from schemas import (
     StammtischUpdateSchema,
 )
 
-from ._common import BEARER, Blueprint, bearer_token, services
+from ._common import BEARER, OPTIONAL_BEARER, Blueprint, bearer_token, services
 
 blp = Blueprint(
     "stammtische",
@@ -50,6 +50,7 @@ class StammtischItem(MethodView):
     @blp.alt_response(404, response="NOT_FOUND")
     @blp.alt_response(401, response="UNAUTHORIZED")
     @blp.alt_response(403, response="FORBIDDEN")
+    @blp.doc(security=OPTIONAL_BEARER)
     def get(self, slug):
         """Read a Stammtisch (needs the token when it is private)"""
         return _dump(services().readable(slug, bearer_token()))
