@@ -349,3 +349,47 @@ def test_importing_the_engine_loads_no_web_or_database_library():
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert proc.stdout.strip() == ""
+
+
+# --------------------------------------------------------------------------- example 5
+
+CYCLE = ["2-3-5", "1-1-4", "3-6-6", "1-2-6", "4-4-4", "1-1-1", "2-4-6", "1-1-6", "3-4-5", "1-5-6"]
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_example_5_deckel_are_conserved_after_every_round_and_penalty_under_every_preset(preset):
+    """A deterministic game: results from a fixed cycle, a penalty every ninth command."""
+    r = rules(preset)
+    game = Game.start(r, [ANNA, BERT, CLARA, DIETER], BERT)
+    i = 0
+    while not game.finished:
+        assert i < 2000
+        if i % 9 == 8:
+            event = {"penalty": {"player": game.next_player, "deckel": 1, "reason": "Würfel fiel"}}
+        else:
+            event = t(game.next_player, CYCLE[i % len(CYCLE)])
+        game.apply(parse_event(event, r))
+        state = game.state()
+        assert state["mitte"] + sum(state["stacks"].values()) == 13
+        i += 1
+    assert game.loser in (ANNA, BERT, CLARA, DIETER)
+    assert game.state()["mitte"] == 13
+    assert (game.finale is None) is game.blattschuss
+
+
+def test_the_domain_events_of_a_blattschuss_game_tell_the_story():
+    r = rules(deckel=2)
+    game = Game.start(r, THREE, ANNA)
+    kinds = []
+    for e in blattschuss_events():
+        kinds.extend(ev.kind.value for ev in game.apply(parse_event(e, r)))
+    assert kinds == [
+        "turn_recorded", "turn_recorded", "turn_recorded", "round_lost", "half_lost",
+        "turn_recorded", "turn_recorded", "turn_recorded", "round_lost", "half_lost",
+        "blattschuss", "game_lost",
+    ]  # fmt: skip
+
+
+def test_played_at_is_kept_in_the_exported_log():
+    game = replay_log(GAMELOG_EXAMPLE)
+    assert to_log(game)["played_at"] == "2026-11-27T20:15:00+01:00"

@@ -740,3 +740,11 @@ def test_a_forced_loser_round_with_a_tie_at_the_top_repeats_when_the_best_has_to
     apply(game, pen(DIETER), t(BERT, "1-1-3"), t(CLARA, "1-1-3"), t(DIETER, "6-6-6"))
     assert last(game)["repeated"] is True
     assert game.stacks == {ANNA: 0, BERT: 1, CLARA: 1, DIETER: 1}
+
+
+def test_equal_strassen_tie_at_the_bottom_and_repeat_the_round_under_the_standard_tie_rule():
+    events = [t(ANNA, "1-1-3"), t(BERT, "1-2-3"), t(CLARA, "4-5-6")]
+    game = play(rules(strassen="equal"), THREE, ANNA, events)
+    assert last(game)["repeated"] is True
+    game = play(rules(), THREE, ANNA, events)
+    assert last(game)["worst"] == BERT and last(game)["deckel"] == 3
