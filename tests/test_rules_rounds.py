@@ -748,3 +748,11 @@ def test_equal_strassen_tie_at_the_bottom_and_repeat_the_round_under_the_standar
     assert last(game)["repeated"] is True
     game = play(rules(), THREE, ANNA, events)
     assert last(game)["worst"] == BERT and last(game)["deckel"] == 3
+
+
+def test_a_penalty_between_rounds_that_puts_the_next_starter_out_passes_the_start_clockwise():
+    game = phase2_three()
+    apply(game, pen(DIETER, 1))  # paid by Bert (clockwise from Dieter; Anna is out)
+    assert game.penalties[-1]["from"] == BERT
+    assert game.state()["active"] == [CLARA, DIETER]
+    assert game.next_player == CLARA
