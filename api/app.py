@@ -69,5 +69,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     register(api)
     app.register_blueprint(_docs_static())
+
+    # the pub form at / (api/web): secret key, session cookie, CSRF, security headers
+    from .web import init_web
+
+    init_web(app)
     app.extensions["schocken_api"] = api
     return app

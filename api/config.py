@@ -32,6 +32,19 @@ class Config:
     #: biggest page of the game list
     MAX_PAGE_SIZE: int = 100
 
+    # ---- the pub form (api/web) ----------------------------------------------------------
+    #: signs the session cookie; ``None``: generated once into ``<instance>/secret_key``
+    SECRET_KEY: str | None = os.environ.get("SCHOCKEN_SECRET_KEY")
+    SESSION_COOKIE_NAME = "schocken_session"
+    SESSION_COOKIE_HTTPONLY = True
+    SESSION_COOKIE_SAMESITE = "Lax"
+    #: ``True``: always ``Secure``; ``False``: ``Secure`` whenever the request is HTTPS
+    SESSION_COOKIE_SECURE = os.environ.get("SCHOCKEN_COOKIE_SECURE", "") == "1"
+    #: where the Stammtisch's statistics live (the dashboard)
+    STATS_URL = "/dashboard/{slug}/"
+    #: time zone of the pub table (dates shown on the pages, ``played_at`` of new games)
+    WEB_TIMEZONE = "Europe/Berlin"
+
     API_TITLE = "Schocken scorekeeper API"
     API_VERSION = _version()
     OPENAPI_VERSION = "3.1.0"

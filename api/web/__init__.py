@@ -1,0 +1,84 @@
+"""The pub form: server-rendered pages for logging a live game from a phone.
+
+``init_web(app)`` registers the blueprint at ``/`` and prepares what the pages need:
+
+* the secret key that signs the session cookie: ``SECRET_KEY`` from the config, else a key
+  generated once and kept in ``<instance>/secret_key`` (an in-memory database gets a key that
+  lives as long as the process, like its data);
+* the session cookie: HTTP-only, ``SameSite=Lax``, and ``Secure`` whenever the request came
+  over HTTPS (or always, with ``SESSION_COOKIE_SECURE``) — a phone on the pub's Wi-Fi that talks
+  plain HTTP to ``schocken serve`` on a laptop can still log in;
+* CSRF protection (a per-session token in every form, checked on every POST) and security
+  headers (a strict Content-Security-Policy without inline scripts, ``nosniff``, frame denial).
+
+Every use case goes through :class:`api.services.Services`, the same layer the REST API uses;
+the pages never compute a rule themselves.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from flask import Flask, Request
+from flask.sessions import SecureCookieSessionInterface
+
+SECRET_FILE = "secret_key"
+
+
+class _AutoSecureSessionInterface(SecureCookieSessionInterface):
+    """The session cookie is ``Secure`` when configured so, or when the request is HTTPS."""
+
+    def get_cookie_secure(self, app: Flask) -> bool:
+        from flask import request
+
+        if app.config.get("SESSION_COOKIE_SECURE"):
+            return True
+        try:
+            req: Request = request._get_current_object()  # type: ignore[attr-defined]
+        except RuntimeError:  # outside a request
+            return False
+        return req.is_secure
+
+
+def _secret_key(app: Flask) -> str:
+    """The configured key, or one generated once and persisted in the instance folder."""
+    configured = app.config.get("SECRET_KEY")
+    if configured:
+        return str(configured)
+    if app.config.get("STORAGE") == "memory" or app.config.get("DATABASE") == ":memory:":
+        return secrets.token_hex(32)  # the data vanishes with the process; so may the sessions
+    folder = Path(app.instance_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / SECRET_FILE
+    if not path.exists():
+        # write a complete file first, then link it into place: concurrent first starts agree
+        tmp = folder / f".{SECRET_FILE}.{os.getpid()}.{secrets.token_hex(4)}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as fh:
+            fh.write(secrets.token_hex(32) + "\n")
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+        finally:
+            tmp.unlink()
+    key = path.read_text(encoding="ascii").strip()
+    if len(key) < 32:
+        raise RuntimeError(f"{path} holds no usable secret key; delete it to regenerate it")
+    return key
+
+
+def init_web(app: Flask) -> None:
+    """Register the pub form at ``/`` and configure the session it relies on."""
+    from .views import bp
+
+    app.config["SECRET_KEY"] = _secret_key(app)
+    app.config.setdefault("STATS_URL", "/dashboard/{slug}/")
+    app.config.setdefault("WEB_TIMEZONE", "Europe/Berlin")
+    app.session_interface = _AutoSecureSessionInterface()
+    app.register_blueprint(bp)
+
+
+__all__ = ["init_web"]

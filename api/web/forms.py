@@ -1,0 +1,282 @@
+"""Form fields ↔ service input: house-rule choices, turn entries, German labels.
+
+Nothing here decides a rule. Options offer the values the engine knows (its own validation
+rejects anything else); a turn form becomes the same turn summary the REST API accepts.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..rules import (
+    OPTION_HELP,
+    OPTION_NAMES,
+    PRESET_HELP,
+    PRESETS,
+    MalformedInput,
+    Ruleset,
+    parse_dice,
+)
+
+#: short German titles of the house-rule options (OPTION_HELP explains each one)
+OPTION_TITLES: dict[str, str] = {
+    "deckel": "Deckel im Spiel",
+    "max_throws": "Höchstzahl Würfe",
+    "sixes_turning": "Sechsen umdrehen",
+    "ones_only_aside": "Nur Einsen herauslegen",
+    "general_over_schock2": "General über Schock 2",
+    "strassen": "Straßen",
+    "hand_only": "Zählt nur aus der Hand",
+    "hand_beats_assembled": "Aus der Hand schlägt zusammengelegt",
+    "ties": "Gleichstand",
+    "jule": "Jule (4-2-1)",
+    "specials": "Sonderwürfe",
+    "two_fives_never_lose": "Zwei Fünfen verlieren nie",
+    "schock_aus": "Schock aus",
+    "schock_aus_ends_round": "Schock aus beendet die Runde",
+    "passing_on": "Deckel weitergeben",
+    "next_starter": "Wer beginnt die nächste Runde",
+    "finale_opener": "Wer beginnt das Finale",
+    "blind": "Blind spielen",
+    "penalty": "Strafdeckel",
+    "penalty_mode": "Art der Strafe",
+    "two_dice": "Mit zwei Würfeln",
+}
+
+_YES_NO = [(True, "ja"), (False, "nein")]
+
+#: the values offered for each option (JSON value, German label); ``deckel`` is a number field
+OPTION_CHOICES: dict[str, list[tuple[Any, str]]] = {
+    "max_throws": [(n, "1 Wurf" if n == 1 else f"{n} Würfe") for n in range(1, 6)],
+    "sixes_turning": _YES_NO,
+    "ones_only_aside": _YES_NO,
+    "general_over_schock2": _YES_NO,
+    "strassen": [("height", "nach Höhe"), ("equal", "alle gleich")],
+    "hand_only": [
+        ([], "nichts"),
+        (["general"], "General"),
+        (["strasse"], "Straße"),
+        (["general", "strasse"], "General und Straße"),
+    ],
+    "hand_beats_assembled": [
+        ([], "nie"),
+        (["schock_aus"], "bei Schock aus"),
+        (["schock"], "bei jedem Schock"),
+        (["schock_aus", "schock"], "bei Schock aus und jedem Schock"),
+    ],
+    "ties": [
+        ("throws_then_repeat", "mehr Würfe verliert, sonst wiederholen"),
+        ("later_lower_unless_fewer", "der spätere verliert, außer mit weniger Würfen"),
+        ("earlier_wins", "wer zuerst geworfen hat, gewinnt"),
+    ],
+    "jule": [
+        ("off", "aus (eine Zahl)"),
+        ("top", "ganz oben, alle Deckel"),
+        ("sieben", "scharfe Sieben, 7 Deckel"),
+    ],
+    "specials": [
+        ([], "keine"),
+        (["neuner"], "Neuner (2-2-1)"),
+        (["siebener"], "Siebener (2-2-1)"),
+        (["achter"], "Achter (3-3-1)"),
+        (["neuner", "achter"], "Neuner und Achter"),
+        (["siebener", "achter"], "Siebener und Achter"),
+    ],
+    "two_fives_never_lose": _YES_NO,
+    "schock_aus": [
+        ("half", "alle Deckel, Hälfte verloren"),
+        ("total", "kostet so viele Deckel, wie im Spiel sind"),
+    ],
+    "schock_aus_ends_round": _YES_NO,
+    "passing_on": _YES_NO,
+    "next_starter": [
+        ("round_loser", "der Verlierer der Runde"),
+        ("last_receiver", "wer zuletzt Deckel bekam"),
+    ],
+    "finale_opener": [
+        ("last_loser", "der Verlierer der 2. Hälfte"),
+        ("first_half_loser", "der Verlierer der 1. Hälfte"),
+    ],
+    "blind": _YES_NO,
+    "penalty": [(None, "keine feste Zahl"), *((n, f"{n} Deckel") for n in range(1, 6))],
+    "penalty_mode": [
+        ("deckel", "Strafdeckel aus der Mitte"),
+        ("round_loser", "der Sünder verliert die Runde"),
+    ],
+    "two_dice": _YES_NO,
+}
+
+
+def encode(value: Any) -> str:
+    """An option value as the ``value`` of an ``<option>`` (JSON, compact)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def value_label(key: str, value: Any) -> str:
+    """German text of an option's value."""
+    if key == "deckel":
+        return str(value)
+    for choice, label in OPTION_CHOICES.get(key, []):
+        if choice == value:
+            return label
+    if key == "specials":  # self-defined special results (API only)
+        return ", ".join(s if isinstance(s, str) else s["name"] for s in value) or "keine"
+    if key == "penalty" and isinstance(value, int):
+        return f"{value} Deckel"
+    return str(value)
+
+
+@dataclass
+class OptionField:
+    key: str
+    title: str
+    help: str
+    choices: list[tuple[str, str]]  # (encoded value, label); empty for the number field
+    per_preset: dict[str, str]  # preset → label of its value (the "wie Regelwerk" hint)
+    selected: str = ""  # "" = as the preset says
+
+
+def option_fields(selected: dict[str, str] | None = None) -> list[OptionField]:
+    selected = selected or {}
+    out = []
+    for key in OPTION_NAMES:
+        choices = [(encode(v), label) for v, label in OPTION_CHOICES.get(key, [])]
+        per_preset = {name: value_label(key, r.options()[key]) for name, r in PRESETS.items()}
+        out.append(
+            OptionField(
+                key,
+                OPTION_TITLES[key],
+                OPTION_HELP[key],
+                choices,
+                per_preset,
+                selected.get(key, ""),
+            )
+        )
+    return out
+
+
+@dataclass
+class PresetInfo:
+    name: str
+    help: str
+    differences: list[str]  # "Titel: Wert" of every option that differs from ``standard``
+
+
+def presets() -> list[PresetInfo]:
+    base = PRESETS["standard"].options()
+    out = []
+    for name, rules in PRESETS.items():
+        mine = rules.options()
+        diffs = [
+            f"{OPTION_TITLES[k]}: {value_label(k, v)}" for k, v in mine.items() if base[k] != v
+        ]
+        out.append(PresetInfo(name, PRESET_HELP[name], diffs))
+    return out
+
+
+def describe_rules(rules: Ruleset) -> list[dict[str, str]]:
+    """Every option of a ruleset with its German title, value and explanation."""
+    return [
+        {
+            "key": item["key"],
+            "title": OPTION_TITLES[item["key"]],
+            "value": value_label(item["key"], item["value"]),
+            "help": item["description"],
+        }
+        for item in rules.describe()
+    ]
+
+
+@dataclass
+class FormErrors:
+    """Messages by field name; ``form`` is for the whole form."""
+
+    fields: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, name: str, message: str) -> None:
+        self.fields.setdefault(name, []).append(message)
+
+    def __bool__(self) -> bool:
+        return bool(self.fields)
+
+    def get(self, name: str) -> list[str]:
+        return self.fields.get(name, [])
+
+
+def parse_overrides(form: Any, errors: FormErrors) -> dict[str, Any]:
+    """The overrides chosen in the Stammtisch form (empty fields keep the preset's value)."""
+    overrides: dict[str, Any] = {}
+    for key in OPTION_NAMES:
+        raw = (form.get(f"opt_{key}") or "").strip()
+        if not raw:
+            continue
+        if key == "deckel":
+            if not raw.isdigit():
+                errors.add("opt_deckel", "Bitte eine ganze Zahl von 2 bis 99 eintragen.")
+                continue
+            overrides[key] = int(raw)
+            continue
+        try:
+            overrides[key] = json.loads(raw)
+        except ValueError:
+            errors.add(f"opt_{key}", "Unbekannter Wert.")
+    return overrides
+
+
+@dataclass
+class TurnInput:
+    """What the turn form sent, kept to re-render it after a rejection."""
+
+    player: str = ""
+    dice: list[str] = field(default_factory=lambda: ["", "", ""])
+    text: str = ""
+    throws: str = ""
+
+
+def parse_turn(form: Any, dice_count: int, errors: FormErrors) -> tuple[TurnInput, dict | None]:
+    """The turn summary of the form, or ``None`` with errors; the engine checks the rest."""
+    entered = TurnInput(
+        player=form.get("player", ""),
+        dice=[form.get(f"d{i}", "") for i in range(1, dice_count + 1)],
+        text=(form.get("wurf") or "").strip(),
+        throws=form.get("throws", ""),
+    )
+    dice: list[int] = []
+    if entered.text:
+        try:
+            dice = list(parse_dice(entered.text))
+        except MalformedInput as err:
+            errors.add("dice", err.message)
+        else:
+            entered.dice = [str(d) for d in dice]
+    else:
+        missing = [str(i + 1) for i, d in enumerate(entered.dice) if d not in list("123456")]
+        if missing:
+            errors.add(
+                "dice",
+                f"Bitte alle {dice_count} Würfel wählen (es fehlt Würfel {', '.join(missing)}).",
+            )
+        else:
+            dice = [int(d) for d in entered.dice]
+    throws_raw = entered.throws
+    body: dict[str, Any] = {"player": entered.player, "dice": dice}
+    if throws_raw == "blind":
+        body.update(throws=1, blind=True)
+    elif throws_raw.rstrip("h").isdigit():
+        body["throws"] = int(throws_raw.rstrip("h"))
+        if throws_raw.endswith("h"):
+            body["hand"] = True
+    else:
+        errors.add("throws", "Wie viele Würfe? Bitte eine der Wurf-Tasten antippen.")
+    if errors:
+        return entered, None
+    return entered, body
+
+
+def field_of(engine_field: str | None) -> str:
+    """Where an engine error is shown in the turn form."""
+    if engine_field in ("dice",):
+        return "dice"
+    return "throws"

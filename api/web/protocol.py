@@ -1,0 +1,142 @@
+"""View models of the game screen, read from the engine's game and its domain events.
+
+The board, the throw buttons and the history are *read* from the engine state (``Game``) and the
+German messages of its domain events; nothing here decides a rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..rules import Game
+
+PHASE_LABEL = {
+    "half1": "1. Hälfte",
+    "half2": "2. Hälfte",
+    "finale": "Finale",
+    "finished": "Spiel vorbei",
+}
+#: events shown as a big banner (the rest as a sentence)
+BIG = frozenset({"half_lost", "finale_started", "blattschuss", "game_lost"})
+
+
+def _wuerfe(n: int) -> str:
+    return "1 Wurf" if n == 1 else f"{n} Würfe"
+
+
+def board(game: Game) -> dict[str, Any]:
+    """Mitte, every stack, who is out, whose turn, the round's limit, the half indicator."""
+    state = game.state()
+    phase = state["phase"]
+    finished = phase == "finished"
+    finalists = game.finale or []
+    rows = []
+    for name in game.players:
+        in_play = name in state["active"]
+        rows.append(
+            {
+                "name": name,
+                "stack": state["stacks"][name],
+                "next": name == state["next_player"],
+                "opener": not finished and name == game.starter,
+                "out": not finished and phase != "finale" and not in_play,
+                "benched": phase == "finale" and name not in finalists,
+                "halves_lost": [i + 1 for i, n in enumerate(game.half_losers) if n == name],
+                "loser": name == game.loser,
+            }
+        )
+    limit = state["limit"]
+    return {
+        "phase": phase,
+        "phase_label": PHASE_LABEL[phase],
+        "finished": finished,
+        "mitte": state["mitte"],
+        "total": game.total,
+        "rows": rows,
+        "next_player": state["next_player"],
+        "opener": None if finished else game.starter,
+        "limit": limit,
+        "limit_label": _wuerfe(limit) if limit else None,
+        "current_round": game.current_round(),
+        "finale": finalists,
+        "blattschuss": game.blattschuss,
+        "loser": game.loser,
+        "half_losers": list(game.half_losers),
+    }
+
+
+def turn_options(game: Game) -> dict[str, Any]:
+    """The throw buttons this turn may use: 1 … the round's limit (the opener: the maximum),
+    "aus der Hand" variants only when the house rules care, "blind" only when allowed."""
+    rules = game.rules
+    top = game.limit or rules.max_throws
+    hand_matters = bool(rules.hand_only or rules.hand_beats_assembled)
+    buttons = []
+    for n in range(1, top + 1):
+        buttons.append({"value": str(n), "label": _wuerfe(n), "hint": None})
+        if hand_matters and n > 1:
+            buttons.append({"value": f"{n}h", "label": _wuerfe(n), "hint": "aus der Hand"})
+    if rules.blind:
+        buttons.append({"value": "blind", "label": "Blind", "hint": "1 Wurf"})
+    options = rules.options()
+    return {
+        "dice_count": rules.dice_count,
+        "buttons": buttons,
+        "hand_matters": hand_matters,
+        "is_opener": game.limit is None,
+        "max_throws": rules.max_throws,
+        "penalties": options["penalty"] is not None or options["penalty_mode"] == "round_loser",
+        "penalty_mode": options["penalty_mode"],
+        "penalty_deckel": options["penalty"],
+    }
+
+
+@dataclass
+class Round:
+    number: int
+    turns: list[str] = field(default_factory=list)
+    outcome: list[tuple[str, str]] = field(default_factory=list)  # (kind, message)
+
+
+@dataclass
+class Section:
+    title: str
+    items: list[Round] = field(default_factory=list)
+
+
+def protocol(entry_events: list[tuple[int, list[dict[str, Any]]]]) -> list[Section]:
+    """The game so far as halves → rounds → the turns' and the outcome's German sentences."""
+    sections = [Section("1. Hälfte")]
+    pending = Round(1)
+
+    def close() -> None:
+        nonlocal pending
+        sections[-1].items.append(pending)
+        pending = Round(pending.number + 1)
+
+    for _seq, events in entry_events:
+        for event in events:
+            kind, message = event["kind"], event["message"]
+            if kind in ("turn_recorded", "throw_recorded"):
+                pending.turns.append(message)
+            elif kind in ("round_lost", "round_repeated"):
+                pending.outcome.append((kind, message))
+                close()
+            elif kind == "finale_started":
+                sections.append(Section("Finale", [Round(0, outcome=[(kind, message)])]))
+                pending = Round(1)
+            else:  # player out, penalty, half lost, Blattschuss, game lost
+                items = sections[-1].items
+                if not pending.turns and items and kind != "penalty":
+                    items[-1].outcome.append((kind, message))
+                else:
+                    pending.outcome.append((kind, message))
+                if kind == "half_lost" and event["data"].get("half") == 1:
+                    if pending.turns or pending.outcome:
+                        close()
+                    sections.append(Section("2. Hälfte"))
+                    pending = Round(1)
+    if pending.turns or pending.outcome:
+        sections[-1].items.append(pending)
+    return [s for s in sections if s.items]

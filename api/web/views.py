@@ -1,0 +1,595 @@
+"""The pages of the pub form. Every use case goes through :class:`api.services.Services`.
+
+Pages (German URLs, the users' language):
+
+* ``/`` — create a Stammtisch or log in with its Kurzname and Schlüssel;
+* ``/s/<slug>/`` — the Stammtisch: running games, new game, players, history, statistics;
+* ``/s/<slug>/spieler`` — add, rename, retire players;
+* ``/s/<slug>/neu`` — a new game: tap the players in seat order, choose who opens, start;
+* ``/s/<slug>/spiel/<id>`` — the game screen: board, turn entry, penalty, undo, history.
+
+Every POST answers with a redirect (so a reload never records twice) or, when the input is
+rejected, with the same page, the entered values kept and the German message beside the field.
+Nothing is stored when the input is rejected: the service layer checks with the engine first.
+"""
+
+from __future__ import annotations
+
+import hmac
+import re
+import secrets
+from datetime import UTC, datetime
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    flash,
+    get_flashed_messages,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from werkzeug.exceptions import HTTPException
+from werkzeug.wrappers import Response
+
+from ..resources._common import services
+from ..rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, SchockenError, ruleset_from_config
+from ..services import NotFound, ServiceError, describe_entry
+from ..storage import Stammtisch
+from .forms import (
+    FormErrors,
+    TurnInput,
+    describe_rules,
+    field_of,
+    option_fields,
+    parse_overrides,
+    parse_turn,
+    presets,
+)
+from .protocol import board, protocol, turn_options
+
+bp = Blueprint(
+    "web",
+    __name__,
+    template_folder="templates",
+    static_folder="static",
+    static_url_path="/assets",
+)
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "font-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; "
+    "base-uri 'none'; object-src 'none'"
+)
+NAME_MAX = 80
+PLAYER_MAX = 40
+PAGE_SIZE = 20
+
+# ----------------------------------------------------------------------------- request hooks
+
+
+@bp.app_template_global()
+def csrf_token() -> str:
+    token = session.get("csrf")
+    if not token:
+        token = session["csrf"] = secrets.token_urlsafe(32)
+    return str(token)
+
+
+@bp.before_request
+def _check_csrf() -> None:
+    if request.method != "POST":
+        return
+    sent = request.form.get("csrf_token", "")
+    expected = session.get("csrf", "")
+    if not sent or not expected or not hmac.compare_digest(str(sent), str(expected)):
+        abort(
+            400,
+            "Die Sicherheitsprüfung des Formulars ist fehlgeschlagen (CSRF). Bitte die "
+            "Seite neu laden und noch einmal versuchen.",
+        )
+
+
+@bp.after_request
+def _security_headers(response: Response) -> Response:
+    headers = response.headers
+    headers.setdefault("Content-Security-Policy", CSP)
+    headers.setdefault("X-Content-Type-Options", "nosniff")
+    headers.setdefault("X-Frame-Options", "DENY")
+    headers.setdefault("Referrer-Policy", "same-origin")
+    headers.setdefault("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+    if response.mimetype == "text/html":
+        headers.setdefault("Cache-Control", "no-store")
+    return response
+
+
+@bp.errorhandler(HTTPException)
+def _http_error(error: HTTPException) -> tuple[str, int]:
+    return render_template("error.html", error=error), error.code or 500
+
+
+@bp.errorhandler(ServiceError)
+def _service_error(error: ServiceError) -> tuple[str, int]:
+    return render_template("error.html", error=error), error.status
+
+
+@bp.app_template_filter("when")
+def _when(value: Any) -> str:
+    """An ISO timestamp as local date and time ("27.11.2026, 20:15")."""
+    if not value:
+        return ""
+    moment = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(_zone()).strftime("%d.%m.%Y, %H:%M")
+
+
+def _zone() -> Any:
+    try:
+        return ZoneInfo(current_app.config["WEB_TIMEZONE"])
+    except (ZoneInfoNotFoundError, ValueError):
+        return UTC
+
+
+# ----------------------------------------------------------------------------- login
+
+
+def _logged_in() -> dict[str, str]:
+    auth = session.get("auth")
+    return dict(auth) if isinstance(auth, dict) else {}
+
+
+def _may_write(st: Stammtisch) -> bool:
+    token_hash = _logged_in().get(st.slug)
+    return bool(token_hash) and hmac.compare_digest(str(token_hash), st.token_hash)
+
+
+def _remember(st: Stammtisch) -> None:
+    auth = _logged_in()
+    auth[st.slug] = st.token_hash
+    session["auth"] = auth
+    session.permanent = True
+
+
+def _stammtisch(slug: str) -> Stammtisch | Response:
+    """The Stammtisch this session is logged in to, or a redirect to the login."""
+    st = services().stammtisch(slug)
+    if not _may_write(st):
+        flash("Bitte mit dem Schlüssel des Stammtischs anmelden.", "info")
+        return redirect(url_for("web.home", stammtisch=slug))
+    return st
+
+
+# ----------------------------------------------------------------------------- home
+
+
+def _home(status: int = 200, **ctx: Any) -> tuple[str, int]:
+    known = []
+    svc = services()
+    for slug in _logged_in():
+        try:
+            st = svc.stammtisch(slug)
+        except NotFound:
+            continue
+        if _may_write(st):
+            known.append(st)
+    ctx.setdefault("create", {"name": "", "slug": "", "preset": "standard", "public": True})
+    ctx.setdefault("options", option_fields())
+    ctx.setdefault("login", {"slug": request.args.get("stammtisch", ""), "token": ""})
+    ctx.setdefault("errors", FormErrors())
+    options_open = any(k.startswith("opt_") or k == "rules" for k in ctx["errors"].fields)
+    return (
+        render_template(
+            "home.html", known=known, presets=presets(), options_open=options_open, **ctx
+        ),
+        status,
+    )
+
+
+@bp.get("/")
+def home() -> Any:
+    return _home()
+
+
+@bp.post("/stammtisch")
+def create_stammtisch() -> Any:
+    form = request.form
+    errors = FormErrors()
+    name = (form.get("name") or "").strip()
+    slug = (form.get("slug") or "").strip().lower()
+    preset = form.get("preset") or "standard"
+    entered = {"name": name, "slug": slug, "preset": preset, "public": bool(form.get("public"))}
+    if not name:
+        errors.add("name", "Bitte einen Namen für den Stammtisch eintragen.")
+    elif len(name) > NAME_MAX:
+        errors.add("name", f"Der Name ist zu lang (höchstens {NAME_MAX} Zeichen).")
+    if preset not in PRESETS:
+        errors.add("preset", "Bitte eines der Regelwerke wählen.")
+    overrides = parse_overrides(form, errors)
+    selected = {k[4:]: v for k, v in form.items() if k.startswith("opt_")}
+    data: dict[str, Any] = {
+        "name": name,
+        "rules": {"preset": preset, "overrides": overrides},
+        "private": not entered["public"],
+    }
+    if slug:
+        data["slug"] = slug
+        if not re.fullmatch(r"[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?", slug):
+            errors.add(
+                "slug", "Nur Kleinbuchstaben, Ziffern und Bindestriche (höchstens 40 Zeichen)."
+            )
+    if not errors:
+        try:
+            st, token = services().create_stammtisch(data)
+        except SchockenError as err:
+            errors.add(f"opt_{err.field}" if err.field else "rules", err.message)
+        except ServiceError as err:
+            target = "slug" if err.status == 409 else "rules"
+            errors.add(target, err.message)
+        else:
+            _remember(st)
+            return render_template("created.html", st=st, token=token), 201
+    return _home(422, create=entered, options=option_fields(selected), errors=errors)
+
+
+@bp.post("/anmelden")
+def login() -> Any:
+    slug = (request.form.get("slug") or "").strip().lower()
+    token = (request.form.get("token") or "").strip()
+    errors = FormErrors()
+    if not slug:
+        errors.add("login_slug", "Bitte den Kurznamen des Stammtischs eintragen.")
+    if not token:
+        errors.add("login_token", "Bitte den Schlüssel eintragen.")
+    if not errors:
+        try:
+            st = services().writable(slug, token)
+        except NotFound:
+            errors.add("login_slug", f"Einen Stammtisch „{slug}“ gibt es nicht.")
+        except ServiceError:
+            errors.add("login_token", "Dieser Schlüssel passt nicht zu diesem Stammtisch.")
+        else:
+            _remember(st)
+            return redirect(url_for("web.stammtisch", slug=st.slug))
+    return _home(422, login={"slug": slug, "token": ""}, errors=errors)
+
+
+@bp.post("/s/<slug>/abmelden")
+def logout(slug: str) -> Any:
+    auth = _logged_in()
+    auth.pop(slug, None)
+    session["auth"] = auth
+    flash("Abgemeldet. Zum Weiterspielen wieder mit dem Schlüssel anmelden.", "info")
+    return redirect(url_for("web.home"))
+
+
+# ----------------------------------------------------------------------------- Stammtisch
+
+
+@bp.get("/s/<slug>/")
+def stammtisch(slug: str) -> Any:
+    st = _stammtisch(slug)
+    if isinstance(st, Response):
+        return st
+    svc = services()
+    running = svc.games(st, {"page": 1, "page_size": PAGE_SIZE, "status": "running"})
+    rules = ruleset_from_config(st.rules)
+    return render_template(
+        "stammtisch.html",
+        st=st,
+        running=running["items"],
+        players=[p for p in svc.players(st) if not p.retired],
+        rules=describe_rules(rules),
+        preset=st.rules["preset"],
+        stats_url=current_app.config["STATS_URL"].format(slug=st.slug),
+    )
+
+
+@bp.get("/s/<slug>/spiele")
+def history(slug: str) -> Any:
+    st = _stammtisch(slug)
+    if isinstance(st, Response):
+        return st
+    page = request.args.get("seite", "1")
+    page_no = int(page) if page.isdigit() and int(page) > 0 else 1
+    result = services().games(st, {"page": page_no, "page_size": PAGE_SIZE})
+    pages = max(1, -(-result["total"] // PAGE_SIZE))
+    return render_template(
+        "history.html",
+        st=st,
+        games=result["items"],
+        page=page_no,
+        pages=pages,
+        total=result["total"],
+        stats_url=current_app.config["STATS_URL"].format(slug=st.slug),
+    )
+
+
+# ----------------------------------------------------------------------------- players
+
+
+def _players_page(st: Stammtisch, status: int = 200, **ctx: Any) -> tuple[str, int]:
+    ctx.setdefault("errors", FormErrors())
+    ctx.setdefault("new_name", "")
+    ctx.setdefault("edits", {})
+    players = services().players(st)
+    return render_template("players.html", st=st, players=players, **ctx), status
+
+
+def _check_name(name: str, errors: FormErrors, target: str) -> None:
+    if not name:
+        errors.add(target, "Bitte einen Namen eintragen.")
+    elif len(name) > PLAYER_MAX:
+        errors.add(target, f"Der Name ist zu lang (höchstens {PLAYER_MAX} Zeichen).")
+
+
+@bp.route("/s/<slug>/spieler", methods=["GET", "POST"])
+def players(slug: str) -> Any:
+    st = _stammtisch(slug)
+    if isinstance(st, Response):
+        return st
+    if request.method == "GET":
+        return _players_page(st)
+    name = (request.form.get("name") or "").strip()
+    errors = FormErrors()
+    _check_name(name, errors, "name")
+    if not errors:
+        try:
+            services().add_player(st, name)
+        except ServiceError as err:
+            errors.add("name", err.message)
+        else:
+            flash(f"{name} spielt jetzt mit.", "ok")
+            return redirect(url_for("web.players", slug=slug))
+    return _players_page(st, 422, errors=errors, new_name=name)
+
+
+@bp.post("/s/<slug>/spieler/<int:player_id>")
+def player(slug: str, player_id: int) -> Any:
+    st = _stammtisch(slug)
+    if isinstance(st, Response):
+        return st
+    svc = services()
+    current = svc.player(st, player_id)
+    action = request.form.get("action", "rename")
+    errors = FormErrors()
+    target = f"player_{player_id}"
+    if action == "retire":
+        svc.update_player(st, player_id, {"retired": True})
+        flash(f"{current.name} ist jetzt nicht mehr aktiv (bleibt in der Statistik).", "ok")
+    elif action == "return":
+        svc.update_player(st, player_id, {"retired": False})
+        flash(f"{current.name} ist wieder dabei.", "ok")
+    else:
+        name = (request.form.get("name") or "").strip()
+        _check_name(name, errors, target)
+        if not errors:
+            try:
+                svc.update_player(st, player_id, {"name": name})
+            except ServiceError as err:
+                errors.add(target, err.message)
+            else:
+                if name != current.name:
+                    flash(f"{current.name} heißt jetzt {name}.", "ok")
+        if errors:
+            return _players_page(st, 422, errors=errors, edits={player_id: name})
+    return redirect(url_for("web.players", slug=slug))
+
+
+# ----------------------------------------------------------------------------- new game
+
+
+def _local_now() -> str:
+    return datetime.now(_zone()).isoformat(timespec="seconds")
+
+
+@bp.route("/s/<slug>/neu", methods=["GET", "POST"])
+def new_game(slug: str) -> Any:
+    """Seats are tapped in clockwise order; every tap re-renders the page (no JS needed)."""
+    st = _stammtisch(slug)
+    if isinstance(st, Response):
+        return st
+    svc = services()
+    active = [p for p in svc.players(st) if not p.retired]
+    by_id = {str(p.id): p for p in active}
+    errors = FormErrors()
+    if request.method == "GET":
+        seats: list[str] = []
+        again = request.args.get("wie")
+        if again and again.isdigit():
+            try:
+                previous = svc.game(st, int(again)).runtime.game.players
+            except NotFound:
+                previous = ()
+            ids = {p.name: str(p.id) for p in active}
+            seats = [ids[name] for name in previous if name in ids]
+        starter = seats[0] if seats else ""
+    else:
+        seats = [s for s in request.form.getlist("seat") if s in by_id]
+        seats = list(dict.fromkeys(seats))
+        starter = request.form.get("starter", "")
+        action = request.form.get("action", "")
+        verb, _, pid = action.partition(":")
+        if verb == "add" and pid in by_id and pid not in seats:
+            seats.append(pid)
+        elif verb == "remove" and pid in seats:
+            seats.remove(pid)
+        elif verb == "up" and pid in seats:
+            i = seats.index(pid)
+            if i > 0:
+                seats[i - 1], seats[i] = seats[i], seats[i - 1]
+        elif verb == "clear":
+            seats = []
+        elif verb == "start":
+            if len(seats) < MIN_PLAYERS:
+                errors.add("seats", f"Ein Spiel braucht mindestens {MIN_PLAYERS} Spieler.")
+            elif len(seats) > MAX_PLAYERS:
+                errors.add("seats", f"Höchstens {MAX_PLAYERS} Spieler spielen mit.")
+            if starter not in seats:
+                errors.add("starter", "Bitte wählen, wer die erste Runde beginnt.")
+            if not errors:
+                data = {
+                    "players": [by_id[s].name for s in seats],
+                    "starter": by_id[starter].name,
+                    "played_at": _local_now(),
+                }
+                try:
+                    view = svc.start_game(st, data)
+                except (ServiceError, SchockenError) as err:
+                    errors.add("seats", err.message)
+                else:
+                    return redirect(url_for("web.game", slug=slug, game_id=view.record.id))
+        if starter not in seats:
+            starter = seats[0] if seats else ""
+    return render_template(
+        "new_game.html",
+        st=st,
+        seated=[by_id[s] for s in seats],
+        waiting=[p for p in active if str(p.id) not in seats],
+        starter=starter,
+        errors=errors,
+    ), (422 if errors else 200)
+
+
+# ----------------------------------------------------------------------------- the game
+
+
+def _game_page(
+    st: Stammtisch,
+    game_id: int,
+    status: int = 200,
+    entered: TurnInput | None = None,
+    errors: FormErrors | None = None,
+    penalty: dict[str, str] | None = None,
+) -> tuple[str, int]:
+    view = services().game(st, game_id)
+    rt = view.runtime
+    game = rt.game
+    rules = game.rules
+    last = rt.entries[-1] if rt.entries else None
+    announcements = get_flashed_messages(with_categories=True)
+    ctx = {
+        "st": st,
+        "game_id": game_id,
+        "game": game,
+        "board": board(game),
+        "turn": turn_options(game),
+        "protocol": protocol(rt.entry_events),
+        "seq": rt.last_seq,
+        "open_turn": rt.open_turn,
+        "last_entry": describe_entry(last.kind, last.body) if last else None,
+        "announcements": announcements,
+        "entered": entered or TurnInput(),
+        "errors": errors or FormErrors(),
+        "penalty": penalty or {"player": "", "reason": "", "deckel": str(rules.penalty or "")},
+        "rules_list": describe_rules(rules),
+        "stats_url": current_app.config["STATS_URL"].format(slug=st.slug),
+    }
+    return render_template("game.html", **ctx), status
+
+
+@bp.get("/s/<slug>/spiel/<int:game_id>")
+def game(slug: str, game_id: int) -> Any:
+    st = _stammtisch(slug)
+    if isinstance(st, Response):
+        return st
+    return _game_page(st, game_id)
+
+
+def _stale(st: Stammtisch, game_id: int) -> bool:
+    """The form was made for an older state of the game (another device, a double tap)."""
+    sent = request.form.get("seq", "")
+    return sent != str(services().game(st, game_id).runtime.last_seq)
+
+
+STALE = "Inzwischen wurde in diesem Spiel etwas eingetragen; bitte den neuen Stand prüfen."
+
+
+def _announce(events: list[dict[str, Any]]) -> None:
+    for event in events:
+        flash(event["message"], event["kind"])
+
+
+@bp.post("/s/<slug>/spiel/<int:game_id>/zug")
+def record_turn(slug: str, game_id: int) -> Any:
+    st = _stammtisch(slug)
+    if isinstance(st, Response):
+        return st
+    svc = services()
+    rules = svc.game(st, game_id).runtime.rules
+    errors = FormErrors()
+    entered, body = parse_turn(request.form, rules.dice_count, errors)
+    if body is not None and _stale(st, game_id):
+        errors.add("form", STALE)
+        return _game_page(st, game_id, 409, TurnInput(), errors)
+    if body is not None:
+        try:
+            result = svc.record(st, game_id, "turn", body)
+        except SchockenError as err:
+            errors.add(field_of(err.field), err.message)
+        except ServiceError as err:
+            errors.add("form", err.message)
+        else:
+            _announce(result.events)
+            return redirect(url_for("web.game", slug=slug, game_id=game_id))
+    return _game_page(st, game_id, 422, entered, errors)
+
+
+@bp.post("/s/<slug>/spiel/<int:game_id>/strafe")
+def record_penalty(slug: str, game_id: int) -> Any:
+    st = _stammtisch(slug)
+    if isinstance(st, Response):
+        return st
+    svc = services()
+    rules = svc.game(st, game_id).runtime.rules
+    form = request.form
+    entered = {
+        "player": form.get("player", ""),
+        "reason": (form.get("reason") or "").strip(),
+        "deckel": (form.get("deckel") or "").strip(),
+    }
+    errors = FormErrors()
+    body: dict[str, Any] = {"player": entered["player"], "reason": entered["reason"]}
+    if not entered["reason"]:
+        errors.add("reason", "Bitte den Grund der Strafe eintragen.")
+    if rules.options()["penalty_mode"] == "deckel":
+        if entered["deckel"].isdigit():
+            body["deckel"] = int(entered["deckel"])
+        elif entered["deckel"] or rules.penalty is None:
+            errors.add("deckel", "Bitte die Zahl der Strafdeckel eintragen (1 bis 99).")
+    if not errors and _stale(st, game_id):
+        errors.add("reason", STALE)
+    if not errors:
+        try:
+            result = svc.record(st, game_id, "penalty", {"penalty": body})
+        except SchockenError as err:
+            errors.add(err.field if err.field in ("deckel", "player") else "reason", err.message)
+        except ServiceError as err:
+            errors.add("reason", err.message)
+        else:
+            _announce(result.events)
+            return redirect(url_for("web.game", slug=slug, game_id=game_id))
+    return _game_page(st, game_id, 422, errors=errors, penalty=entered)
+
+
+@bp.post("/s/<slug>/spiel/<int:game_id>/rueckgaengig")
+def undo(slug: str, game_id: int) -> Any:
+    st = _stammtisch(slug)
+    if isinstance(st, Response):
+        return st
+    errors = FormErrors()
+    if _stale(st, game_id):
+        errors.add("undo", STALE + " Es wurde nichts rückgängig gemacht.")
+        return _game_page(st, game_id, 409, errors=errors)
+    try:
+        result = services().undo(st, game_id, {"by": "Formular"})
+    except ServiceError as err:
+        errors.add("undo", err.message)
+        return _game_page(st, game_id, err.status, errors=errors)
+    _announce(result.events)
+    return redirect(url_for("web.game", slug=slug, game_id=game_id))
