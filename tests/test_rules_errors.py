@@ -259,12 +259,6 @@ def test_an_unknown_option_in_a_log_is_invalid_rules_naming_it():
         replay_log(log(bier=True))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: a turn summary with a falsy non-boolean blind (0, '', []) is accepted "
-    "as not blind instead of being rejected like hand: 0 or blind: 'no' (GAMELOG: blind is "
-    "a boolean)",
-)
 @pytest.mark.parametrize("value", [0, "", []])
 def test_a_summary_with_a_non_boolean_blind_is_malformed(value):
     event = {"player": ANNA, "dice": [1, 2, 3], "throws": 1, "blind": value}

@@ -234,6 +234,9 @@ def test_standard_ties_a_tie_at_the_top_repeats_when_the_best_has_to_pay():
     apply(game, t(BERT, "1-1-3"), t(CLARA, "1-1-3"), t(DIETER, "2-3-5"))
     assert last(game)["repeated"] is True
     assert game.stacks == {ANNA: 0, BERT: 1, CLARA: 1, DIETER: 1}
+    # the offender still loses the repeated round, whatever they throw
+    apply(game, t(BERT, "1-1-3"), t(CLARA, "2-3-5"), t(DIETER, "6-6-6"))
+    assert last(game)["worst"] == DIETER and last(game)["from"] == BERT
     assert game.next_player == BERT
 
 
@@ -729,12 +732,6 @@ def test_two_dice_rounds_score_the_imagined_third_die():
     assert last(game)["deckel"] == 3
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: with penalty_mode round_loser and the Mitte empty, a tie at the top "
-    "under the standard tie rule is not repeated (RULES 10.9); the engine lets the earlier "
-    "tied player pay",
-)
 def test_a_forced_loser_round_with_a_tie_at_the_top_repeats_when_the_best_has_to_pay():
     game = phase2_three(penalty_mode="round_loser")
     apply(game, pen(DIETER), t(BERT, "1-1-3"), t(CLARA, "1-1-3"), t(DIETER, "6-6-6"))

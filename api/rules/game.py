@@ -368,12 +368,12 @@ class Game:
             payer = None
             if self.rules.passing_on:
                 holders = [t for t in best_cands if self.stacks[t.player] > 0]
-                if len(best_cands) > 1 and holders and forced is None:
+                if len(best_cands) > 1 and holders:
                     return self._repeat("Gleichstand ganz oben, und der Beste muss zahlen")
                 if self.stacks[best.player] > 0:
                     payer = best.player
         else:
-            if len(best_cands) > 1 and forced is None:
+            if len(best_cands) > 1:
                 return self._repeat("Gleichstand ganz oben, und der Beste muss zahlen")
             payer = best.player
         available = self.mitte if payer is None else self.stacks[payer]

@@ -197,9 +197,9 @@ def _parse_summary(obj: Mapping[str, Any], rules: Ruleset) -> RecordTurn:
             "false sein).",
             field="hand",
         )
-    blind = obj.get("blind") or False
+    blind = obj.get("blind", False)
     if blind is not False:
-        blind = bool(_flag(obj, "blind"))
+        blind = bool(_flag(obj, "blind"))  # raises for anything but true, false and null
         _check_blind(blind, throws, rules)
     return RecordTurn(player, dice, throws, hand, blind)
 
