@@ -48,6 +48,8 @@ class SchockenApi(Api):
                 for k, v in error.get_headers()
                 if k.lower() in ("allow", "www-authenticate", "retry-after")
             }
+        if code == 422 and "message" not in payload:
+            payload["message"] = "Ungültige Eingabe: die Felder stehen unter errors."
         if code >= 500 and "message" not in payload:
             payload["message"] = "Interner Fehler; der Eintrag wurde nicht gespeichert."
         return payload, code, headers

@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
 PLAYER_NAME = validate.Length(min=1, max=40)
+
+
+class Bool(fields.Boolean):
+    """JSON true/false only (no 0/1, no "yes"): the contract says boolean."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):  # 0 == False in Python, so check the type itself
+            raise self.make_error("invalid", input=value)
+        return value
+
+
+class Int(fields.Integer):
+    """JSON integers only (no "3", no 3.5)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(strict=True, **kwargs)
 
 
 def doc(description: str, example: Any, **extra: Any) -> dict[str, Any]:
@@ -31,13 +47,22 @@ class IsoDateTime(fields.String):
         return text
 
 
+class UtcDateTime(fields.DateTime):
+    """A moment stored as naive UTC, sent as RFC 3339 with its offset (+00:00)."""
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
+        if isinstance(value, datetime) and value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return super()._serialize(value, attr, obj, **kwargs)
+
+
 def player_field(description: str, example: str = "Anna", **kwargs: Any) -> fields.String:
     return fields.String(validate=PLAYER_NAME, metadata=doc(description, example), **kwargs)
 
 
 def dice_field(description: str, example: list[int], *, minimum: int, maximum: int, **kw: Any):
     return fields.List(
-        fields.Integer(validate=validate.Range(1, 6), metadata=doc("Pips of one die, 1 to 6.", 4)),
+        Int(validate=validate.Range(1, 6), metadata=doc("Pips of one die, 1 to 6.", 4)),
         validate=validate.Length(min=minimum, max=maximum),
         metadata=doc(description, example),
         **kw,
@@ -85,7 +110,7 @@ class HealthSchema(Schema):
 class ErrorSchema(Schema):
     """flask-smorest's one error shape."""
 
-    code = fields.Integer(metadata=doc("HTTP status code.", 409))
+    code = Int(metadata=doc("HTTP status code.", 409))
     status = fields.String(metadata=doc("HTTP status name.", "Conflict"))
     message = fields.String(
         metadata=doc(

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from .common import DomainEventSchema, IsoDateTime, dice_field, doc, player_field
+from .common import (
+    Bool,
+    DomainEventSchema,
+    Int,
+    IsoDateTime,
+    UtcDateTime,
+    dice_field,
+    doc,
+    player_field,
+)
 from .rules import RulesConfigSchema
 
 HALF = doc(
@@ -55,7 +64,7 @@ class ThrowDetailSchema(Schema):
     aside = dice_field(
         "Pips of this throw set aside afterwards (herauslegen).", [1], minimum=0, maximum=3
     )
-    sixes = fields.Integer(
+    sixes = Int(
         validate=validate.Range(0, 2),
         metadata=doc(
             "Sixes turned (umdrehen): 1 = two sixes become one 1, 2 = three sixes become two 1s.",
@@ -74,17 +83,17 @@ class TurnRequestSchema(Schema):
         minimum=2,
         maximum=3,
     )
-    throws = fields.Integer(
+    throws = Int(
         validate=validate.Range(1, 5),
         metadata=doc("Summary: throws used (1 to the round's limit, set by the starter).", 3),
     )
-    hand = fields.Boolean(
+    hand = Bool(
         metadata=doc(
             "Summary: 'aus der Hand', the final throw threw all dice. Missing means throws == 1.",
             False,
         )
     )
-    blind = fields.Boolean(
+    blind = Bool(
         metadata=doc("Announced blind (if the house rules allow it): exactly one throw.", False)
     )
     detail = fields.List(
@@ -126,12 +135,12 @@ class ThrowRequestSchema(Schema):
         minimum=0,
         maximum=3,
     )
-    sixes = fields.Integer(
+    sixes = Int(
         validate=validate.Range(0, 2),
         metadata=doc("Sixes turned (umdrehen) after this throw; the player must throw again.", 0),
     )
-    blind = fields.Boolean(metadata=doc("This first throw is blind: the turn ends with it.", False))
-    stop = fields.Boolean(
+    blind = Bool(metadata=doc("This first throw is blind: the turn ends with it.", False))
+    stop = Bool(
         metadata=doc(
             "The player stops after this throw (or, without dice, after their last one). A "
             "turn also ends at the round's throw limit or when the next player's throw arrives.",
@@ -152,7 +161,7 @@ class ThrowRequestSchema(Schema):
 
 class PenaltyRequestSchema(Schema):
     player = player_field("Who broke a rule.", "Bert", required=True)
-    deckel = fields.Integer(
+    deckel = Int(
         validate=validate.Range(1, 99),
         metadata=doc("Strafdeckel (penalty Deckel); missing means the house rules' amount.", 1),
     )
@@ -235,29 +244,23 @@ class GameLogSchema(Schema):
 # --------------------------------------------------------------------------- responses
 class TurnFactSchema(Schema):
     half = fields.Raw(required=True, metadata=HALF)
-    round = fields.Integer(
-        required=True, metadata=doc("Index of the round in the game (0-based).", 0)
-    )
-    order = fields.Integer(
-        required=True, metadata=doc("Position in the round, 0 = the starter.", 0)
-    )
+    round = Int(required=True, metadata=doc("Index of the round in the game (0-based).", 0))
+    order = Int(required=True, metadata=doc("Position in the round, 0 = the starter.", 0))
     player = fields.String(required=True, metadata=doc("Who threw.", "Anna"))
     dice = fields.String(required=True, metadata=doc("Final dice, pips ascending.", "1-1-4"))
-    throws = fields.Integer(required=True, metadata=doc("Throws used.", 3))
-    hand = fields.Boolean(required=True, metadata=doc("From the hand (aus der Hand).", False))
-    blind = fields.Boolean(required=True, metadata=doc("Thrown blind.", False))
+    throws = Int(required=True, metadata=doc("Throws used.", 3))
+    hand = Bool(required=True, metadata=doc("From the hand (aus der Hand).", False))
+    blind = Bool(required=True, metadata=doc("Thrown blind.", False))
     category = fields.String(required=True, metadata=doc("Result category.", "schock"))
     name = fields.String(required=True, metadata=doc("German name of the result.", "Schock 4"))
-    deckel = fields.Integer(
-        required=True, metadata=doc("What the result is worth as the round's best.", 4)
-    )
-    key = fields.Integer(required=True, metadata=doc("Comparison key, higher is better.", 4400))
+    deckel = Int(required=True, metadata=doc("What the result is worth as the round's best.", 4))
+    key = Int(required=True, metadata=doc("Comparison key, higher is better.", 4400))
 
 
 class RoundSchema(Schema):
     half = fields.Raw(required=True, metadata=HALF)
     starter = fields.String(required=True, metadata=doc("Who opened the round.", "Anna"))
-    limit = fields.Integer(
+    limit = Int(
         required=True,
         allow_none=True,
         metadata=doc("Throw limit the starter set for the round.", 3),
@@ -268,9 +271,7 @@ class RoundSchema(Schema):
     worst = fields.String(
         required=True, allow_none=True, metadata=doc("Worst result's player.", "Dieter")
     )
-    deckel = fields.Integer(
-        required=True, metadata=doc("Deckel the worst player actually received.", 4)
-    )
+    deckel = Int(required=True, metadata=doc("Deckel the worst player actually received.", 4))
     from_ = fields.String(
         data_key="from",
         attribute="from",
@@ -282,14 +283,14 @@ class RoundSchema(Schema):
             "mitte",
         ),
     )
-    repeated = fields.Boolean(required=True, metadata=doc("The round was repeated (a tie).", False))
+    repeated = Bool(required=True, metadata=doc("The round was repeated (a tie).", False))
     best_result = fields.String(
         allow_none=True, metadata=doc("Name of the best result.", "Schock 4")
     )
     worst_result = fields.String(
         allow_none=True, metadata=doc("Name of the worst result.", "Zahl 632")
     )
-    value = fields.Integer(
+    value = Int(
         allow_none=True,
         metadata=doc("What the best result was worth, before caps (doubled if blind).", 4),
     )
@@ -297,9 +298,9 @@ class RoundSchema(Schema):
 
 class PenaltyFactSchema(Schema):
     half = fields.Raw(required=True, metadata=HALF)
-    round = fields.Integer(required=True, metadata=doc("Round index when it happened.", 2))
+    round = Int(required=True, metadata=doc("Round index when it happened.", 2))
     player = fields.String(required=True, metadata=doc("The offender.", "Bert"))
-    deckel = fields.Integer(required=True, metadata=doc("Deckel the offender received.", 1))
+    deckel = Int(required=True, metadata=doc("Deckel the offender received.", 1))
     from_ = fields.String(
         data_key="from",
         attribute="from",
@@ -314,12 +315,10 @@ class StateSchema(Schema):
         required=True,
         metadata=doc("half1, half2, finale or finished.", "half1"),
     )
-    mitte = fields.Integer(
-        required=True, metadata=doc("Deckel in the Mitte (the middle of the table).", 9)
-    )
+    mitte = Int(required=True, metadata=doc("Deckel in the Mitte (the middle of the table).", 9))
     stacks = fields.Dict(
         keys=fields.String(),
-        values=fields.Integer(),
+        values=Int(),
         required=True,
         metadata=doc("Deckel each player holds.", {"Anna": 0, "Dieter": 4}),
     )
@@ -331,7 +330,7 @@ class StateSchema(Schema):
     next_player = fields.String(
         required=True, allow_none=True, metadata=doc("Who throws next.", "Dieter")
     )
-    limit = fields.Integer(
+    limit = Int(
         required=True,
         allow_none=True,
         metadata=doc("The round's throw limit once its starter has finished, else null.", None),
@@ -355,7 +354,7 @@ class OutcomeSchema(Schema):
         allow_none=True,
         metadata=doc("The two finalists in seat order, or null.", None),
     )
-    blattschuss = fields.Boolean(
+    blattschuss = Bool(
         required=True,
         metadata=doc("Blattschuss: one player lost both halves, so no Finale.", False),
     )
@@ -382,11 +381,11 @@ class OpenTurnSchema(Schema):
         required=True,
         metadata=doc("Throws so far.", [{"dice": [3, 4, 1], "aside": [1]}]),
     )
-    blind = fields.Boolean(required=True, metadata=doc("Announced blind.", False))
+    blind = Bool(required=True, metadata=doc("Announced blind.", False))
 
 
 class GameSchema(Schema):
-    id = fields.Integer(required=True, metadata=doc("Game id.", 1))
+    id = Int(required=True, metadata=doc("Game id.", 1))
     stammtisch = fields.String(required=True, metadata=doc("Slug of the Stammtisch.", "zur-post"))
     played_at = fields.String(
         required=True,
@@ -395,7 +394,7 @@ class GameSchema(Schema):
             "When it started, as given (null if an import gave none).", "2026-11-27T20:15:00+01:00"
         ),
     )
-    year = fields.Integer(required=True, metadata=doc("Calendar year at the table.", 2026))
+    year = Int(required=True, metadata=doc("Calendar year at the table.", 2026))
     status = fields.String(required=True, metadata=doc("running or finished.", "running"))
     source = fields.String(
         required=True, metadata=doc("api (recorded here) or import (a game log).", "api")
@@ -416,7 +415,7 @@ class GameSchema(Schema):
         required=True,
         metadata=doc("Every option of the rules, expanded.", {"deckel": 13, "max_throws": 3}),
     )
-    seq = fields.Integer(
+    seq = Int(
         required=True,
         metadata=doc("Sequence number of the last entry in the game's log (0: none).", 7),
     )
@@ -430,7 +429,7 @@ class GameSchema(Schema):
 
 
 class WriteResultSchema(Schema):
-    seq = fields.Integer(required=True, metadata=doc("Sequence number of the new entry.", 8))
+    seq = Int(required=True, metadata=doc("Sequence number of the new entry.", 8))
     events = fields.List(
         fields.Nested(DomainEventSchema),
         required=True,
@@ -449,11 +448,11 @@ class WriteResultSchema(Schema):
 
 
 class GameSummarySchema(Schema):
-    id = fields.Integer(required=True, metadata=doc("Game id.", 1))
+    id = Int(required=True, metadata=doc("Game id.", 1))
     played_at = fields.String(
         required=True, allow_none=True, metadata=doc("As given.", "2026-11-27T20:15:00+01:00")
     )
-    year = fields.Integer(required=True, metadata=doc("Calendar year at the table.", 2026))
+    year = Int(required=True, metadata=doc("Calendar year at the table.", 2026))
     status = fields.String(required=True, metadata=doc("running or finished.", "finished"))
     phase = fields.String(
         required=True, metadata=doc("half1, half2, finale or finished.", "finished")
@@ -473,16 +472,14 @@ class GameListSchema(Schema):
     items = fields.List(
         fields.Nested(GameSummarySchema), required=True, metadata=doc("This page.", [])
     )
-    total = fields.Integer(required=True, metadata=doc("Games matching the filters.", 42))
-    page = fields.Integer(required=True, metadata=doc("This page number.", 1))
-    page_size = fields.Integer(required=True, metadata=doc("Page size.", 20))
+    total = Int(required=True, metadata=doc("Games matching the filters.", 42))
+    page = Int(required=True, metadata=doc("This page number.", 1))
+    page_size = Int(required=True, metadata=doc("Page size.", 20))
 
 
 class UndoRecordSchema(Schema):
-    seq = fields.Integer(required=True, metadata=doc("Sequence number of the undo entry.", 9))
-    undone_seq = fields.Integer(
-        required=True, metadata=doc("Sequence number of the entry undone.", 8)
-    )
+    seq = Int(required=True, metadata=doc("Sequence number of the undo entry.", 9))
+    undone_seq = Int(required=True, metadata=doc("Sequence number of the entry undone.", 8))
     undone_kind = fields.String(required=True, metadata=doc("turn, throw or penalty.", "turn"))
     undone = fields.Dict(
         keys=fields.String(),
@@ -498,4 +495,6 @@ class UndoRecordSchema(Schema):
     reason = fields.String(
         required=True, allow_none=True, metadata=doc("Why, if given.", "vertippt")
     )
-    recorded_at = fields.DateTime(required=True, metadata=doc("When (UTC).", "2026-11-27T20:47:11"))
+    recorded_at = UtcDateTime(
+        required=True, metadata=doc("When (UTC).", "2026-11-27T20:47:11+00:00")
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields
 
-from .common import doc, player_field
+from .common import Bool, Int, UtcDateTime, doc, player_field
 
 
 class PlayerCreateSchema(Schema):
@@ -13,7 +13,7 @@ class PlayerCreateSchema(Schema):
 
 class PlayerUpdateSchema(Schema):
     name = player_field("New name (games keep the name they were played with).", "Anne")
-    retired = fields.Boolean(
+    retired = Bool(
         metadata=doc(
             "Retire (true) or bring back (false). Retired players keep their history but "
             "cannot start new games.",
@@ -23,12 +23,12 @@ class PlayerUpdateSchema(Schema):
 
 
 class PlayerSchema(Schema):
-    id = fields.Integer(required=True, metadata=doc("Player id.", 1))
+    id = Int(required=True, metadata=doc("Player id.", 1))
     name = fields.String(required=True, metadata=doc("Current name.", "Anna"))
-    retired = fields.Boolean(required=True, metadata=doc("Retired from playing.", False))
-    created_at = fields.DateTime(
-        required=True, metadata=doc("When added (UTC).", "2026-11-27T19:00:00")
+    retired = Bool(required=True, metadata=doc("Retired from playing.", False))
+    created_at = UtcDateTime(
+        required=True, metadata=doc("When added (UTC).", "2026-11-27T19:00:00+00:00")
     )
-    retired_at = fields.DateTime(
+    retired_at = UtcDateTime(
         required=True, allow_none=True, metadata=doc("When retired (UTC), or null.", None)
     )

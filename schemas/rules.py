@@ -4,9 +4,87 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from .common import dice_field, doc
+from .common import Bool, Int, dice_field, doc
 
 PRESET_NAMES = ("standard", "wikipedia", "bvb", "hennef", "wolbeck", "party", "nrw")
+
+
+def _flag(description: str, example: bool = True) -> fields.Boolean:
+    return Bool(metadata=doc(description, example))
+
+
+def _choice(values: tuple[str, ...], description: str) -> fields.String:
+    return fields.String(validate=validate.OneOf(values), metadata=doc(description, values[-1]))
+
+
+def _subset(values: tuple[str, ...], description: str) -> fields.List:
+    return fields.List(
+        fields.String(validate=validate.OneOf(values), metadata=doc("One value.", values[0])),
+        validate=validate.Length(max=len(values)),
+        metadata=doc(description, [values[0]]),
+    )
+
+
+class OverridesSchema(Schema):
+    """Every house-rule option (GAMELOG.md table); each overrides the preset's value."""
+
+    deckel = Int(
+        validate=validate.Range(2, 99),
+        metadata=doc("Deckel in the game (beer mats, the penalty tokens); usually 13.", 15),
+    )
+    max_throws = Int(
+        validate=validate.Range(1, 5),
+        metadata=doc("Most throws the round's starter may use (Bördeschock: 5).", 3),
+    )
+    sixes_turning = _flag("Two sixes of one throw may be turned into a one (umdrehen).")
+    ones_only_aside = _flag("Only ones may be set aside.")
+    general_over_schock2 = _flag("A General (three of a kind) beats Schock 2.")
+    strassen = _choice(("height", "equal"), "Straßen (runs) ranked by height or all equal.")
+    hand_only = _subset(
+        ("general", "strasse"), "Results that count only from the hand (else they are a Zahl)."
+    )
+    hand_beats_assembled = _subset(
+        ("schock_aus", "schock"), "Results where one from the hand beats an equal assembled one."
+    )
+    ties = _choice(
+        ("throws_then_repeat", "later_lower_unless_fewer", "earlier_wins"),
+        "Tie rule between equal results (RULES.md 4.4).",
+    )
+    jule = _choice(("off", "top", "sieben"), "Jule 4-2-1: off, top (takes all) or sieben (7).")
+    specials = fields.List(
+        fields.Raw(
+            metadata=doc(
+                "A name (neuner, siebener, achter) or {name, pips, rank, deckel}.", "neuner"
+            )
+        ),
+        metadata=doc(
+            "Special results of the house (Neuner, Siebener, Achter or your own).",
+            ["neuner", {"name": "Zwicker", "pips": [2, 1, 1], "rank": 405, "deckel": 5}],
+        ),
+    )
+    two_fives_never_lose = _flag("A result with two fives never loses the round.")
+    schock_aus = _choice(
+        ("half", "total"),
+        "Schock aus (1-1-1): the worst takes every Deckel and loses the half (half), or it is "
+        "worth the game's Deckel under the normal rules (total, 'Schock aus kostet 13').",
+    )
+    schock_aus_ends_round = _flag("A Schock aus ends the round at once.")
+    passing_on = _flag("The best player passes own Deckel on even while the Mitte holds some.")
+    next_starter = _choice(("round_loser", "last_receiver"), "Who opens the next round.")
+    finale_opener = _choice(
+        ("last_loser", "first_half_loser"),
+        "Who opens the Finale (the decider between the two half losers).",
+    )
+    blind = _flag("Blind allowed: one throw, the round's best result counts double.")
+    penalty = Int(
+        allow_none=True,
+        validate=validate.Range(1, 99),
+        metadata=doc("Strafdeckel (penalty Deckel) per violation; null: no fixed amount.", 1),
+    )
+    penalty_mode = _choice(
+        ("deckel", "round_loser"), "A penalty gives Deckel, or makes the offender lose the round."
+    )
+    two_dice = _flag("Played with two dice; the third is imagined to fit best.", False)
 
 
 class RulesConfigSchema(Schema):
@@ -21,8 +99,8 @@ class RulesConfigSchema(Schema):
             "wolbeck",
         ),
     )
-    overrides = fields.Dict(
-        keys=fields.String(),
+    overrides = fields.Nested(
+        OverridesSchema,
         load_default=dict,
         metadata=doc(
             "Options that differ from the preset, by key (deckel, max_throws, sixes_turning, "
@@ -72,7 +150,7 @@ class EvaluateRequestSchema(Schema):
         maximum=3,
         required=True,
     )
-    hand = fields.Boolean(
+    hand = Bool(
         load_default=True,
         metadata=doc(
             "'Aus der Hand': all dice fell in one single throw, nothing set aside or turned.",
@@ -93,7 +171,7 @@ class EvaluationSchema(Schema):
     dice = fields.String(
         required=True, metadata=doc("Canonical notation, pips ascending.", "1-1-4")
     )
-    hand = fields.Boolean(required=True, metadata=doc("From the hand (aus der Hand).", False))
+    hand = Bool(required=True, metadata=doc("From the hand (aus der Hand).", False))
     category = fields.String(
         required=True,
         metadata=doc(
@@ -103,7 +181,7 @@ class EvaluationSchema(Schema):
         ),
     )
     name = fields.String(required=True, metadata=doc("German name of the result.", "Schock 4"))
-    deckel = fields.Integer(
+    deckel = Int(
         required=True,
         metadata=doc(
             "Deckel (beer mats, the penalty tokens) the round's worst player receives when "
@@ -111,13 +189,13 @@ class EvaluationSchema(Schema):
             4,
         ),
     )
-    takes_all = fields.Boolean(
+    takes_all = Bool(
         required=True,
         metadata=doc(
             "The result takes every Deckel (Schock aus): the worst player loses the half.", False
         ),
     )
-    key = fields.Integer(
+    key = Int(
         required=True,
         metadata=doc("Comparison key under these rules: higher beats lower.", 4400),
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from .common import doc
+from .common import Bool, UtcDateTime, doc
 from .rules import RulesConfigSchema
 
 SLUG = validate.Regexp(
@@ -38,7 +38,7 @@ class StammtischCreateSchema(Schema):
             {"preset": "standard", "overrides": {"deckel": 15}},
         ),
     )
-    private = fields.Boolean(
+    private = Bool(
         load_default=False,
         metadata=doc("Statistics and games readable only with the token (default: public).", False),
     )
@@ -53,7 +53,7 @@ class StammtischUpdateSchema(Schema):
             {"preset": "wolbeck", "overrides": {}},
         ),
     )
-    private = fields.Boolean(metadata=doc("Make statistics private or public.", True))
+    private = Bool(metadata=doc("Make statistics private or public.", True))
 
 
 class StammtischSchema(Schema):
@@ -64,9 +64,9 @@ class StammtischSchema(Schema):
         required=True,
         metadata=doc("Current house rules.", {"preset": "standard", "overrides": {}}),
     )
-    private = fields.Boolean(required=True, metadata=doc("Reads need the token.", False))
-    created_at = fields.DateTime(
-        required=True, metadata=doc("When it was created (UTC).", "2026-11-27T19:00:00")
+    private = Bool(required=True, metadata=doc("Reads need the token.", False))
+    created_at = UtcDateTime(
+        required=True, metadata=doc("When it was created (UTC).", "2026-11-27T19:00:00+00:00")
     )
 
 

@@ -55,7 +55,13 @@ def test_unknown_house_rules_are_422_naming_the_option(client):
         "/api/v1/stammtische", json={"name": "A", "rules": {"overrides": {"jule": "acht"}}}
     )
     assert r.status_code == 422
-    assert "jule" in r.json["message"]
+    assert "jule" in r.json["errors"]["json"]["rules"]["overrides"]
+    r = client.post("/api/v1/stammtische", json={"name": "A", "rules": {"overrides": {"x": 1}}})
+    assert "x" in r.json["errors"]["json"]["rules"]["overrides"]
+    both = {"two_dice": True, "sixes_turning": True}  # well-formed, but contradictory
+    r = client.post("/api/v1/stammtische", json={"name": "A", "rules": {"overrides": both}})
+    assert r.status_code == 422
+    assert r.json["message"] == "Hausregeln „two_dice“ und „sixes_turning“ passen nicht zusammen."
     assert client.get("/api/v1/stammtische/a").status_code == 404  # nothing was created
 
 
@@ -183,4 +189,6 @@ def test_evaluate_rejects_bad_dice_and_unknown_options(client):
     r = client.post(url, json={"dice": [1, 1], "rules": {"overrides": {"two_dice": True}}})
     assert r.status_code == 200 and r.json["name"] == "Schock aus"
     r = client.post(url, json={"dice": [1, 1, 1], "rules": {"overrides": {"zauber": 1}}})
-    assert r.status_code == 422 and "zauber" in r.json["message"]
+    assert r.status_code == 422 and "zauber" in r.json["errors"]["json"]["rules"]["overrides"]
+    r = client.post(url, json={"dice": [1, 1, 1], "hand": 1})
+    assert r.status_code == 422 and "hand" in r.json["errors"]["json"]  # booleans are booleans

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, NoReturn
 
 import flask_smorest as smorest
@@ -20,6 +21,29 @@ def services() -> Services:
     if "repo" not in g:
         g.repo = state.store.repository()
     return Services(g.repo, state.cache)
+
+
+def write_access(func: Any) -> Any:
+    """Outermost decorator of a write: the Stammtisch's token first (401/403/404), then the
+    body is parsed. The Stammtisch is left on ``g.stammtisch``."""
+
+    @functools.wraps(func)
+    def view(*args: Any, **kwargs: Any) -> Any:
+        g.stammtisch = services().writable(kwargs["slug"], bearer_token())
+        return func(*args, **kwargs)
+
+    return view
+
+
+def read_access(func: Any) -> Any:
+    """Outermost decorator of a read below a Stammtisch (private ones need the token)."""
+
+    @functools.wraps(func)
+    def view(*args: Any, **kwargs: Any) -> Any:
+        g.stammtisch = services().readable(kwargs["slug"], bearer_token())
+        return func(*args, **kwargs)
+
+    return view
 
 
 def bearer_token() -> str | None:
@@ -48,4 +72,28 @@ class _Parser(FlaskParser):
 
 
 class Blueprint(smorest.Blueprint):
+    """flask-smorest's Blueprint; a required JSON body must be there and be JSON."""
+
     ARGUMENTS_PARSER = _Parser()
+
+    def arguments(self, schema: Any, *, location: str = "json", required: bool = True, **kw: Any):
+        decorator = super().arguments(schema, location=location, required=required, **kw)
+        if location != "json":
+            return decorator
+
+        def wrap(func: Any) -> Any:
+            inner = decorator(func)
+
+            @functools.wraps(inner)
+            def view(*args: Any, **kwargs: Any) -> Any:
+                if request.get_data(cache=True):
+                    if not request.is_json:
+                        abort(415, message="Erwartet wird JSON (Content-Type: application/json).")
+                elif required:
+                    msg = "Der Anfrage fehlt der JSON-Inhalt."
+                    abort(422, message=msg, messages={"json": {"_schema": [msg]}})
+                return inner(*args, **kwargs)
+
+            return view
+
+        return wrap

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from flask import g
 from flask.views import MethodView
 
 from schemas import (
@@ -18,7 +19,14 @@ from schemas import (
     WriteResultSchema,
 )
 
-from ._common import BEARER, OPTIONAL_BEARER, Blueprint, bearer_token, services
+from ._common import (
+    BEARER,
+    OPTIONAL_BEARER,
+    Blueprint,
+    read_access,
+    services,
+    write_access,
+)
 
 blp = Blueprint(
     "games",
@@ -42,6 +50,7 @@ def _errors(*codes):
 
 @blp.route("")
 class Games(MethodView):
+    @read_access
     @blp.arguments(GameListQuerySchema, location="query")
     @blp.response(200, GameListSchema)
     @_errors(404, 401, 403)
@@ -49,8 +58,9 @@ class Games(MethodView):
     def get(self, query, slug):
         """List games, newest first (filter by year, status, player; paginated)"""
         svc = services()
-        return svc.games(svc.readable(slug, bearer_token()), query)
+        return svc.games(g.stammtisch, query)
 
+    @write_access
     @blp.arguments(GameStartSchema)
     @blp.response(201, GameSchema)
     @_errors(404, 401, 403, 409)
@@ -61,11 +71,12 @@ class Games(MethodView):
         Players in seat order, the first starter, when it is played, and house rules
         (default: the Stammtisch's), stored expanded with the game."""
         svc = services()
-        return svc.start_game(svc.writable(slug, bearer_token()), data).to_dict()
+        return svc.start_game(g.stammtisch, data).to_dict()
 
 
 @blp.route("/<int:game_id>")
 class GameItem(MethodView):
+    @read_access
     @blp.response(200, GameSchema)
     @_errors(404, 401, 403)
     @blp.doc(security=OPTIONAL_BEARER)
@@ -75,16 +86,17 @@ class GameItem(MethodView):
         Phase, Mitte, stacks, active players, whose turn, the round's limit, the current
         round's turns, every resolved round, half losers, Finale, Blattschuss, loser."""
         svc = services()
-        return svc.game(svc.readable(slug, bearer_token()), game_id).to_dict()
+        return svc.game(g.stammtisch, game_id).to_dict()
 
 
 def _write(slug, game_id, kind, body):
     svc = services()
-    return svc.record(svc.writable(slug, bearer_token()), game_id, kind, body).to_dict()
+    return svc.record(g.stammtisch, game_id, kind, body).to_dict()
 
 
 @blp.route("/<int:game_id>/turns")
 class Turns(MethodView):
+    @write_access
     @blp.arguments(TurnRequestSchema)
     @blp.response(201, WriteResultSchema)
     @_errors(404, 401, 403, 409)
@@ -98,6 +110,7 @@ class Turns(MethodView):
 
 @blp.route("/<int:game_id>/throws")
 class Throws(MethodView):
+    @write_access
     @blp.arguments(ThrowRequestSchema)
     @blp.response(201, WriteResultSchema)
     @_errors(404, 401, 403, 409)
@@ -112,6 +125,7 @@ class Throws(MethodView):
 
 @blp.route("/<int:game_id>/penalties")
 class Penalties(MethodView):
+    @write_access
     @blp.arguments(PenaltyRequestSchema)
     @blp.response(201, WriteResultSchema)
     @_errors(404, 401, 403, 409)
@@ -123,6 +137,7 @@ class Penalties(MethodView):
 
 @blp.route("/<int:game_id>/undo")
 class Undo(MethodView):
+    @write_access
     @blp.arguments(UndoRequestSchema, required=False)
     @blp.response(201, WriteResultSchema)
     @_errors(404, 401, 403, 409)
@@ -132,23 +147,25 @@ class Undo(MethodView):
 
         The log keeps an audit record (what, by whom, why, when); see .../undos."""
         svc = services()
-        st = svc.writable(slug, bearer_token())
+        st = g.stammtisch
         return svc.undo(st, game_id, data or {}).to_dict()
 
 
 @blp.route("/<int:game_id>/undos")
 class Undos(MethodView):
+    @read_access
     @blp.response(200, UndoRecordSchema(many=True))
     @_errors(404, 401, 403)
     @blp.doc(security=OPTIONAL_BEARER)
     def get(self, slug, game_id):
         """Audit records of every undo"""
         svc = services()
-        return svc.undo_history(svc.readable(slug, bearer_token()), game_id)
+        return svc.undo_history(g.stammtisch, game_id)
 
 
 @blp.route("/<int:game_id>/log")
 class Log(MethodView):
+    @read_access
     @blp.response(200, GameLogSchema)
     @_errors(404, 401, 403)
     @blp.doc(security=OPTIONAL_BEARER)
@@ -158,4 +175,4 @@ class Log(MethodView):
         Importing the export and exporting again gives the identical log. A throw-by-throw
         turn still open is not part of it."""
         svc = services()
-        return svc.export(svc.readable(slug, bearer_token()), game_id)
+        return svc.export(g.stammtisch, game_id)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from flask import g
 from flask.views import MethodView
 
 from schemas import GameLogSchema, GameSchema
 
-from ._common import BEARER, Blueprint, bearer_token, services
+from ._common import BEARER, Blueprint, services, write_access
 
 blp = Blueprint(
     "imports",
@@ -18,6 +19,7 @@ blp = Blueprint(
 
 @blp.route("")
 class Imports(MethodView):
+    @write_access
     @blp.arguments(GameLogSchema)
     @blp.response(201, GameSchema)
     @blp.alt_response(404, response="NOT_FOUND")
@@ -31,4 +33,4 @@ class Imports(MethodView):
         Validated completely before anything is stored; errors name the event
         ("event 7: …"). Players the Stammtisch does not know yet are added."""
         svc = services()
-        return svc.import_game(svc.writable(slug, bearer_token()), doc).to_dict()
+        return svc.import_game(g.stammtisch, doc).to_dict()

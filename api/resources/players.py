@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from flask import g
 from flask.views import MethodView
 
 from schemas import PlayerCreateSchema, PlayerSchema, PlayerUpdateSchema
 
-from ._common import BEARER, OPTIONAL_BEARER, Blueprint, bearer_token, services
+from ._common import (
+    BEARER,
+    OPTIONAL_BEARER,
+    Blueprint,
+    read_access,
+    services,
+    write_access,
+)
 
 blp = Blueprint(
     "players",
@@ -18,6 +26,7 @@ blp = Blueprint(
 
 @blp.route("")
 class Players(MethodView):
+    @read_access
     @blp.response(200, PlayerSchema(many=True))
     @blp.alt_response(404, response="NOT_FOUND")
     @blp.alt_response(401, response="UNAUTHORIZED")
@@ -26,8 +35,9 @@ class Players(MethodView):
     def get(self, slug):
         """List players (retired ones included)"""
         svc = services()
-        return svc.players(svc.readable(slug, bearer_token()))
+        return svc.players(g.stammtisch)
 
+    @write_access
     @blp.arguments(PlayerCreateSchema)
     @blp.response(201, PlayerSchema)
     @blp.alt_response(404, response="NOT_FOUND")
@@ -38,11 +48,12 @@ class Players(MethodView):
     def post(self, data, slug):
         """Add a player"""
         svc = services()
-        return svc.add_player(svc.writable(slug, bearer_token()), data["name"])
+        return svc.add_player(g.stammtisch, data["name"])
 
 
 @blp.route("/<int:player_id>")
 class PlayerItem(MethodView):
+    @read_access
     @blp.response(200, PlayerSchema)
     @blp.alt_response(404, response="NOT_FOUND")
     @blp.alt_response(401, response="UNAUTHORIZED")
@@ -51,8 +62,9 @@ class PlayerItem(MethodView):
     def get(self, slug, player_id):
         """Read a player"""
         svc = services()
-        return svc.player(svc.readable(slug, bearer_token()), player_id)
+        return svc.player(g.stammtisch, player_id)
 
+    @write_access
     @blp.arguments(PlayerUpdateSchema)
     @blp.response(200, PlayerSchema)
     @blp.alt_response(404, response="NOT_FOUND")
@@ -63,4 +75,4 @@ class PlayerItem(MethodView):
     def patch(self, data, slug, player_id):
         """Rename, retire or bring back a player"""
         svc = services()
-        return svc.update_player(svc.writable(slug, bearer_token()), player_id, data)
+        return svc.update_player(g.stammtisch, player_id, data)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from flask import g
 from flask.views import MethodView
 
 from schemas import (
@@ -11,7 +12,14 @@ from schemas import (
     StammtischUpdateSchema,
 )
 
-from ._common import BEARER, OPTIONAL_BEARER, Blueprint, bearer_token, services
+from ._common import (
+    BEARER,
+    OPTIONAL_BEARER,
+    Blueprint,
+    read_access,
+    services,
+    write_access,
+)
 
 blp = Blueprint(
     "stammtische",
@@ -46,6 +54,7 @@ class Stammtische(MethodView):
 
 @blp.route("/<slug>")
 class StammtischItem(MethodView):
+    @read_access
     @blp.response(200, StammtischSchema)
     @blp.alt_response(404, response="NOT_FOUND")
     @blp.alt_response(401, response="UNAUTHORIZED")
@@ -53,8 +62,9 @@ class StammtischItem(MethodView):
     @blp.doc(security=OPTIONAL_BEARER)
     def get(self, slug):
         """Read a Stammtisch (needs the token when it is private)"""
-        return _dump(services().readable(slug, bearer_token()))
+        return _dump(g.stammtisch)
 
+    @write_access
     @blp.arguments(StammtischUpdateSchema)
     @blp.response(200, StammtischSchema)
     @blp.alt_response(404, response="NOT_FOUND")
@@ -66,5 +76,5 @@ class StammtischItem(MethodView):
 
         New house rules apply only to games started afterwards."""
         svc = services()
-        st = svc.writable(slug, bearer_token())
+        st = g.stammtisch
         return _dump(svc.update_stammtisch(st, data))
