@@ -9,11 +9,11 @@ does not work with pytest 9, so the app is built when the module is collected.)
 from __future__ import annotations
 
 import schemathesis
+from conftest import PLAYERS, make_table
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from api.app import create_app
-from conftest import PLAYERS, make_table
 
 
 def _seeded_schema():
