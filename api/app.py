@@ -74,5 +74,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from .web import init_web
 
     init_web(app)
+
+    # statistics (dashboard/ queries): JSON under /api/v1, the static site at /dashboard/
+    from dashboard import web as dashboard_web
+
+    from .resources import statistics
+
+    api.register_blueprint(statistics.blp)
+    dashboard_web.init_app(app)
     app.extensions["schocken_api"] = api
     return app

@@ -92,3 +92,8 @@ def register(sub: Any) -> None:
     p = sub.add_parser("rebuild", help="replay every game log and rewrite the fact tables")
     p.add_argument("--db", help="DuckDB file (default: instance/schocken.duckdb)")
     p.set_defaults(func=cmd_rebuild)
+
+    # the statistics site: `schocken dashboard build`, `schocken demo` (dashboard/cli.py)
+    from dashboard.cli import register as register_dashboard
+
+    register_dashboard(sub)

@@ -1,0 +1,170 @@
+"""Statistics of a Stammtisch: the named queries of ``dashboard/queries`` as JSON.
+
+Per calendar year (``?year=2024``) or all time (no year); only finished games count. A private
+Stammtisch's statistics need its token, like its games.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from flask import g
+from flask.views import MethodView
+
+from dashboard.snapshot import statistics_for
+from dashboard.stats import Statistics
+from schemas.statistics import (
+    AttendanceSchema,
+    CategoriesSchema,
+    HeadToHeadSchema,
+    PlayerStatsSchema,
+    RecordsSchema,
+    StatisticsQuerySchema,
+    StatisticsSchema,
+    TrendSchema,
+    VerliererSchema,
+    YearSchema,
+)
+
+from ._common import OPTIONAL_BEARER, Blueprint, read_access, services
+
+blp = Blueprint(
+    "statistics",
+    __name__,
+    url_prefix="/api/v1/stammtische/<slug>/statistics",
+    description=(
+        "Statistics of a Stammtisch per calendar year or all time: Verlierer des Jahres, "
+        "per player numbers, Finale head-to-head, records, trend, attendance, dice luck."
+    ),
+)
+
+
+@contextmanager
+def _stats() -> Iterator[Statistics]:
+    services()  # opens the request's repository on g
+    with statistics_for(g.repo) as stats:
+        yield stats
+
+
+def _doc(func):
+    """The responses every statistics view shares (after the success response)."""
+    func = blp.alt_response(404, response="NOT_FOUND")(func)
+    func = blp.alt_response(401, response="UNAUTHORIZED")(func)
+    func = blp.alt_response(403, response="FORBIDDEN")(func)
+    return blp.doc(security=OPTIONAL_BEARER)(func)
+
+
+@blp.route("")
+class AllStatistics(MethodView):
+    @read_access
+    @blp.arguments(StatisticsQuerySchema, location="query")
+    @blp.response(200, StatisticsSchema)
+    @_doc
+    def get(self, query, slug):
+        """Every statistic of one period (what a dashboard page shows)"""
+        with _stats() as stats:
+            return stats.collect(g.stammtisch.id, query.get("year"))
+
+
+@blp.route("/years")
+class Years(MethodView):
+    @read_access
+    @blp.response(200, YearSchema(many=True))
+    @_doc
+    def get(self, slug):
+        """Years with finished games, newest first"""
+        with _stats() as stats:
+            return stats.years(g.stammtisch.id)
+
+
+@blp.route("/verlierer")
+class Verlierer(MethodView):
+    @read_access
+    @blp.arguments(StatisticsQuerySchema, location="query")
+    @blp.response(200, VerliererSchema)
+    @_doc
+    def get(self, query, slug):
+        """Verlierer des Jahres: the ranking by games lost, and the safest player
+
+        Ties: higher share of games lost, then more halves lost. The safest player has the
+        lowest share lost among those with at least a quarter of the period's games."""
+        year = query.get("year")
+        with _stats() as stats:
+            games = stats.overview(g.stammtisch.id, year)["games"]
+            return stats.verlierer(g.stammtisch.id, year, games)
+
+
+@blp.route("/players")
+class Players(MethodView):
+    @read_access
+    @blp.arguments(StatisticsQuerySchema, location="query")
+    @blp.response(200, PlayerStatsSchema(many=True))
+    @_doc
+    def get(self, query, slug):
+        """Per player: games, halves, Finals, Blattschuss, Deckel, Schock aus, streak, attendance"""
+        with _stats() as stats:
+            return stats.players(g.stammtisch.id, query.get("year"))
+
+
+@blp.route("/categories")
+class Categories(MethodView):
+    @read_access
+    @blp.arguments(StatisticsQuerySchema, location="query")
+    @blp.response(200, CategoriesSchema)
+    @_doc
+    def get(self, query, slug):
+        """Dice luck: fair single throws against the exact one-throw probabilities
+
+        Counted are single throws from the hand that were blind or forced by a throw limit of
+        one; a throw the player could repeat is biased towards good results."""
+        with _stats() as stats:
+            return stats.categories(g.stammtisch.id, query.get("year"))
+
+
+@blp.route("/head-to-head")
+class HeadToHead(MethodView):
+    @read_access
+    @blp.arguments(StatisticsQuerySchema, location="query")
+    @blp.response(200, HeadToHeadSchema(many=True))
+    @_doc
+    def get(self, query, slug):
+        """Finale results for every pair of players that met in a Finale"""
+        with _stats() as stats:
+            return stats.head_to_head(g.stammtisch.id, query.get("year"))
+
+
+@blp.route("/records")
+class Records(MethodView):
+    @read_access
+    @blp.arguments(StatisticsQuerySchema, location="query")
+    @blp.response(200, RecordsSchema)
+    @_doc
+    def get(self, query, slug):
+        """Records: longest games, most Schock aus in a game, most Deckel in a half"""
+        with _stats() as stats:
+            return stats.records(g.stammtisch.id, query.get("year"))
+
+
+@blp.route("/trend")
+class Trend(MethodView):
+    @read_access
+    @blp.arguments(StatisticsQuerySchema, location="query")
+    @blp.response(200, TrendSchema(many=True))
+    @_doc
+    def get(self, query, slug):
+        """Games lost per month and player"""
+        with _stats() as stats:
+            return stats.trend(g.stammtisch.id, query.get("year"))
+
+
+@blp.route("/attendance")
+class Attendance(MethodView):
+    @read_access
+    @blp.arguments(StatisticsQuerySchema, location="query")
+    @blp.response(200, AttendanceSchema(many=True))
+    @_doc
+    def get(self, query, slug):
+        """Games per player and calendar year"""
+        with _stats() as stats:
+            return stats.attendance(g.stammtisch.id, query.get("year"))

@@ -1,0 +1,128 @@
+"""``schocken demo``: a Stammtisch with ten years of simulated weekly games.
+
+The Stammtisch and its players are created through the service layer (as over HTTP); the games
+are played by the engine's simulator (:mod:`api.rules.simulate`) and bulk-loaded
+(:mod:`dashboard.bulk`), one every Friday at 20:00 Berlin time. Attendance changes: regulars
+come with their own probability, Heinz joins in the second year, Gabi in the middle of the
+fourth, Frank stops after the seventh (and is retired), and every evening has 6 to 8 players.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from api.rules import PRESETS
+from api.rules.log import to_log
+from api.rules.simulate import simulate_game
+from api.services import Conflict, GameCache, Services, utcnow
+
+from .bulk import BulkLoader, game_rows, reserve_game_ids
+
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+@dataclass(frozen=True, slots=True)
+class Regular:
+    name: str
+    attends: float  # probability of coming on a given Friday
+    joins: int = 0  # first week (counted from the first Friday)
+    leaves: int | None = None  # first week no longer there
+
+
+def regulars(weeks_per_year: int = 52) -> list[Regular]:
+    y = weeks_per_year
+    return [
+        Regular("Anna", 0.95),
+        Regular("Bert", 0.85),
+        Regular("Clara", 0.9),
+        Regular("Dieter", 0.8),
+        Regular("Elke", 0.75),
+        Regular("Frank", 0.7, leaves=7 * y),
+        Regular("Gabi", 0.85, joins=3 * y + 26),
+        Regular("Heinz", 0.6, joins=y),
+        Regular("Ingrid", 0.45),
+    ]
+
+
+def fridays(first_year: int, years: int) -> list[datetime]:
+    """Every Friday 20:00 (Berlin, with its offset) of ``years`` calendar years."""
+    day = date(first_year, 1, 1)
+    day += timedelta(days=(4 - day.weekday()) % 7)
+    out = []
+    while day.year < first_year + years:
+        out.append(datetime(day.year, day.month, day.day, 20, 0, tzinfo=BERLIN))
+        day += timedelta(days=7)
+    return out
+
+
+def evening(week: int, people: list[Regular], rng: random.Random) -> list[str]:
+    """Who sits at the table this week: 6 to 8 of the players active then, in seat order."""
+    active = [p for p in people if p.joins <= week and (p.leaves is None or week < p.leaves)]
+    present = [p for p in active if rng.random() < p.attends]
+    absent = sorted((p for p in active if p not in present), key=lambda p: -p.attends)
+    while len(present) < 6 and absent:
+        present.append(absent.pop(0))
+    rng.shuffle(present)
+    return [p.name for p in present[:8]]
+
+
+def create_demo(
+    store: Any,
+    *,
+    slug: str = "demo",
+    name: str = "Demo-Stammtisch „Zur Post“",
+    years: int = 10,
+    seed: int = 1,
+    first_year: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Create the demo Stammtisch in a DuckDB store; returns slug, token and counts."""
+    repo = store.repository()
+    try:
+        svc = Services(repo, GameCache())
+        if repo.get_stammtisch(slug) is not None:
+            raise Conflict(f"Den Stammtisch „{slug}“ gibt es schon.")
+        st, token = svc.create_stammtisch(
+            {"name": name, "slug": slug, "private": False, "rules": {"preset": "standard"}}
+        )
+        people = regulars()
+        ids = {p.name: svc.add_player(st, p.name).id for p in people}
+        rules = PRESETS["standard"]
+        rng = random.Random(seed)
+        first = first_year if first_year is not None else date.today().year - years
+        evenings = fridays(first, years)
+        game_ids = reserve_game_ids(repo._cur, len(evenings))  # noqa: SLF001
+        now = utcnow()
+        loader = BulkLoader(repo._cur)  # noqa: SLF001
+        try:
+            turns = 0
+            for week, (at, game_id) in enumerate(zip(evenings, game_ids, strict=True)):
+                names = evening(week, people, rng)
+                starter = names[int(rng.random() * len(names))]
+                game = simulate_game(rules, names, starter, rng, played_at=at.isoformat())
+                rows = game_rows(game_id, st.id, ids, to_log(game), now)
+                turns += len(rows["turn_facts"])
+                loader.add_game(rows)
+                if progress:
+                    progress(week + 1, len(evenings))
+            with repo.transaction():
+                loaded = loader.flush()
+        finally:
+            loader.close()
+        for p in people:
+            if p.leaves is not None and p.leaves < len(evenings):
+                svc.update_player(st, ids[p.name], {"retired": True})
+        return {
+            "slug": st.slug,
+            "token": token,
+            "games": loaded["games"],
+            "turns": turns,
+            "years": (first, first + years - 1),
+        }
+    finally:
+        repo.close()

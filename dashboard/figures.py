@@ -1,0 +1,260 @@
+"""Pure figure builders: statistics rows in, :class:`plotly.graph_objects.Figure` out.
+
+No I/O and no database here: every builder takes what :class:`dashboard.stats.Statistics`
+returns. Labels are German. All figures use the template ``"schocken"``, registered once by
+:func:`template` on first use (not at import time).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+import plotly.graph_objects as go
+import plotly.io as pio
+
+from .stats import CATEGORIES, CATEGORY_NAMES
+
+TEMPLATE = "schocken"
+#: one colour per player, in order of the player ids (stable across pages)
+PALETTE = (
+    "#1f6f8b", "#e07a1f", "#3b9b4b", "#c23b3b", "#7d5ba6", "#8c6d3f", "#d264a8", "#6b7b8c",
+    "#b5b82b", "#2bb5c4", "#444e86", "#955196",
+)  # fmt: skip
+ACCENT = "#c23b3b"
+MUTED = "#9aa7b4"
+MONTHS = ("Jan", "Feb", "Mär", "Apr", "Mai", "Jun", "Jul", "Aug", "Sep", "Okt", "Nov", "Dez")
+
+
+@cache
+def template() -> str:
+    """Register the project's Plotly template once; returns its name."""
+    pio.templates[TEMPLATE] = go.layout.Template(
+        layout=go.Layout(
+            font={"family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", "size": 13},
+            colorway=list(PALETTE),
+            paper_bgcolor="white",
+            plot_bgcolor="white",
+            margin={"l": 10, "r": 10, "t": 40, "b": 10},
+            title={"x": 0, "xanchor": "left", "font": {"size": 15}},
+            xaxis={"gridcolor": "#e6e9ee", "zerolinecolor": "#c9ced6", "automargin": True},
+            yaxis={"gridcolor": "#e6e9ee", "zerolinecolor": "#c9ced6", "automargin": True},
+            legend={"orientation": "h", "y": -0.15},
+            separators=",.",
+            hoverlabel={"font": {"family": "system-ui, sans-serif"}},
+        )
+    )
+    return TEMPLATE
+
+
+def _figure(title: str, height: int = 360, **layout: Any) -> go.Figure:
+    return go.Figure(
+        layout={"template": template(), "title": {"text": title}, "height": height, **layout}
+    )
+
+
+def player_colors(player_ids: Sequence[int]) -> dict[int, str]:
+    """A stable colour per player id (sorted ids take the palette in turn)."""
+    return {pid: PALETTE[i % len(PALETTE)] for i, pid in enumerate(sorted(set(player_ids)))}
+
+
+def verlierer(ranking: list[dict[str, Any]]) -> go.Figure:
+    """Verlorene Spiele je Spieler, the Verlierer des Jahres (rank 1) highlighted."""
+    rows = list(reversed(ranking))  # horizontal bars: the first rank at the top
+    fig = _figure("Verlorene Spiele", height=max(220, 34 * len(rows) + 80))
+    fig.add_trace(
+        go.Bar(
+            x=[r["games_lost"] for r in rows],
+            y=[r["name"] for r in rows],
+            orientation="h",
+            marker_color=[ACCENT if r["rank"] == 1 and r["games_lost"] else MUTED for r in rows],
+            text=[f"{r['games_lost']} von {r['games_played']}" for r in rows],
+            textposition="auto",
+            customdata=[[r["share_lost"] * 100, r["halves_lost"]] for r in rows],
+            hovertemplate=(
+                "%{y}: %{x} verlorene Spiele<br>%{customdata[0]:.1f} % der Spiele, "
+                "%{customdata[1]} Hälften verloren<extra></extra>"
+            ),
+        )
+    )
+    fig.update_layout(xaxis_title="verlorene Spiele", showlegend=False)
+    return fig
+
+
+def deckel(players: list[dict[str, Any]]) -> go.Figure:
+    """Deckel pro Spiel je Spieler."""
+    rows = sorted(players, key=lambda r: r["deckel_per_game"])
+    fig = _figure("Deckel pro Spiel", height=max(220, 34 * len(rows) + 80))
+    fig.add_trace(
+        go.Bar(
+            x=[round(r["deckel_per_game"], 2) for r in rows],
+            y=[r["name"] for r in rows],
+            orientation="h",
+            marker_color=PALETTE[0],
+            customdata=[[r["deckel"], r["games_played"]] for r in rows],
+            hovertemplate=(
+                "%{y}: %{x:.2f} Deckel pro Spiel<br>%{customdata[0]} Deckel in "
+                "%{customdata[1]} Spielen<extra></extra>"
+            ),
+        )
+    )
+    fig.update_layout(xaxis_title="Deckel pro Spiel", showlegend=False)
+    return fig
+
+
+def streaks(players: list[dict[str, Any]]) -> go.Figure:
+    """Längste Serie ohne verlorenes Spiel je Spieler."""
+    rows = sorted(players, key=lambda r: r["longest_without_loss"])
+    fig = _figure("Längste Serie ohne Niederlage", height=max(220, 34 * len(rows) + 80))
+    fig.add_trace(
+        go.Bar(
+            x=[r["longest_without_loss"] for r in rows],
+            y=[r["name"] for r in rows],
+            orientation="h",
+            marker_color=PALETTE[2],
+            hovertemplate="%{y}: %{x} Spiele in Folge ohne Niederlage<extra></extra>",
+        )
+    )
+    fig.update_layout(xaxis_title="Spiele in Folge", showlegend=False)
+    return fig
+
+
+def categories(cats: dict[str, Any]) -> go.Figure:
+    """Anteil der Ergebnisse fairer Einzelwürfe gegen die exakte Wahrscheinlichkeit."""
+    total = cats["total"]
+    n = total["throws"] or 1
+    labels = [CATEGORY_NAMES[c] for c in CATEGORIES]
+    fig = _figure("Ein Wurf aus der Hand: beobachtet und erwartet", height=380)
+    fig.add_trace(
+        go.Bar(
+            name=f"beobachtet ({total['throws']} Würfe)",
+            x=labels,
+            y=[100 * total["counts"][c] / n for c in CATEGORIES],
+            customdata=[total["counts"][c] for c in CATEGORIES],
+            hovertemplate="%{x}: %{y:.2f} % (%{customdata} Würfe)<extra>beobachtet</extra>",
+            marker_color=PALETTE[0],
+        )
+    )
+    fig.add_trace(
+        go.Bar(
+            name="erwartet (exakt, von 216)",
+            x=labels,
+            y=[100 * c["probability"] for c in cats["categories"]],
+            customdata=[c["outcomes"] for c in cats["categories"]],
+            hovertemplate="%{x}: %{y:.2f} % (%{customdata}/216)<extra>erwartet</extra>",
+            marker_color=MUTED,
+        )
+    )
+    fig.update_layout(
+        barmode="group",
+        yaxis={
+            "title": "Anteil in % (logarithmisch)",
+            "type": "log",
+            "tickvals": [0.1, 0.3, 1, 3, 10, 30, 100],
+            "ticktext": ["0,1", "0,3", "1", "3", "10", "30", "100"],
+        },
+    )
+    return fig
+
+
+def head_to_head(pairs: list[dict[str, Any]]) -> go.Figure:
+    """Finale-Siege: Zeile gegen Spalte (wie oft hat die Zeile das Finale gewonnen)."""
+    names: dict[int, str] = {}
+    wins: dict[tuple[int, int], int] = {}
+    for p in pairs:
+        names[p["player_a_id"]] = p["player_a"]
+        names[p["player_b_id"]] = p["player_b"]
+        wins[(p["player_a_id"], p["player_b_id"])] = p["wins_a"]
+        wins[(p["player_b_id"], p["player_a_id"])] = p["wins_b"]
+    order = sorted(names, key=lambda i: names[i])
+    z = [[wins.get((r, c)) for c in order] for r in order]
+    text = [
+        ["" if wins.get((r, c)) is None else f"{wins[(r, c)]}:{wins[(c, r)]}" for c in order]
+        for r in order
+    ]
+    labels = [names[i] for i in order]
+    fig = _figure(
+        "Finale: Siege der Zeile gegen die Spalte", height=max(260, 40 * len(order) + 120)
+    )
+    fig.add_trace(
+        go.Heatmap(
+            z=z,
+            x=labels,
+            y=labels,
+            text=text,
+            texttemplate="%{text}",
+            colorscale=[[0, "#f3f5f8"], [1, PALETTE[0]]],
+            showscale=False,
+            hovertemplate="%{y} gegen %{x}: %{text}<extra></extra>",
+            xgap=2,
+            ygap=2,
+        )
+    )
+    fig.update_layout(yaxis={"autorange": "reversed"})
+    return fig
+
+
+def trend(rows: list[dict[str, Any]], year: int | None, colors: dict[int, str]) -> go.Figure:
+    """Verlorene Spiele pro Monat, gestapelt nach Spieler (ein Jahr: zwölf Monate)."""
+    if year is not None:
+        months = [f"{year}-{m:02d}" for m in range(1, 13)]
+    else:
+        months = sorted({r["month"] for r in rows})
+    index = {m: i for i, m in enumerate(months)}
+    by_player: dict[int, tuple[str, list[int]]] = {}
+    for r in rows:
+        _, counts = by_player.setdefault(r["player_id"], (r["name"], [0] * len(months)))
+        counts[index[r["month"]]] = r["games_lost"]
+    if year is not None:
+        x: list[str] = [MONTHS[int(m[5:]) - 1] for m in months]
+    else:
+        x = months
+    title = "Verlorene Spiele pro Monat" + ("" if year is not None else " über die Jahre")
+    fig = _figure(title, height=380)
+    for pid, (name, counts) in sorted(by_player.items(), key=lambda kv: kv[1][0]):
+        fig.add_trace(
+            go.Bar(
+                name=name,
+                x=x,
+                y=counts,
+                marker_color=colors.get(pid, MUTED),
+                hovertemplate=f"{name}: %{{y}} verloren (%{{x}})<extra></extra>",
+            )
+        )
+    fig.update_layout(barmode="stack", yaxis_title="verlorene Spiele")
+    if year is None:
+        fig.update_xaxes(type="category", nticks=12)
+    return fig
+
+
+def attendance(rows: list[dict[str, Any]]) -> go.Figure:
+    """Anwesenheit: Spiele je Spieler und Jahr als Heatmap."""
+    years = sorted({r["year"] for r in rows})
+    names = sorted({r["name"] for r in rows})
+    cell = {(r["name"], r["year"]): r for r in rows}
+    z = [[cell[(n, y)]["games_played"] if (n, y) in cell else 0 for y in years] for n in names]
+    text = [
+        [
+            f"{cell[(n, y)]['games_played']}/{cell[(n, y)]['games']}" if (n, y) in cell else ""
+            for y in years
+        ]
+        for n in names
+    ]
+    fig = _figure("Anwesenheit: Spiele pro Jahr", height=max(260, 34 * len(names) + 120))
+    fig.add_trace(
+        go.Heatmap(
+            z=z,
+            x=[str(y) for y in years],
+            y=names,
+            text=text,
+            texttemplate="%{text}",
+            colorscale=[[0, "#f3f5f8"], [1, PALETTE[2]]],
+            showscale=False,
+            hovertemplate="%{y} %{x}: %{text} Spiele<extra></extra>",
+            xgap=2,
+            ygap=2,
+        )
+    )
+    fig.update_layout(yaxis={"autorange": "reversed"}, xaxis={"type": "category"})
+    return fig

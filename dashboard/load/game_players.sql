@@ -1,0 +1,5 @@
+-- Append the rows of one CSV file (columns in the order of the table, every value as text,
+-- \N for NULL) to game_players; DuckDB casts each value to the column's type.
+INSERT INTO game_players
+SELECT * FROM read_csv($path, header = false, all_varchar = true, delim = ',', quote = '"',
+                       escape = '"', nullstr = '\N', auto_detect = false, columns = $columns)

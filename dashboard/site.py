@@ -1,0 +1,215 @@
+"""The static site: an index of Stammtische, per Stammtisch an all-time page and one per year.
+
+``build_site(conn, out)`` runs the statistics (:mod:`dashboard.stats`), turns them into
+figures (:mod:`dashboard.figures`) and renders the Jinja templates of ``dashboard/templates``.
+The output is plain files that open from ``file://``:
+
+    out/index.html               the Stammtische
+    out/plotly.min.js            written once per build, shared by every page (no CDN)
+    out/style.css
+    out/<slug>/index.html        all time ("Ewige Tabelle")
+    out/<slug>/<year>.html       one calendar year: who is Verlierer des Jahres?
+
+Private Stammtische are left out unless asked for. Files are replaced atomically, so a server
+can serve the folder while it is rebuilt.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
+
+from . import figures
+from .stats import CATEGORIES, CATEGORY_NAMES, MIN_GAMES_SHARE, Statistics
+
+Progress = Callable[[int, int, str], None]
+
+PLOTLY_CONFIG = {"displaylogo": False, "responsive": True, "locale": "de"}
+
+
+@dataclass(frozen=True, slots=True)
+class BuildResult:
+    stammtische: int
+    pages: int
+    out: Path
+
+
+def _num(value: Any, digits: int = 0) -> str:
+    """German number: 1.234,5."""
+    if value is None:
+        return "–"
+    text = f"{value:,.{digits}f}"
+    return text.replace(",", "\0").replace(".", ",").replace("\0", ".")
+
+
+def _pct(value: Any, digits: int = 1) -> str:
+    return "–" if value is None else f"{_num(100 * value, digits)} %"
+
+
+def _date(value: Any) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    return value.strftime("%d.%m.%Y")
+
+
+HALF_NAMES = {"half1": "1. Hälfte", "half2": "2. Hälfte", "finale": "Finale"}
+
+
+@cache
+def environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("dashboard", "templates"),
+        autoescape=select_autoescape(["html"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(num=_num, pct=_pct, date=_date, half=lambda h: HALF_NAMES.get(h, h))
+    return env
+
+
+def _write(path: Path, text: str) -> None:
+    """Write a file atomically (a reader sees the old or the new file, never half of one)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def write_assets(out: Path) -> None:
+    """plotly.min.js (once, skipped when unchanged) and the stylesheet."""
+    from plotly.offline import get_plotlyjs
+
+    js = get_plotlyjs()
+    target = out / "plotly.min.js"
+    if not target.exists() or target.stat().st_size != len(js.encode("utf-8")):
+        _write(target, js)
+    css = files(__package__).joinpath("static", "style.css").read_text(encoding="utf-8")
+    _write(out / "style.css", css)
+
+
+def _html(fig: Any, div_id: str) -> Markup:
+    return Markup(
+        fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id, config=PLOTLY_CONFIG)
+    )
+
+
+def page_context(
+    stats: dict[str, Any], stammtisch: dict[str, Any], year: int | None, colors: dict[int, str]
+) -> dict[str, Any]:
+    """Everything a period page shows: the statistics, the figures as HTML, labels."""
+    players = stats["players"]
+    charts = {}
+    if stats["overview"]["games"]:
+        charts = {
+            "verlierer": _html(figures.verlierer(stats["verlierer"]["ranking"]), "chart-verlierer"),
+            "deckel": _html(figures.deckel(players), "chart-deckel"),
+            "streaks": _html(figures.streaks(players), "chart-serien"),
+            "categories": _html(figures.categories(stats["categories"]), "chart-wuerfe"),
+            "trend": _html(figures.trend(stats["trend"], year, colors), "chart-trend"),
+        }
+        if stats["head_to_head"]:
+            charts["head_to_head"] = _html(
+                figures.head_to_head(stats["head_to_head"]), "chart-finale"
+            )
+        if year is None:
+            charts["attendance"] = _html(
+                figures.attendance(stats["attendance"]), "chart-anwesenheit"
+            )
+    months = sorted({r["month"] for r in stats["trend"]})
+    trend_names = sorted({(r["name"], r["player_id"]) for r in stats["trend"]})
+    trend_cells = {(r["month"], r["player_id"]): r["games_lost"] for r in stats["trend"]}
+    return {
+        "stammtisch": stammtisch,
+        "year": year,
+        "stats": stats,
+        "charts": charts,
+        "categories": [(c, CATEGORY_NAMES[c]) for c in CATEGORIES],
+        "min_games_share": MIN_GAMES_SHARE,
+        "trend_table": {
+            "months": months,
+            "players": trend_names,
+            "cells": trend_cells,
+        },
+    }
+
+
+def build_site(
+    conn: Any,
+    out: str | Path,
+    *,
+    slugs: Iterable[str] | None = None,
+    include_private: bool = False,
+    periods: dict[str, set[int | None]] | None = None,
+    index_all: bool = False,
+    progress: Progress | None = None,
+) -> BuildResult:
+    """Write the site for every (public) Stammtisch, or only those of ``slugs``.
+
+    ``periods`` limits a Stammtisch's pages to some years (``None``: the all-time page); a
+    Stammtisch missing from it gets every page. The index is always rewritten; it lists the
+    Stammtische built now or before (``index_all``: every visible one, built later on demand)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    stats = Statistics(conn)
+    wanted = set(slugs) if slugs is not None else None
+    everything = stats.stammtische(include_private=include_private or wanted is not None)
+    chosen = [s for s in everything if wanted is None or s["slug"] in wanted]
+    if wanted is not None:
+        unknown = wanted - {s["slug"] for s in chosen}
+        if unknown:
+            raise KeyError(f"Kein Stammtisch {', '.join(sorted(unknown))}")
+    visible = (
+        stats.stammtische(include_private=include_private) if wanted is not None else everything
+    )
+    built_now = {s["slug"] for s in chosen}
+    listed = [
+        s
+        for s in [*visible, *(c for c in chosen if c not in visible)]
+        if index_all or s["slug"] in built_now or (out / s["slug"] / "index.html").exists()
+    ]
+    env = environment()
+    write_assets(out)
+    plan = []
+    for st in chosen:
+        years = stats.years(st["id"])
+        todo = [None, *(r["year"] for r in years)]
+        if periods is not None and st["slug"] in periods:
+            todo = [y for y in todo if y in periods[st["slug"]]]
+        plan.append((st, years, todo))
+    total = sum(len(todo) for _, _, todo in plan)
+    done = 0
+    summaries: dict[int, dict[str, Any]] = {}
+    for st, years, todo in plan:
+        # colours follow the all-time players, so a player keeps their colour on every page
+        colors = figures.player_colors([r["player_id"] for r in stats.attendance(st["id"], None)])
+        for year in todo:
+            data = stats.collect(st["id"], year)
+            context = page_context(data, st, year, colors)
+            context["years"] = years
+            html = env.get_template("period.html").render(root="../", **context)
+            name = "index.html" if year is None else f"{year}.html"
+            _write(out / st["slug"] / name, html)
+            done += 1
+            if progress:
+                progress(done, total, f"{st['slug']}/{name}")
+    for st in listed:
+        if st["last_year"] is not None:
+            games = stats.overview(st["id"], st["last_year"])["games"]
+            losers = stats.verlierer(st["id"], st["last_year"], games)["verlierer"]
+            summaries[st["id"]] = {"year": st["last_year"], "verlierer": losers}
+    index = env.get_template("index.html").render(
+        root="", stammtische=listed, latest=summaries, built=datetime.now()
+    )
+    _write(out / "index.html", index)
+    return BuildResult(len(chosen), done + 1, out)

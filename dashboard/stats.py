@@ -1,0 +1,213 @@
+"""The statistics: named SQL queries over the fact tables, run with bound parameters.
+
+Every query lives in ``dashboard/queries/<name>.sql`` and takes ``$stammtisch_id`` and ``$year``
+(``None`` for all time) plus, for some, ``$min_games`` or ``$limit``. :class:`Statistics` runs
+them on one connection (a DuckDB cursor; the benchmark also runs them on ``sqlite3``, which
+understands the same SQL) and shapes the rows into plain dicts. The JSON endpoints and the
+static site both call this module, so they always show the same numbers.
+
+Only finished games count. A game's year is its calendar year at the table (``games.year``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache
+from importlib.resources import files
+from typing import Any, Protocol
+
+#: the safest player needs at least this share of the period's games (rounded up, at least 1)
+MIN_GAMES_SHARE = Fraction(1, 4)
+#: rows per record list
+RECORD_LIMIT = 5
+
+#: categories of one throw of three dice, read from the dice in the default order
+CATEGORIES = ("schock_aus", "schock", "general", "strasse", "zahl")
+CATEGORY_NAMES = {
+    "schock_aus": "Schock aus",
+    "schock": "Schock (6 bis 2)",
+    "general": "General",
+    "strasse": "Straße",
+    "zahl": "Zahl",
+}
+#: exact probabilities of one throw of three dice (RULES.md section 2): 216 equally likely outcomes
+PROBABILITIES = {
+    "schock_aus": Fraction(1, 216),
+    "schock": Fraction(15, 216),
+    "general": Fraction(5, 216),
+    "strasse": Fraction(24, 216),
+    "zahl": Fraction(171, 216),
+}
+
+_PARAM = re.compile(r"\$(\w+)")
+
+
+class Connection(Protocol):
+    """What a DuckDB cursor and an ``sqlite3`` connection have in common."""
+
+    def execute(self, sql: str, parameters: Any = ..., /) -> Any: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    name: str
+    sql: str
+    params: frozenset[str]
+
+
+@cache
+def queries() -> dict[str, Query]:
+    """Every query of ``dashboard/queries``, by file name without ``.sql``."""
+    found = {}
+    for entry in files(__package__).joinpath("queries").iterdir():
+        if entry.name.endswith(".sql"):
+            sql = entry.read_text(encoding="utf-8").strip()
+            name = entry.name[: -len(".sql")]
+            found[name] = Query(name, sql, frozenset(_PARAM.findall(sql)))
+    return found
+
+
+def run(conn: Connection, name: str, **params: Any) -> list[dict[str, Any]]:
+    """Run one named query with bound parameters; rows as dicts (column name → value)."""
+    query = queries()[name]
+    missing = query.params - params.keys()
+    if missing:
+        raise TypeError(f"query {name} needs {', '.join(sorted(missing))}")
+    cur = conn.execute(query.sql, {k: params[k] for k in query.params})
+    columns = [d[0] for d in cur.description]
+    return [dict(zip(columns, row, strict=True)) for row in cur.fetchall()]
+
+
+def min_games(games: int) -> int:
+    """Games the safest player must have played: a quarter of the period's games, at least 1."""
+    return max(1, math.ceil(games * MIN_GAMES_SHARE))
+
+
+class Statistics:
+    """All statistics of one Stammtisch, per calendar year (``year``) or all time (``None``)."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+
+    def _run(self, name: str, stammtisch_id: int, year: int | None, **extra: Any):
+        return run(self.conn, name, stammtisch_id=stammtisch_id, year=year, **extra)
+
+    # ------------------------------------------------------------------ listings
+    def stammtische(self, include_private: bool = False) -> list[dict[str, Any]]:
+        return [
+            {**row, "private": bool(row["private"])}
+            for row in run(self.conn, "stammtische", include_private=include_private)
+        ]
+
+    def years(self, stammtisch_id: int) -> list[dict[str, Any]]:
+        return run(self.conn, "years", stammtisch_id=stammtisch_id)
+
+    # ------------------------------------------------------------------ statistics
+    def overview(self, stammtisch_id: int, year: int | None) -> dict[str, Any]:
+        return {"year": year, **self._run("overview", stammtisch_id, year)[0]}
+
+    def verlierer(self, stammtisch_id: int, year: int | None, games: int) -> dict[str, Any]:
+        """The ranking, the Verlierer des Jahres (rank 1, may be shared) and the safest player(s).
+
+        ``games`` is the number of finished games in the period (see :meth:`overview`)."""
+        need = min_games(games)
+        ranking = self._run("verlierer", stammtisch_id, year, min_games=need)
+        losers = [r for r in ranking if r["rank"] == 1 and r["games_lost"] > 0]
+        safest = sorted(
+            (r for r in ranking if r["safe_rank"] is not None), key=lambda r: r["safe_rank"]
+        )
+        return {
+            "ranking": ranking,
+            "verlierer": losers,
+            "safest": [r for r in safest if r["safe_rank"] == 1],
+            "min_games": need,
+        }
+
+    def players(self, stammtisch_id: int, year: int | None) -> list[dict[str, Any]]:
+        """Per player stats with the longest run without a lost game merged in."""
+        streaks = {
+            r["player_id"]: r["longest_without_loss"]
+            for r in self._run("streaks", stammtisch_id, year)
+        }
+        return [
+            {**row, "longest_without_loss": streaks.get(row["player_id"], 0)}
+            for row in self._run("player_stats", stammtisch_id, year)
+        ]
+
+    def categories(self, stammtisch_id: int, year: int | None) -> dict[str, Any]:
+        """Fair one-throw results per player and in total, against the exact probabilities."""
+        by_player: dict[int, dict[str, Any]] = {}
+        for row in self._run("categories", stammtisch_id, year):
+            entry = by_player.setdefault(
+                row["player_id"],
+                {
+                    "player_id": row["player_id"],
+                    "name": row["name"],
+                    "counts": dict.fromkeys(CATEGORIES, 0),
+                },
+            )
+            entry["counts"][row["category"]] = row["throws"]
+        total = dict.fromkeys(CATEGORIES, 0)
+        players = []
+        for entry in by_player.values():
+            for cat, n in entry["counts"].items():
+                total[cat] += n
+            players.append(_with_expected(entry))
+        return {
+            "categories": [
+                {
+                    "category": cat,
+                    "name": CATEGORY_NAMES[cat],
+                    "probability": float(PROBABILITIES[cat]),
+                    "outcomes": int(PROBABILITIES[cat] * 216),
+                }
+                for cat in CATEGORIES
+            ],
+            "players": players,
+            "total": _with_expected({"player_id": None, "name": "Alle", "counts": total}),
+        }
+
+    def head_to_head(self, stammtisch_id: int, year: int | None) -> list[dict[str, Any]]:
+        return self._run("head_to_head", stammtisch_id, year)
+
+    def records(self, stammtisch_id: int, year: int | None) -> dict[str, Any]:
+        return {
+            "longest_games": self._run(
+                "record_longest_games", stammtisch_id, year, limit=RECORD_LIMIT
+            ),
+            "most_schock_aus": self._run(
+                "record_schock_aus", stammtisch_id, year, limit=RECORD_LIMIT
+            ),
+            "most_deckel_in_half": self._run(
+                "record_deckel_half", stammtisch_id, year, limit=RECORD_LIMIT
+            ),
+        }
+
+    def trend(self, stammtisch_id: int, year: int | None) -> list[dict[str, Any]]:
+        return self._run("trend_month", stammtisch_id, year)
+
+    def attendance(self, stammtisch_id: int, year: int | None) -> list[dict[str, Any]]:
+        return self._run("attendance_year", stammtisch_id, year)
+
+    def collect(self, stammtisch_id: int, year: int | None) -> dict[str, Any]:
+        """Everything of one period, as the site and ``/statistics`` show it."""
+        overview = self.overview(stammtisch_id, year)
+        return {
+            "overview": overview,
+            "verlierer": self.verlierer(stammtisch_id, year, overview["games"]),
+            "players": self.players(stammtisch_id, year),
+            "categories": self.categories(stammtisch_id, year),
+            "head_to_head": self.head_to_head(stammtisch_id, year),
+            "records": self.records(stammtisch_id, year),
+            "trend": self.trend(stammtisch_id, year),
+            "attendance": self.attendance(stammtisch_id, year),
+        }
+
+
+def _with_expected(entry: dict[str, Any]) -> dict[str, Any]:
+    n = sum(entry["counts"].values())
+    expected = {cat: float(n * PROBABILITIES[cat]) for cat in CATEGORIES}
+    return {**entry, "throws": n, "expected": expected}
