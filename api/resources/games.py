@@ -55,6 +55,7 @@ class Games(MethodView):
     @blp.response(200, GameListSchema)
     @_errors(404, 401, 403)
     @blp.doc(security=OPTIONAL_BEARER)
+    @blp.doc(operationId="listGames")
     def get(self, query, slug):
         """List games, newest first (filter by year, status, player; paginated)"""
         svc = services()
@@ -65,6 +66,7 @@ class Games(MethodView):
     @blp.response(201, GameSchema)
     @_errors(404, 401, 403, 409)
     @blp.doc(security=BEARER)
+    @blp.doc(operationId="startGame")
     def post(self, data, slug):
         """Start a game
 
@@ -80,6 +82,7 @@ class GameItem(MethodView):
     @blp.response(200, GameSchema)
     @_errors(404, 401, 403)
     @blp.doc(security=OPTIONAL_BEARER)
+    @blp.doc(operationId="getGame")
     def get(self, slug, game_id):
         """Read the full state of a game
 
@@ -101,6 +104,7 @@ class Turns(MethodView):
     @blp.response(201, WriteResultSchema)
     @_errors(404, 401, 403, 409)
     @blp.doc(security=BEARER)
+    @blp.doc(operationId="recordTurn")
     def post(self, data, slug, game_id):
         """Record a whole turn (summary or in detail)
 
@@ -115,6 +119,7 @@ class Throws(MethodView):
     @blp.response(201, WriteResultSchema)
     @_errors(404, 401, 403, 409)
     @blp.doc(security=BEARER)
+    @blp.doc(operationId="recordThrow")
     def post(self, data, slug, game_id):
         """Record a single throw (throw-by-throw clients)
 
@@ -130,6 +135,7 @@ class Penalties(MethodView):
     @blp.response(201, WriteResultSchema)
     @_errors(404, 401, 403, 409)
     @blp.doc(security=BEARER)
+    @blp.doc(operationId="recordPenalty")
     def post(self, data, slug, game_id):
         """Record a penalty (Strafdeckel)"""
         return _write(slug, game_id, "penalty", {"penalty": data})
@@ -142,6 +148,7 @@ class Undo(MethodView):
     @blp.response(201, WriteResultSchema)
     @_errors(404, 401, 403, 409)
     @blp.doc(security=BEARER)
+    @blp.doc(operationId="undoLastEntry")
     def post(self, data, slug, game_id):
         """Undo the last accepted entry
 
@@ -157,6 +164,7 @@ class Undos(MethodView):
     @blp.response(200, UndoRecordSchema(many=True))
     @_errors(404, 401, 403)
     @blp.doc(security=OPTIONAL_BEARER)
+    @blp.doc(operationId="listUndos")
     def get(self, slug, game_id):
         """Audit records of every undo"""
         svc = services()
@@ -169,6 +177,7 @@ class Log(MethodView):
     @blp.response(200, GameLogSchema)
     @_errors(404, 401, 403)
     @blp.doc(security=OPTIONAL_BEARER)
+    @blp.doc(operationId="exportGameLog")
     def get(self, slug, game_id):
         """Export a game as a game log (GAMELOG.md v1)
 

@@ -15,6 +15,7 @@ blp = Blueprint("health", __name__, url_prefix="/api/v1", description="Is the AP
 @blp.route("/health")
 class Health(MethodView):
     @blp.response(200, HealthSchema)
+    @blp.doc(operationId="getHealth")
     def get(self):
         """Health check"""
         return {

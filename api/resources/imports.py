@@ -27,6 +27,7 @@ class Imports(MethodView):
     @blp.alt_response(403, response="FORBIDDEN")
     @blp.alt_response(409, response="CONFLICT")
     @blp.doc(security=BEARER)
+    @blp.doc(operationId="importGameLog")
     def post(self, doc, slug):
         """Import a game log
 

@@ -32,6 +32,7 @@ class Players(MethodView):
     @blp.alt_response(401, response="UNAUTHORIZED")
     @blp.alt_response(403, response="FORBIDDEN")
     @blp.doc(security=OPTIONAL_BEARER)
+    @blp.doc(operationId="listPlayers")
     def get(self, slug):
         """List players (retired ones included)"""
         svc = services()
@@ -45,6 +46,7 @@ class Players(MethodView):
     @blp.alt_response(403, response="FORBIDDEN")
     @blp.alt_response(409, response="CONFLICT")
     @blp.doc(security=BEARER)
+    @blp.doc(operationId="addPlayer")
     def post(self, data, slug):
         """Add a player"""
         svc = services()
@@ -59,6 +61,7 @@ class PlayerItem(MethodView):
     @blp.alt_response(401, response="UNAUTHORIZED")
     @blp.alt_response(403, response="FORBIDDEN")
     @blp.doc(security=OPTIONAL_BEARER)
+    @blp.doc(operationId="getPlayer")
     def get(self, slug, player_id):
         """Read a player"""
         svc = services()
@@ -72,6 +75,7 @@ class PlayerItem(MethodView):
     @blp.alt_response(403, response="FORBIDDEN")
     @blp.alt_response(409, response="CONFLICT")
     @blp.doc(security=BEARER)
+    @blp.doc(operationId="updatePlayer")
     def patch(self, data, slug, player_id):
         """Rename, retire or bring back a player"""
         svc = services()

@@ -20,6 +20,7 @@ blp = Blueprint(
 @blp.route("/presets")
 class Presets(MethodView):
     @blp.response(200, PresetSchema(many=True))
+    @blp.doc(operationId="listPresets")
     def get(self):
         """List the presets with every option and a German description"""
         return Services.presets()
@@ -29,6 +30,7 @@ class Presets(MethodView):
 class PresetItem(MethodView):
     @blp.response(200, PresetSchema)
     @blp.alt_response(404, response="NOT_FOUND")
+    @blp.doc(operationId="getPreset")
     def get(self, name):
         """Read one preset"""
         return Services.preset(name)
@@ -38,6 +40,7 @@ class PresetItem(MethodView):
 class Evaluate(MethodView):
     @blp.arguments(EvaluateRequestSchema)
     @blp.response(200, EvaluationSchema)
+    @blp.doc(operationId="evaluateResult")
     def post(self, data):
         """Evaluate a final result under house rules
 

@@ -44,6 +44,7 @@ class Stammtische(MethodView):
     @blp.arguments(StammtischCreateSchema)
     @blp.response(201, StammtischCreatedSchema)
     @blp.alt_response(409, response="CONFLICT")
+    @blp.doc(operationId="createStammtisch")
     def post(self, data):
         """Create a Stammtisch
 
@@ -60,6 +61,7 @@ class StammtischItem(MethodView):
     @blp.alt_response(401, response="UNAUTHORIZED")
     @blp.alt_response(403, response="FORBIDDEN")
     @blp.doc(security=OPTIONAL_BEARER)
+    @blp.doc(operationId="getStammtisch")
     def get(self, slug):
         """Read a Stammtisch (needs the token when it is private)"""
         return _dump(g.stammtisch)
@@ -71,6 +73,7 @@ class StammtischItem(MethodView):
     @blp.alt_response(401, response="UNAUTHORIZED")
     @blp.alt_response(403, response="FORBIDDEN")
     @blp.doc(security=BEARER)
+    @blp.doc(operationId="updateStammtisch")
     def patch(self, data, slug):
         """Update name, house rules or privacy
 
