@@ -38,7 +38,14 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response
 
 from ..resources._common import services
-from ..rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, SchockenError, ruleset_from_config
+from ..rules import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    OPTION_NAMES,
+    PRESETS,
+    SchockenError,
+    ruleset_from_config,
+)
 from ..services import NotFound, ServiceError, describe_entry
 from ..storage import Stammtisch
 from .forms import (
@@ -224,10 +231,14 @@ def create_stammtisch() -> Any:
                 "slug", "Nur Kleinbuchstaben, Ziffern und Bindestriche (höchstens 40 Zeichen)."
             )
     if not errors:
+        try:  # the engine's check, to show its message next to the option it names
+            ruleset_from_config(data["rules"])
+        except SchockenError as err:
+            known = err.field in OPTION_NAMES
+            errors.add(f"opt_{err.field}" if known else "rules", err.message)
+    if not errors:
         try:
             st, token = services().create_stammtisch(data)
-        except SchockenError as err:
-            errors.add(f"opt_{err.field}" if err.field else "rules", err.message)
         except ServiceError as err:
             target = "slug" if err.status == 409 else "rules"
             errors.add(target, err.message)
