@@ -1,9 +1,20 @@
--- Record: the longest finished games of the period by rounds played (repeated rounds count).
-SELECT g.id AS game_id, g.played_local, f.rounds, f.turns, pl.name AS loser
-FROM games g
-JOIN game_facts f ON f.game_id = g.id
-JOIN players pl ON pl.id = f.loser_id
-WHERE g.stammtisch_id = $stammtisch_id AND ($year IS NULL OR g.year = $year)
-  AND f.status = 'finished'
-ORDER BY f.rounds DESC, f.turns DESC, g.played_local, g.id
+-- Record: the longest finished games of the period by rounds played (repeated rounds count),
+-- then by turns.
+WITH g AS (
+    SELECT g.id AS game_id, g.played_local, f.rounds, f.loser_id
+    FROM games g JOIN game_facts f ON f.game_id = g.id
+    WHERE g.stammtisch_id = $stammtisch_id AND ($year IS NULL OR g.year = $year)
+      AND f.status = 'finished'
+),
+turns AS (
+    SELECT t.game_id, count(*) AS turns
+    FROM g JOIN turn_facts t ON t.game_id = g.game_id
+    GROUP BY t.game_id
+)
+SELECT g.game_id, g.played_local, g.rounds, coalesce(turns.turns, 0) AS turns,
+       pl.name AS loser
+FROM g
+JOIN players pl ON pl.id = g.loser_id
+LEFT JOIN turns ON turns.game_id = g.game_id
+ORDER BY g.rounds DESC, turns DESC, g.played_local, g.game_id
 LIMIT $limit

@@ -1,0 +1,225 @@
+"""The static site, the figures, the CLI, the demo and the server's /dashboard/."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import threading
+from datetime import datetime
+from pathlib import Path
+
+import plotly.io as pio
+import pytest
+from conftest import make_table
+from dashboard_data import cursor, make_store
+from werkzeug.serving import make_server
+
+from api.app import create_app
+from api.cli import main
+from api.rules import PRESETS
+from api.rules.simulate import simulate_logs
+from api.storage import DuckDBStore
+from dashboard import figures
+from dashboard.demo import create_demo
+from dashboard.site import build_site
+from dashboard.stats import Statistics
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    store = make_store()
+    out = tmp_path_factory.mktemp("site")
+    result = build_site(cursor(store), out)
+    store.close()
+    assert (result.stammtische, result.pages) == (1, 4)  # index, all time, 2024, 2023
+    return out
+
+
+def card(html: str, card_id: str) -> str:
+    match = re.search(rf'id="{card_id}">(.*?)</div>', html, re.S)
+    assert match, card_id
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", match.group(1)))
+
+
+def test_the_year_page_names_the_verlierer_des_jahres(site):
+    page = (site / "zur-post" / "2024.html").read_text(encoding="utf-8")
+    text = card(page, "verlierer-des-jahres")
+    assert "Verlierer des Jahres 2024" in text and "Elke" in text
+    assert "2 von 3 Spielen verloren (66,7 %)" in text
+    assert "Dieter" in card(page, "sicherster-spieler")
+    assert "Anna und Bert" in card(
+        (site / "zur-post" / "2023.html").read_text(), "verlierer-des-jahres"
+    )
+
+
+def test_every_chart_has_its_numbers_beside_it(site):
+    page = (site / "zur-post" / "2024.html").read_text(encoding="utf-8")
+    charts = re.findall(r'<div class="chart">(.*?)</div>\s*<div class="table-wrap">', page, re.S)
+    assert len(charts) == page.count('<div class="chart">') == 6
+    assert page.count("Plotly.newPlot") == 6
+
+
+def test_plotly_js_is_written_once_and_no_page_needs_the_network(site):
+    scripts = list(site.rglob("*.js"))
+    assert [p.name for p in scripts] == ["plotly.min.js"]
+    assert scripts[0].stat().st_size > 1_000_000
+    for page in site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        assert not re.search(r'(src|href)="(https?:)?//', html), page
+        assert "cdn" not in html.lower()
+    assert '<script src="../plotly.min.js">' in (site / "zur-post" / "index.html").read_text()
+
+
+def test_private_stammtische_stay_out_unless_asked_for(site, tmp_path):
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert "Zur Post" in index and "Zum Anker" not in index
+    assert not (site / "zum-anker").exists()
+    store = make_store()
+    try:
+        build_site(cursor(store), tmp_path, include_private=True)
+        build_site(cursor(store), tmp_path / "one", slugs=["zum-anker"])
+        with pytest.raises(KeyError):
+            build_site(cursor(store), tmp_path / "none", slugs=["gibt-es-nicht"])
+    finally:
+        store.close()
+    assert "Gerd" in (tmp_path / "zum-anker" / "2024.html").read_text(encoding="utf-8")
+    assert sorted(p.name for p in (tmp_path / "one").iterdir()) == [
+        "index.html", "plotly.min.js", "style.css", "zum-anker",
+    ]  # fmt: skip
+
+
+def test_figures_are_pure_and_share_one_template():
+    assert figures.template() == figures.template() == "schocken"
+    assert "schocken" in pio.templates
+    ranking = [
+        {
+            "rank": 1,
+            "name": "Elke",
+            "games_lost": 2,
+            "games_played": 3,
+            "share_lost": 2 / 3,
+            "halves_lost": 3,
+        },
+        {
+            "rank": 2,
+            "name": "Clara",
+            "games_lost": 2,
+            "games_played": 6,
+            "share_lost": 1 / 3,
+            "halves_lost": 3,
+        },
+    ]
+    fig = figures.verlierer(ranking)
+    bar = fig.data[0]
+    assert list(bar.y) == ["Clara", "Elke"]  # first place on top
+    assert list(bar.marker.color) == [figures.MUTED, figures.ACCENT]
+    assert fig.layout.xaxis.title.text == "verlorene Spiele"
+    trend = figures.trend(
+        [{"month": "2024-03", "player_id": 3, "name": "Clara", "games_lost": 2}], 2024, {3: "#000"}
+    )
+    assert list(trend.data[0].x)[:3] == ["Jan", "Feb", "Mär"] and list(trend.data[0].y)[2] == 2
+
+
+def test_dashboard_build_reads_a_stopped_servers_file(tmp_path, capsys):
+    db = str(tmp_path / "schocken.duckdb")
+    make_store(path=db).close()
+    assert (
+        main(["dashboard", "build", "--db", db, "--out", str(tmp_path / "out"), "--progress"]) == 0
+    )
+    err = capsys.readouterr().err
+    assert "3/3 zur-post/2023.html" in err and "4 Seiten" in err
+    assert "Elke" in (tmp_path / "out" / "zur-post" / "2024.html").read_text(encoding="utf-8")
+
+
+def test_dashboard_build_explains_a_file_held_by_the_server(tmp_path):
+    db = str(tmp_path / "schocken.duckdb")
+    store = make_store(path=db)  # this process holds the file, like `schocken serve`
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "api.cli", "dashboard", "build", "--db", db, "--out", str(tmp_path / "o")],
+            capture_output=True, text=True, cwd=ROOT, timeout=120,
+        )  # fmt: skip
+    finally:
+        store.close()
+    assert result.returncode == 2, result.stderr
+    assert "schocken serve" in result.stderr and "--server" in result.stderr
+
+
+def test_the_demo_plays_weekly_games_with_six_to_eight_players_and_changing_attendance():
+    store = DuckDBStore(":memory:")
+    try:
+        info = create_demo(store, years=2, first_year=2024, seed=3)
+        cur = cursor(store)
+        sizes = {
+            n
+            for (n,) in cur.execute("SELECT count(*) FROM game_players GROUP BY game_id").fetchall()
+        }
+        stats = Statistics(cur)
+        years = {
+            r["year"]: {a["name"] for a in stats.attendance(1, r["year"])} for r in stats.years(1)
+        }
+        turns = cur.execute("SELECT count(*) FROM turn_facts").fetchone()[0]
+        log = cur.execute("SELECT count(*) FROM game_log").fetchone()[0]
+    finally:
+        store.close()
+    assert info["games"] == 104 and info["turns"] == turns == log  # summaries: one entry a turn
+    assert sizes <= {6, 7, 8}
+    assert "Heinz" not in years[2024] and "Heinz" in years[2025]  # joins in the second year
+    assert {"Anna", "Bert", "Clara"} <= years[2024]
+
+
+def fetch(client, url):
+    """(status, text) of a GET, the response closed (files are streamed)."""
+    with client.get(url) as response:
+        return response.status_code, response.get_data(as_text=True)
+
+
+def test_the_server_serves_the_dashboard_and_rebuilds_it_when_a_game_finishes(tmp_path):
+    app = create_app(
+        {"DATABASE": str(tmp_path / "s.duckdb"), "DASHBOARD_DIR": str(tmp_path / "site")}
+    )
+    client = app.test_client()
+    try:
+        table = make_table(client, "Zur Post")
+        secret = make_table(client, "Geheimbund", private=True)
+        logs = list(simulate_logs(PRESETS["standard"], 2, players=["Anna", "Bert", "Clara"], seed=5,
+                                  start=datetime.fromisoformat("2024-05-03T20:00:00+02:00")))  # fmt: skip
+        assert table.post("/imports", logs[0]).status_code == 201
+        assert secret.post("/imports", logs[0]).status_code == 201
+        status, index = fetch(client, "/dashboard/")
+        assert status == 200 and "Zur Post" in index and "Geheimbund" not in index
+        status, page = fetch(client, "/dashboard/zur-post/2024.html")
+        assert status == 200 and "1 beendete Spiele" in page
+        assert fetch(client, "/dashboard/zur-post/")[0] == 200
+        assert fetch(client, "/dashboard/plotly.min.js")[0] == 200
+        assert fetch(client, "/dashboard/geheimbund/index.html")[0] == 404
+        assert table.post("/imports", logs[1]).status_code == 201  # another game finished
+        assert "2 beendete Spiele" in fetch(client, "/dashboard/zur-post/2024.html")[1]
+        assert "2 beendete Spiele" in fetch(client, "/dashboard/zur-post/index.html")[1]
+    finally:
+        app.extensions["schocken"].store.close()
+
+
+def test_dashboard_build_through_a_running_server(tmp_path):
+    app = create_app(
+        {"DATABASE": str(tmp_path / "s.duckdb"), "DASHBOARD_DIR": str(tmp_path / "site")}
+    )
+    table = make_table(app.test_client(), "Zur Post")
+    log = next(simulate_logs(PRESETS["standard"], 1, players=["Anna", "Bert"], seed=2,
+                             start=datetime.fromisoformat("2024-05-03T20:00:00+02:00")))  # fmt: skip
+    assert table.post("/imports", log).status_code == 201
+    httpd = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_port}"
+        out = tmp_path / "copy"
+        assert main(["dashboard", "build", "--server", url, "--out", str(out)]) == 0
+    finally:
+        httpd.shutdown()
+        thread.join(5)
+        app.extensions["schocken"].store.close()
+    assert (out / "plotly.min.js").exists() and (out / "zur-post" / "2024.html").exists()
