@@ -14,7 +14,7 @@ from typing import Any
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from .stats import CATEGORIES, CATEGORY_NAMES
+from .stats import CATEGORIES
 
 TEMPLATE = "schocken"
 #: one colour per player, in order of the player ids (stable across pages)
@@ -24,6 +24,13 @@ PALETTE = (
 )  # fmt: skip
 ACCENT = "#c23b3b"
 MUTED = "#9aa7b4"
+SHORT_NAMES = {
+    "schock_aus": "Schock aus",
+    "schock": "Schock",
+    "general": "General",
+    "strasse": "Straße",
+    "zahl": "Zahl",
+}
 MONTHS = ("Jan", "Feb", "Mär", "Apr", "Mai", "Jun", "Jul", "Aug", "Sep", "Okt", "Nov", "Dez")
 
 
@@ -124,11 +131,11 @@ def categories(cats: dict[str, Any]) -> go.Figure:
     """Anteil der Ergebnisse fairer Einzelwürfe gegen die exakte Wahrscheinlichkeit."""
     total = cats["total"]
     n = total["throws"] or 1
-    labels = [CATEGORY_NAMES[c] for c in CATEGORIES]
-    fig = _figure("Ein Wurf aus der Hand: beobachtet und erwartet", height=380)
+    labels = [SHORT_NAMES[c] for c in CATEGORIES]
+    fig = _figure("Ein Wurf: beobachtet / erwartet", height=380)
     fig.add_trace(
         go.Bar(
-            name=f"beobachtet ({total['throws']} Würfe)",
+            name=f"beobachtet ({total['throws']})",
             x=labels,
             y=[100 * total["counts"][c] / n for c in CATEGORIES],
             customdata=[total["counts"][c] for c in CATEGORIES],
@@ -138,7 +145,7 @@ def categories(cats: dict[str, Any]) -> go.Figure:
     )
     fig.add_trace(
         go.Bar(
-            name="erwartet (exakt, von 216)",
+            name="erwartet (exakt)",
             x=labels,
             y=[100 * c["probability"] for c in cats["categories"]],
             customdata=[c["outcomes"] for c in cats["categories"]],
@@ -149,7 +156,7 @@ def categories(cats: dict[str, Any]) -> go.Figure:
     fig.update_layout(
         barmode="group",
         yaxis={
-            "title": "Anteil in % (logarithmisch)",
+            "title": "Anteil in % (log.)",
             "type": "log",
             "tickvals": [0.1, 0.3, 1, 3, 10, 30, 100],
             "ticktext": ["0,1", "0,3", "1", "3", "10", "30", "100"],

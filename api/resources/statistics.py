@@ -61,6 +61,7 @@ class AllStatistics(MethodView):
     @blp.arguments(StatisticsQuerySchema, location="query")
     @blp.response(200, StatisticsSchema)
     @_doc
+    @blp.doc(operationId="getStatistics")
     def get(self, query, slug):
         """Every statistic of one period (what a dashboard page shows)"""
         with _stats() as stats:
@@ -72,6 +73,7 @@ class Years(MethodView):
     @read_access
     @blp.response(200, YearSchema(many=True))
     @_doc
+    @blp.doc(operationId="listStatisticsYears")
     def get(self, slug):
         """Years with finished games, newest first"""
         with _stats() as stats:
@@ -84,6 +86,7 @@ class Verlierer(MethodView):
     @blp.arguments(StatisticsQuerySchema, location="query")
     @blp.response(200, VerliererSchema)
     @_doc
+    @blp.doc(operationId="getVerliererDesJahres")
     def get(self, query, slug):
         """Verlierer des Jahres: the ranking by games lost, and the safest player
 
@@ -101,6 +104,7 @@ class Players(MethodView):
     @blp.arguments(StatisticsQuerySchema, location="query")
     @blp.response(200, PlayerStatsSchema(many=True))
     @_doc
+    @blp.doc(operationId="listPlayerStatistics")
     def get(self, query, slug):
         """Per player: games, halves, Finals, Blattschuss, Deckel, Schock aus, streak, attendance"""
         with _stats() as stats:
@@ -113,6 +117,7 @@ class Categories(MethodView):
     @blp.arguments(StatisticsQuerySchema, location="query")
     @blp.response(200, CategoriesSchema)
     @_doc
+    @blp.doc(operationId="getDiceCategories")
     def get(self, query, slug):
         """Dice luck: fair single throws against the exact one-throw probabilities
 
@@ -128,6 +133,7 @@ class HeadToHead(MethodView):
     @blp.arguments(StatisticsQuerySchema, location="query")
     @blp.response(200, HeadToHeadSchema(many=True))
     @_doc
+    @blp.doc(operationId="listFinaleHeadToHead")
     def get(self, query, slug):
         """Finale results for every pair of players that met in a Finale"""
         with _stats() as stats:
@@ -140,6 +146,7 @@ class Records(MethodView):
     @blp.arguments(StatisticsQuerySchema, location="query")
     @blp.response(200, RecordsSchema)
     @_doc
+    @blp.doc(operationId="getRecords")
     def get(self, query, slug):
         """Records: longest games, most Schock aus in a game, most Deckel in a half"""
         with _stats() as stats:
@@ -152,6 +159,7 @@ class Trend(MethodView):
     @blp.arguments(StatisticsQuerySchema, location="query")
     @blp.response(200, TrendSchema(many=True))
     @_doc
+    @blp.doc(operationId="listGamesLostPerMonth")
     def get(self, query, slug):
         """Games lost per month and player"""
         with _stats() as stats:
@@ -164,6 +172,7 @@ class Attendance(MethodView):
     @blp.arguments(StatisticsQuerySchema, location="query")
     @blp.response(200, AttendanceSchema(many=True))
     @_doc
+    @blp.doc(operationId="listAttendance")
     def get(self, query, slug):
         """Games per player and calendar year"""
         with _stats() as stats:

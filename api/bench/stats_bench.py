@@ -1,0 +1,268 @@
+"""Benchmark of the statistics: bulk load, queries on DuckDB beside SQLite, site build, memory.
+
+    python -m api.bench.stats_bench               # 1,000 Stammtische × 10 years (≈ 40M turns)
+    python -m api.bench.stats_bench --scale 0.02  # 20 Stammtische: a quick run
+
+1. Simulate one pool of weekly games for ten years (6 to 8 of 8 players, through the engine)
+   and bulk-load it as Stammtisch 1 (:class:`dashboard.bulk.BulkLoader`: Python rows → CSV →
+   ``INSERT … SELECT FROM read_csv``).
+2. Every other Stammtisch replays the pool's games in its own order with its own players,
+   written by ``INSERT … SELECT`` in game-id order (``stats_bench.sql``); ids follow time.
+   The game log is loaded for the pool only (the statistics never read it).
+3. All statistics of random Stammtisch-years (``Statistics.collect``) on DuckDB, and the same
+   query files on SQLite (stdlib ``sqlite3``, indexed on every join key) loaded with the same rows.
+4. The static site of one Stammtisch (ten years: eleven pages), and the peak memory (RSS).
+
+Prints figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import resource
+import sqlite3
+import statistics
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from api.rules import PRESETS
+from api.rules.log import to_log
+from api.rules.simulate import simulate_game
+from api.storage import DuckDBStore
+from dashboard.bulk import BulkLoader, game_rows
+from dashboard.demo import fridays
+from dashboard.site import build_site
+from dashboard.stats import Statistics
+
+PLAYERS = [f"Spieler {i}" for i in range(1, 9)]
+SQLITE_TABLES = (
+    "stammtische", "players", "games", "game_players", "game_facts", "half_facts",
+    "deckel_moves", "round_facts", "turn_facts",
+)  # fmt: skip
+SQLITE_INDEXES = (
+    "CREATE INDEX games_st_year ON games (stammtisch_id, year)",
+    "CREATE INDEX game_players_game ON game_players (game_id)",
+    "CREATE INDEX game_facts_game ON game_facts (game_id)",
+    "CREATE INDEX half_facts_game ON half_facts (game_id)",
+    "CREATE INDEX deckel_moves_game ON deckel_moves (game_id)",
+    "CREATE INDEX round_facts_game ON round_facts (game_id, round_no)",
+    "CREATE INDEX turn_facts_game ON turn_facts (game_id)",
+    "CREATE INDEX players_id ON players (id)",
+)
+
+
+def sql_statements() -> dict[str, str]:
+    """The named statements of ``stats_bench.sql`` (``-- name: x`` starts statement x)."""
+    text = (Path(__file__).with_name("stats_bench.sql")).read_text(encoding="utf-8")
+    parts = re.split(r"^-- name: (\w+)\s*$", text, flags=re.MULTILINE)
+    return {name: body.strip() for name, body in zip(parts[1::2], parts[2::2], strict=True)}
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def line(label: str, value: str) -> None:
+    print(f"  {label:<52} {value}", flush=True)
+
+
+def load(conn: Any, n: int, years: int, seed: int, interleaved: bool) -> dict[str, float]:
+    """Simulate the pool, bulk-load it, replicate it to ``n`` Stammtische; returns timings."""
+    sql = sql_statements()
+    rules = PRESETS["standard"]
+    rng = random.Random(seed)
+    evenings = fridays(2016, years)
+    weeks = len(evenings)
+    now = datetime(2026, 1, 1)
+    ids = {name: i + 1 for i, name in enumerate(PLAYERS)}
+
+    started = time.perf_counter()
+    pool = []
+    for at in evenings:
+        seats = rng.sample(PLAYERS, rng.choice((6, 7, 8)))
+        game = simulate_game(rules, seats, seats[0], rng, played_at=at.isoformat())
+        pool.append(to_log(game))
+    simulated = time.perf_counter() - started
+
+    started = time.perf_counter()
+    loader = BulkLoader(conn)
+    loader.add("stammtische", [(1, "stammtisch-1", "Stammtisch 1", {}, False, "x", now)])
+    loader.add("players", [(i, 1, name, False, now, None) for name, i in ids.items()])
+    rows = [
+        game_rows(w * n + 1 if interleaved else w + 1, 1, ids, log, now)
+        for w, log in enumerate(pool)
+    ]
+    derived = time.perf_counter() - started
+    started = time.perf_counter()
+    for game in rows:
+        loader.add_game(game)
+    conn.begin()
+    loaded = loader.flush()
+    conn.commit()
+    loader.close()
+    pool_seconds = time.perf_counter() - started
+    pool_turns = loaded["turn_facts"]
+
+    started = time.perf_counter()
+    conn.begin()
+    conn.execute(sql["stammtische"], {"n": n})
+    conn.execute(sql["players"], {"n": n})
+    conn.execute(sql["plan"], {"n": n, "weeks": weeks, "interleaved": interleaved})
+    conn.execute(sql["macros"])
+    for table in (
+        "games", "game_players", "game_facts", "turn_facts", "round_facts", "deckel_moves",
+        "half_facts",
+    ):  # fmt: skip
+        conn.execute(sql[table])
+    conn.commit()
+    copy_seconds = time.perf_counter() - started
+    turns = conn.execute(sql["count_turns"]).fetchone()[0]
+
+    layout = "interleaved by week (live)" if interleaved else "one block per Stammtisch"
+    print(f"Load: {n} Stammtische × {years} years ({weeks} weekly games each), ids {layout}")
+    line("pool: simulated games (engine)", f"{weeks} in {simulated:.1f} s")
+    line("pool: replay + derive facts (API code)", f"{derived:.1f} s")
+    line(
+        "pool: Python rows → CSV → DuckDB (all 9 tables)",
+        f"{pool_turns:,} turns in {pool_seconds:.2f} s = {pool_turns / pool_seconds:,.0f} turns/s",
+    )
+    copied = turns - pool_turns
+    if copied:
+        line(
+            "replicas: INSERT … SELECT in game-id order",
+            f"{copied:,} turns in {copy_seconds:.1f} s = {copied / copy_seconds:,.0f} turns/s",
+        )
+    total = pool_seconds + copy_seconds
+    line("bulk load overall", f"{turns:,} turns in {total:.1f} s = {turns / total:,.0f} turns/s")
+    line("games", f"{n * weeks:,}")
+    return {"turns": turns}
+
+
+def to_sqlite(duck: Any, path: Path) -> float:
+    """Copy the tables the statistics read into an SQLite file, with indexes; returns seconds."""
+    started = time.perf_counter()
+    lite = sqlite3.connect(path)
+    lite.execute("PRAGMA journal_mode = OFF")
+    lite.execute("PRAGMA synchronous = OFF")
+    for table in SQLITE_TABLES:
+        cur = duck.execute(f"SELECT * FROM {table} LIMIT 0")  # noqa: S608 - fixed table names
+        columns = [d[0] for d in cur.description]
+        cur.fetchall()
+        lite.execute(f"CREATE TABLE {table} ({', '.join(columns)})")
+        # timestamps and JSON as text, as SQLite keeps them
+        select = ", ".join(f"CAST({c} AS VARCHAR)" if c.endswith(("_at", "_utc", "_local")) or c in ("rules", "header", "options") else c for c in columns)  # fmt: skip
+        cur = duck.execute(f"SELECT {select} FROM {table}")  # noqa: S608
+        insert = f"INSERT INTO {table} VALUES ({', '.join('?' * len(columns))})"
+        while rows := cur.fetchmany(200_000):
+            lite.executemany(insert, rows)
+        lite.commit()
+    for statement in SQLITE_INDEXES:
+        lite.execute(statement)
+    lite.execute("ANALYZE")
+    lite.commit()
+    lite.close()
+    return time.perf_counter() - started
+
+
+def time_collect(stats: Statistics, periods: list[tuple[int, int | None]]) -> list[float]:
+    out = []
+    for stammtisch_id, year in periods:
+        started = time.perf_counter()
+        stats.collect(stammtisch_id, year)
+        out.append((time.perf_counter() - started) * 1000)
+    return out
+
+
+def describe(times: list[float]) -> str:
+    return (
+        f"median {statistics.median(times):6.1f} ms, max {max(times):6.1f} ms ({len(times)} runs)"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="share of 1,000 Stammtische")
+    parser.add_argument("--years", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--samples", type=int, default=20, help="Stammtisch-years timed")
+    parser.add_argument("--dir", help="work folder (default: a temporary one, removed)")
+    parser.add_argument("--no-sqlite", action="store_true", help="skip the SQLite comparison")
+    parser.add_argument("--memory-limit", default="12GB", help="DuckDB memory_limit")
+    parser.add_argument(
+        "--interleaved",
+        action="store_true",
+        help="game ids interleaved by week across Stammtische (live recording) instead of blocks",
+    )
+    args = parser.parse_args(argv)
+    n = max(1, round(1000 * args.scale))
+
+    with tempfile.TemporaryDirectory(prefix="stats-bench-", dir=args.dir) as tmp:
+        work = Path(tmp)
+        db = work / "bench.duckdb"
+        store = DuckDBStore(db)  # the API's schema through its migrations
+        store.close()
+        conn = duckdb.connect(
+            str(db),
+            config={
+                "autoinstall_known_extensions": False,
+                "memory_limit": args.memory_limit,
+                "temp_directory": str(work / "spill"),
+            },
+        )
+        info = load(conn, n, args.years, args.seed, args.interleaved)
+        conn.execute("CHECKPOINT")
+        line("DuckDB file", f"{db.stat().st_size / 2**20:,.0f} MiB")
+        line("peak memory so far (RSS)", f"{peak_mb():,.0f} MiB")
+
+        sql = sql_statements()
+        picked = conn.execute(sql["random_years"], {"limit": args.samples}).fetchall()
+        periods: list[tuple[int, int | None]] = [(s, y) for s, y in picked]
+        alltime: list[tuple[int, int | None]] = [(s, None) for s, _ in picked[:5]]
+        stats = Statistics(conn)
+        stats.collect(*periods[0])  # warm up: first query plans, file pages
+        print(
+            f"\nAll statistics of one Stammtisch-year (Statistics.collect, {len(stats.collect(*periods[0]))} parts, 13 queries)"
+        )
+        duck_year = time_collect(stats, periods)
+        duck_all = time_collect(stats, alltime)
+        line("DuckDB: one Stammtisch-year", describe(duck_year))
+        line("DuckDB: one Stammtisch, all time", describe(duck_all))
+
+        if not args.no_sqlite:
+            lite_path = work / "bench.sqlite"
+            seconds = to_sqlite(conn, lite_path)
+            line(
+                "SQLite: copy of the same rows + indexes",
+                f"{seconds:.1f} s, {lite_path.stat().st_size / 2**20:,.0f} MiB",
+            )
+            lite = sqlite3.connect(lite_path)
+            lite_stats = Statistics(lite)
+            lite_stats.collect(*periods[0])
+            line("SQLite: one Stammtisch-year", describe(time_collect(lite_stats, periods)))
+            line("SQLite: one Stammtisch, all time", describe(time_collect(lite_stats, alltime)))
+            lite.close()
+
+        print("\nStatic site of one Stammtisch (index + all time + one page per year)")
+        slug = f"stammtisch-{periods[0][0]}"
+        started = time.perf_counter()
+        result = build_site(conn, work / "site", slugs=[slug])
+        line(
+            f"build_site {slug}",
+            f"{result.pages} pages in {time.perf_counter() - started:.2f} s",
+        )
+        conn.close()
+        print()
+        line("turns in the database", f"{info['turns']:,}")
+        line("peak memory (RSS, this process incl. DuckDB)", f"{peak_mb():,.0f} MiB")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
