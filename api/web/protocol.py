@@ -140,3 +140,12 @@ def protocol(entry_events: list[tuple[int, list[dict[str, Any]]]]) -> list[Secti
     if pending.turns or pending.outcome:
         sections[-1].items.append(pending)
     return [s for s in sections if s.items]
+
+
+def last_round(entry_events: list[tuple[int, list[dict[str, Any]]]]) -> str | None:
+    """The sentence of the last resolved round ("Dieter bekommt 4 Deckel – …"), if any."""
+    for _seq, events in reversed(entry_events):
+        for event in reversed(events):
+            if event["kind"] in ("round_lost", "round_repeated"):
+                return str(event["message"])
+    return None

@@ -15,10 +15,12 @@ Nothing is stored when the input is rejected: the service layer checks with the 
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import re
 import secrets
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -58,9 +60,19 @@ from .forms import (
     parse_turn,
     presets,
 )
-from .protocol import board, protocol, turn_options
+from .protocol import board, last_round, protocol, turn_options
 
-bp = Blueprint(
+
+class _WebBlueprint(Blueprint):
+    """Versioned assets (``?v=<content hash>``) are cached for a year; others revalidate."""
+
+    def get_send_file_max_age(self, filename: str | None) -> int | None:
+        if request.args.get("v"):
+            return 365 * 24 * 3600
+        return super().get_send_file_max_age(filename)
+
+
+bp = _WebBlueprint(
     "web",
     __name__,
     template_folder="templates",
@@ -88,6 +100,17 @@ def csrf_token() -> str:
     return str(token)
 
 
+@bp.app_template_global()
+def asset(filename: str) -> str:
+    """The URL of a static file with its content hash, so a new version is fetched at once."""
+    versions = current_app.extensions.setdefault("schocken_web_assets", {})
+    if filename not in versions:
+        assert bp.static_folder is not None
+        data = (Path(bp.static_folder) / filename).read_bytes()
+        versions[filename] = hashlib.sha256(data).hexdigest()[:12]
+    return url_for("web.static", filename=filename, v=versions[filename])
+
+
 @bp.before_request
 def _check_csrf() -> None:
     if request.method != "POST":
@@ -110,6 +133,8 @@ def _security_headers(response: Response) -> Response:
     headers.setdefault("X-Frame-Options", "DENY")
     headers.setdefault("Referrer-Policy", "same-origin")
     headers.setdefault("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+    if request.is_secure:
+        headers.setdefault("Strict-Transport-Security", "max-age=31536000")
     if response.mimetype == "text/html":
         headers.setdefault("Cache-Control", "no-store")
     return response
@@ -491,6 +516,7 @@ def _game_page(
         "board": board(game),
         "turn": turn_options(game),
         "protocol": protocol(rt.entry_events),
+        "last_round": last_round(rt.entry_events),
         "seq": rt.last_seq,
         "open_turn": rt.open_turn,
         "last_entry": describe_entry(last.kind, last.body) if last else None,

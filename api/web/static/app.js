@@ -58,7 +58,23 @@
     update();
   }
 
+  // "Schlüssel kopieren" where the browser allows writing to the clipboard
+  function enhanceCopyButtons() {
+    if (!navigator.clipboard || !window.isSecureContext) return;
+    document.querySelectorAll("button[data-copy]").forEach(function (button) {
+      var source = document.getElementById(button.getAttribute("data-copy"));
+      if (!source) return;
+      button.hidden = false;
+      button.addEventListener("click", function () {
+        navigator.clipboard.writeText(source.textContent.trim()).then(function () {
+          button.textContent = "Kopiert ✓";
+        });
+      });
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    enhanceCopyButtons();
     document.querySelectorAll("form").forEach(function (form) {
       guardDoubleSubmit(form);
       enhancePresetChoice(form);
