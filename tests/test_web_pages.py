@@ -9,6 +9,8 @@ from __future__ import annotations
 import html
 import re
 import stat
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -656,3 +658,44 @@ def test_the_secret_key_is_generated_once_and_kept_in_the_instance_folder(tmp_pa
     assert _secret_key(app) == "configured-" + "k" * 32
     app.config.update(SECRET_KEY=None, DATABASE=":memory:")
     assert _secret_key(app) != key  # nothing to persist for an in-memory database
+
+
+def test_two_undo_taps_at_the_same_moment_undo_only_one_entry(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The form's "is this still the current state?" check and the undo are one step."""
+    owner = Browser(app)
+    slug, token = create(owner, opt_deckel="3")
+    add_players(owner, slug)
+    game = start(owner, slug)
+    owner.follow(turn(owner, game, "Anna", "113", "1"))
+    owner.follow(turn(owner, game, "Bert", "665", "1"))
+    second = Browser(app)
+    second.post("/anmelden", {"slug": slug, "token": token})
+    seq = seq_of(owner.get(game))
+    assert seq_of(second.get(game)) == seq
+
+    import api.services
+
+    original = api.services.Services.undo
+
+    def slow_undo(self: Any, *args: Any, **kw: Any) -> Any:
+        time.sleep(0.2)  # both taps arrive while the first undo is still being written
+        return original(self, *args, **kw)
+
+    monkeypatch.setattr(api.services.Services, "undo", slow_undo)
+    barrier = threading.Barrier(2)
+    statuses: list[int] = []
+
+    def tap(who: Browser) -> None:
+        barrier.wait()
+        statuses.append(who.post(game + "/rueckgaengig", {"seq": seq}).status_code)
+
+    threads = [threading.Thread(target=tap, args=(b,)) for b in (owner, second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(statuses) == [302, 409]
+    state = game_state(app, slug, game)
+    assert state["next_player"] == "Bert"  # only Bert's entry was undone, Anna's is kept

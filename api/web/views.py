@@ -19,6 +19,9 @@ import hashlib
 import hmac
 import re
 import secrets
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -538,10 +541,23 @@ def game(slug: str, game_id: int) -> Any:
     return _game_page(st, game_id)
 
 
-def _stale(st: Stammtisch, game_id: int) -> bool:
-    """The form was made for an older state of the game (another device, a double tap)."""
-    sent = request.form.get("seq", "")
-    return sent != str(services().game(st, game_id).runtime.last_seq)
+class _Stale(Exception):
+    """The form was made for an older state of the game (another phone, a double tap)."""
+
+
+#: form writes to one game are serialised here, so that "is the form still current?" and the
+#: write happen as one step: a double-tapped undo undoes once (striped by game id)
+_FORM_LOCKS = tuple(threading.Lock() for _ in range(64))
+
+
+@contextmanager
+def _current(st: Stammtisch, game_id: int) -> Iterator[None]:
+    """Hold the game's form lock; raise :class:`_Stale` unless the form's ``seq`` is current."""
+    with _FORM_LOCKS[game_id % len(_FORM_LOCKS)]:
+        current = services().game(st, game_id).runtime.last_seq
+        if request.form.get("seq", "") != str(current):
+            raise _Stale
+        yield
 
 
 STALE = "Inzwischen wurde in diesem Spiel etwas eingetragen; bitte den neuen Stand prüfen."
@@ -561,12 +577,13 @@ def record_turn(slug: str, game_id: int) -> Any:
     rules = svc.game(st, game_id).runtime.rules
     errors = FormErrors()
     entered, body = parse_turn(request.form, rules.dice_count, errors)
-    if body is not None and _stale(st, game_id):
-        errors.add("form", STALE)
-        return _game_page(st, game_id, 409, TurnInput(), errors)
     if body is not None:
         try:
-            result = svc.record(st, game_id, "turn", body)
+            with _current(st, game_id):
+                result = svc.record(st, game_id, "turn", body)
+        except _Stale:
+            errors.add("form", STALE)
+            return _game_page(st, game_id, 409, TurnInput(), errors)
         except SchockenError as err:
             errors.add(field_of(err.field), err.message)
         except ServiceError as err:
@@ -599,11 +616,12 @@ def record_penalty(slug: str, game_id: int) -> Any:
             body["deckel"] = int(entered["deckel"])
         elif entered["deckel"] or rules.penalty is None:
             errors.add("deckel", "Bitte die Zahl der Strafdeckel eintragen (1 bis 99).")
-    if not errors and _stale(st, game_id):
-        errors.add("reason", STALE)
     if not errors:
         try:
-            result = svc.record(st, game_id, "penalty", {"penalty": body})
+            with _current(st, game_id):
+                result = svc.record(st, game_id, "penalty", {"penalty": body})
+        except _Stale:
+            errors.add("reason", STALE)
         except SchockenError as err:
             errors.add(err.field if err.field in ("deckel", "player") else "reason", err.message)
         except ServiceError as err:
@@ -620,11 +638,12 @@ def undo(slug: str, game_id: int) -> Any:
     if isinstance(st, Response):
         return st
     errors = FormErrors()
-    if _stale(st, game_id):
+    try:
+        with _current(st, game_id):
+            result = services().undo(st, game_id, {"by": "Formular"})
+    except _Stale:
         errors.add("undo", STALE + " Es wurde nichts rückgängig gemacht.")
         return _game_page(st, game_id, 409, errors=errors)
-    try:
-        result = services().undo(st, game_id, {"by": "Formular"})
     except ServiceError as err:
         errors.add("undo", err.message)
         return _game_page(st, game_id, err.status, errors=errors)
