@@ -40,6 +40,23 @@ HALF2 = [("Dieter", "113", "1"), ("Anna", "421", "1"), ("Bert", "653", "1"), ("C
 FINALE = [("Anna", "111", "1"), ("Dieter", "654", "1")]
 
 
+#: visible controls smaller than 44 × 44 px (a radio or checkbox counts by its label)
+SMALL_TARGETS = """() => {
+  const out = [];
+  const controls = document.querySelectorAll(
+    "button, a.button, .top a, summary, select, input, label.die span, label.choice, label.check, label.starter");
+  for (const el of controls) {
+    if (el.matches("input[type=radio], input[type=checkbox], input[type=hidden]")) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    if (r.width < 44 || r.height < 44) {
+      out.push(`${el.tagName.toLowerCase()} "${(el.textContent || el.name || "").trim().slice(0, 30)}" ${Math.round(r.width)}x${Math.round(r.height)}`);
+    }
+  }
+  return out;
+}"""
+
+
 # ----------------------------------------------------------------------------- fixtures
 
 
@@ -118,12 +135,24 @@ class Phone:
             route.continue_()
 
     def tap(self, locator: Any) -> None:
+        """One tap; when it submits a form, wait until the answer has loaded."""
         self.taps += 1
         locator.click()
+        self.page.wait_for_load_state("load")
 
     def shot(self, name: str) -> None:
+        """A screenshot of a main screen, after checking it fits the phone."""
+        self.check_layout(name)
         ARTIFACTS.mkdir(exist_ok=True)
         self.page.screenshot(path=ARTIFACTS / f"{name}-{self.width}.png", full_page=True)
+
+    def check_layout(self, name: str) -> None:
+        """No sideways scrolling, and every visible touch target at least 44 × 44 px."""
+        self.page.wait_for_load_state("load")
+        width = self.page.evaluate("document.documentElement.scrollWidth")
+        assert width <= self.width, f"{name}: {width} px wide at a {self.width} px screen"
+        small = self.page.evaluate(SMALL_TARGETS)
+        assert small == [], f"{name}: touch targets under 44 px: {small}"
 
     def close(self) -> None:
         self.context.close()
@@ -281,7 +310,7 @@ def play_whole_game(p: Phone, javascript: bool) -> None:
     p.shot("06-spiel-runde")
     undo = page.locator("#undo button")
     assert undo.inner_text() == "↶ Rückgängig: Zug von Bert (5-6-6)"
-    undo.click()
+    p.tap(undo)
     ref.undo()
     assert announcements(p) == ["Rückgängig gemacht: Zug von Bert (5-6-6)."]
     check_board(p, ref)
@@ -291,7 +320,7 @@ def play_whole_game(p: Phone, javascript: bool) -> None:
     # a rejected entry: shown inline next to the dice, the typed value kept, nothing stored
     before = board(p)
     page.fill("#wurf", "117")
-    page.locator("button.throw").first.click()
+    p.tap(page.locator("button.throw").first)
     assert "„117“ sind keine Würfel" in page.locator("#err-dice").inner_text()
     assert page.input_value("#wurf") == "117"
     assert page.locator("#am-zug").inner_text() == "Clara"
@@ -351,7 +380,8 @@ def play_whole_game(p: Phone, javascript: bool) -> None:
 def test_a_whole_game_through_the_form_matches_the_engine(phone: Any) -> None:
     p = phone(width=390, javascript=True)
     play_whole_game(p, javascript=True)
-    assert p.taps == 4 * (len(HALF1) + len(HALF2) + len(FINALE) + 1)
+    # eleven turns of four taps (one of them undone), the undo, the rejected entry
+    assert p.taps == 4 * (len(HALF1) + len(HALF2) + len(FINALE) + 1) + 2
 
 
 def test_the_core_flow_works_without_javascript(phone: Any) -> None:
