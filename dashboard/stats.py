@@ -43,6 +43,11 @@ PROBABILITIES = {
 }
 
 _PARAM = re.compile(r"\$(\w+)")
+#: the columns of a Verlierer des Jahres ranking row
+RANKING_FIELDS = (
+    "rank", "player_id", "name", "games_played", "games_lost", "share_lost", "halves_lost",
+    "safe_rank",
+)  # fmt: skip
 
 
 class Connection(Protocol):
@@ -109,33 +114,33 @@ class Statistics:
     def overview(self, stammtisch_id: int, year: int | None) -> dict[str, Any]:
         return {"year": year, **self._run("overview", stammtisch_id, year)[0]}
 
-    def verlierer(self, stammtisch_id: int, year: int | None, games: int) -> dict[str, Any]:
+    def players(self, stammtisch_id: int, year: int | None, games: int) -> list[dict[str, Any]]:
+        """Per player stats with both ranks; ``games`` is the number of finished games in the
+        period (see :meth:`overview`), which sets the minimum for the safest player."""
+        return self._run("player_stats", stammtisch_id, year, min_games=min_games(games))
+
+    def verlierer(
+        self,
+        stammtisch_id: int,
+        year: int | None,
+        games: int,
+        players: list[dict[str, Any]] | None = None,
+    ) -> dict[str, Any]:
         """The ranking, the Verlierer des Jahres (rank 1, may be shared) and the safest player(s).
 
-        ``games`` is the number of finished games in the period (see :meth:`overview`)."""
-        need = min_games(games)
-        ranking = self._run("verlierer", stammtisch_id, year, min_games=need)
-        losers = [r for r in ranking if r["rank"] == 1 and r["games_lost"] > 0]
-        safest = sorted(
-            (r for r in ranking if r["safe_rank"] is not None), key=lambda r: r["safe_rank"]
-        )
+        ``players`` are the rows of :meth:`players` when the caller has them already."""
+        rows = players if players is not None else self.players(stammtisch_id, year, games)
+        ranking = [
+            {k: row[k] for k in RANKING_FIELDS}
+            for row in sorted(rows, key=lambda r: (r["rank"], r["name"], r["player_id"]))
+        ]
+        safest = [r for r in ranking if r["safe_rank"] == 1]
         return {
             "ranking": ranking,
-            "verlierer": losers,
-            "safest": [r for r in safest if r["safe_rank"] == 1],
-            "min_games": need,
+            "verlierer": [r for r in ranking if r["rank"] == 1 and r["games_lost"] > 0],
+            "safest": safest,
+            "min_games": min_games(games),
         }
-
-    def players(self, stammtisch_id: int, year: int | None) -> list[dict[str, Any]]:
-        """Per player stats with the longest run without a lost game merged in."""
-        streaks = {
-            r["player_id"]: r["longest_without_loss"]
-            for r in self._run("streaks", stammtisch_id, year)
-        }
-        return [
-            {**row, "longest_without_loss": streaks.get(row["player_id"], 0)}
-            for row in self._run("player_stats", stammtisch_id, year)
-        ]
 
     def categories(self, stammtisch_id: int, year: int | None) -> dict[str, Any]:
         """Fair one-throw results per player and in total, against the exact probabilities."""
@@ -195,10 +200,11 @@ class Statistics:
     def collect(self, stammtisch_id: int, year: int | None) -> dict[str, Any]:
         """Everything of one period, as the site and ``/statistics`` show it."""
         overview = self.overview(stammtisch_id, year)
+        players = self.players(stammtisch_id, year, overview["games"])
         return {
             "overview": overview,
-            "verlierer": self.verlierer(stammtisch_id, year, overview["games"]),
-            "players": self.players(stammtisch_id, year),
+            "verlierer": self.verlierer(stammtisch_id, year, overview["games"], players),
+            "players": players,
             "categories": self.categories(stammtisch_id, year),
             "head_to_head": self.head_to_head(stammtisch_id, year),
             "records": self.records(stammtisch_id, year),

@@ -109,6 +109,14 @@ class VerliererSchema(Schema):
 
 
 class PlayerStatsSchema(Schema):
+    rank = Int(
+        required=True,
+        metadata=doc("Place in the Verlierer des Jahres ranking (see /verlierer).", 8),
+    )
+    safe_rank = Int(
+        allow_none=True,
+        metadata=doc("Place among the safest players; null with too few games.", 1),
+    )
     player_id = Int(required=True, metadata=doc("The player's id.", 1))
     name = Str(required=True, metadata=doc("The player's current name.", "Anna"))
     games_played = Int(required=True, metadata=doc("Finished games the player sat at.", 52))

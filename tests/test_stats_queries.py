@@ -72,7 +72,7 @@ def test_the_safest_player_needs_a_quarter_of_the_games(stats):
 
 
 def test_player_stats_count_finished_games_of_this_stammtisch_only(stats):
-    players = {p["name"]: p for p in stats.players(1, 2024)}
+    players = {p["name"]: p for p in stats.players(1, 2024, 7)}
     assert set(players) == {"Anna", "Bert", "Clara", "Dieter", "Elke"}
     anna = players["Anna"]  # the running G10 (Anna lost a half, got 13 Deckel) is ignored
     assert (anna["games_played"], anna["games_lost"], anna["halves_lost"]) == (6, 1, 3)
@@ -82,7 +82,7 @@ def test_player_stats_count_finished_games_of_this_stammtisch_only(stats):
     bert = players["Bert"]
     assert (bert["finals_played"], bert["finals_lost"], bert["deckel"]) == (3, 1, 23)
     assert bert["schock_aus"] == 1
-    assert by_name(stats.players(1, 2024), "finals_lost") == {
+    assert by_name(stats.players(1, 2024, 7), "finals_lost") == {
         "Anna": 0,
         "Bert": 1,
         "Clara": 2,
@@ -92,7 +92,7 @@ def test_player_stats_count_finished_games_of_this_stammtisch_only(stats):
 
 
 def test_a_player_who_joined_mid_year_has_partial_attendance(stats):
-    elke = next(p for p in stats.players(1, 2024) if p["name"] == "Elke")
+    elke = next(p for p in stats.players(1, 2024, 7) if p["name"] == "Elke")
     assert elke["games_played"] == 3
     assert elke["attendance"] == pytest.approx(3 / 7)
     assert elke["first_game"] == datetime(2024, 7, 5, 20, 0)
@@ -101,9 +101,9 @@ def test_a_player_who_joined_mid_year_has_partial_attendance(stats):
 
 
 def test_longest_run_without_a_lost_game(stats):
-    year = by_name(stats.players(1, 2024), "longest_without_loss")
+    year = by_name(stats.players(1, 2024, 7), "longest_without_loss")
     assert year == {"Anna": 4, "Bert": 5, "Clara": 2, "Dieter": 3, "Elke": 1}
-    ever = by_name(stats.players(1, None), "longest_without_loss")
+    ever = by_name(stats.players(1, None, 9), "longest_without_loss")
     assert ever == {"Anna": 4, "Bert": 5, "Clara": 4, "Dieter": 3, "Elke": 1, "Frank": 1}
 
 

@@ -39,7 +39,7 @@ from api.storage import DuckDBStore
 from dashboard.bulk import BulkLoader, game_rows
 from dashboard.demo import fridays
 from dashboard.site import build_site
-from dashboard.stats import Statistics
+from dashboard.stats import Statistics, queries
 
 PLAYERS = [f"Spieler {i}" for i in range(1, 9)]
 SQLITE_TABLES = (
@@ -171,6 +171,39 @@ def to_sqlite(duck: Any, path: Path) -> float:
     return time.perf_counter() - started
 
 
+class TimedConnection:
+    """Wraps a connection; records the time of every statistics query by name."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+        self.names = {q.sql: q.name for q in queries().values()}
+        self.times: dict[str, list[float]] = {}
+
+    def execute(self, sql: str, parameters: Any = None) -> Any:
+        started = time.perf_counter()
+        cur = self.conn.execute(sql, parameters)
+        rows = cur.fetchall()
+        elapsed = (time.perf_counter() - started) * 1000
+        self.times.setdefault(self.names.get(sql, "?"), []).append(elapsed)
+        return _Fetched(cur.description, rows)
+
+
+class _Fetched:
+    def __init__(self, description: Any, rows: list[Any]) -> None:
+        self.description = description
+        self.rows = rows
+
+    def fetchall(self) -> list[Any]:
+        return self.rows
+
+
+def breakdown(conn: Any, periods: list[tuple[int, int | None]]) -> str:
+    timed = TimedConnection(conn)
+    time_collect(Statistics(timed), periods)
+    parts = sorted(timed.times.items(), key=lambda kv: -statistics.median(kv[1]))
+    return ", ".join(f"{name} {statistics.median(t):.1f}" for name, t in parts)
+
+
 def time_collect(stats: Statistics, periods: list[tuple[int, int | None]]) -> list[float]:
     out = []
     for stammtisch_id, year in periods:
@@ -192,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--years", type=int, default=10)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--samples", type=int, default=20, help="Stammtisch-years timed")
-    parser.add_argument("--dir", help="work folder (default: a temporary one, removed)")
+    parser.add_argument("--dir", help="work folder, kept afterwards (default: a temporary one)")
     parser.add_argument("--no-sqlite", action="store_true", help="skip the SQLite comparison")
     parser.add_argument("--memory-limit", default="12GB", help="DuckDB memory_limit")
     parser.add_argument(
@@ -203,9 +236,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     n = max(1, round(1000 * args.scale))
 
-    with tempfile.TemporaryDirectory(prefix="stats-bench-", dir=args.dir) as tmp:
-        work = Path(tmp)
+    with tempfile.TemporaryDirectory(prefix="stats-bench-") as tmp:
+        work = Path(args.dir or tmp)
+        work.mkdir(parents=True, exist_ok=True)
         db = work / "bench.duckdb"
+        if db.exists():
+            raise SystemExit(f"{db} exists: choose an empty --dir")
         store = DuckDBStore(db)  # the API's schema through its migrations
         store.close()
         conn = duckdb.connect(
@@ -234,9 +270,11 @@ def main(argv: list[str] | None = None) -> int:
         duck_all = time_collect(stats, alltime)
         line("DuckDB: one Stammtisch-year", describe(duck_year))
         line("DuckDB: one Stammtisch, all time", describe(duck_all))
+        line("DuckDB: per query, one year (median ms)", breakdown(conn, periods[:5]))
 
         if not args.no_sqlite:
             lite_path = work / "bench.sqlite"
+            lite_path.unlink(missing_ok=True)
             seconds = to_sqlite(conn, lite_path)
             line(
                 "SQLite: copy of the same rows + indexes",
@@ -246,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
             lite_stats = Statistics(lite)
             lite_stats.collect(*periods[0])
             line("SQLite: one Stammtisch-year", describe(time_collect(lite_stats, periods)))
+            line("SQLite: per query, one year (median ms)", breakdown(lite, periods[:5]))
             line("SQLite: one Stammtisch, all time", describe(time_collect(lite_stats, alltime)))
             lite.close()
 

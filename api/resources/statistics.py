@@ -108,7 +108,10 @@ class Players(MethodView):
     def get(self, query, slug):
         """Per player: games, halves, Finals, Blattschuss, Deckel, Schock aus, streak, attendance"""
         with _stats() as stats:
-            return stats.players(g.stammtisch.id, query.get("year"))
+            year = query.get("year")
+            return stats.players(
+                g.stammtisch.id, year, stats.overview(g.stammtisch.id, year)["games"]
+            )
 
 
 @blp.route("/categories")
