@@ -699,3 +699,53 @@ def test_two_undo_taps_at_the_same_moment_undo_only_one_entry(
     assert sorted(statuses) == [302, 409]
     state = game_state(app, slug, game)
     assert state["next_player"] == "Bert"  # only Bert's entry was undone, Anna's is kept
+
+
+def test_two_dice_rules_show_two_die_rows_and_accept_two_typed_pips(web: Browser) -> None:
+    slug, _ = create(web, opt_deckel="3", opt_two_dice="true", opt_max_throws="5")
+    add_players(web, slug, ["Anna", "Bert"])
+    game = start(web, slug, ["Anna", "Bert"])
+    page = web.get(game)
+    assert page.text.count('class="die-row"') == 2
+    assert throw_buttons(page) == ["1", "2", "3", "4", "5"]
+    r = web.follow(turn(web, game, "Anna", "", "4", wurf="14"))
+    assert announcements(r)[0].startswith("Anna: ")
+    r = turn(web, game, "Bert", "", "1", wurf="114")
+    assert errors_of(r, "dice") == ["„dice“ muss genau 2 Würfel enthalten, nicht 3: [4, 1, 1]."]
+
+
+def test_the_history_groups_rounds_by_half_with_repeats_and_penalties() -> None:
+    from api.web.protocol import protocol
+
+    def ev(kind: str, message: str, **data: Any) -> dict[str, Any]:
+        return {"kind": kind, "message": message, "data": data}
+
+    sections = protocol(
+        [
+            (1, [ev("turn_recorded", "A: Zahl 653")]),
+            (2, [ev("turn_recorded", "B: Zahl 653"), ev("round_repeated", "wiederholt")]),
+            (3, [ev("penalty", "Strafe für B")]),
+            (4, [ev("turn_recorded", "A: Schock aus")]),
+            (
+                5,
+                [
+                    ev("turn_recorded", "B: Zahl 421"),
+                    ev("round_lost", "B bekommt alle"),
+                    ev("half_lost", "B verliert die erste Hälfte", half=1),
+                ],
+            ),
+            (6, [ev("turn_recorded", "B: Zahl 653")]),
+        ]
+    )
+    assert [s.title for s in sections] == ["1. Hälfte", "2. Hälfte"]
+    first = sections[0].items
+    assert [r.number for r in first] == [1, 2]
+    assert first[0].turns == ["A: Zahl 653", "B: Zahl 653"]
+    assert first[0].outcome == [("round_repeated", "wiederholt")]
+    assert first[1].turns == ["A: Schock aus", "B: Zahl 421"]
+    assert first[1].outcome == [
+        ("penalty", "Strafe für B"),
+        ("round_lost", "B bekommt alle"),
+        ("half_lost", "B verliert die erste Hälfte"),
+    ]
+    assert sections[1].items[0].turns == ["B: Zahl 653"]  # the round in progress
