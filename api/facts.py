@@ -20,15 +20,20 @@ HALF = {1: "half1", 2: "half2", "finale": "finale"}
 Rows = dict[str, list[dict[str, Any]]]
 
 
-def derive_facts(game_id: int, players: tuple[GamePlayer, ...], rt: GameRuntime) -> Rows:
+def derive_facts(
+    game_id: int, players: tuple[GamePlayer, ...], rt: GameRuntime, prev: Rows | None = None
+) -> Rows:
+    """Every fact row of the game. ``prev``: the rows derived before the last entry of the same
+    runtime; turns and rounds only grow, so those rows are reused and only new ones built."""
     ids = {p.name: p.player_id for p in players}
     game = rt.game
     turn_cmds = rt.turn_commands()
     turn_seqs = [s for _, s in turn_cmds]
 
-    turns = []
-    last_seq_of_round: dict[int, int] = {}
-    for n, (fact, (cmd, seq)) in enumerate(zip(game.turns, turn_cmds, strict=True), start=1):
+    turns = list(prev["turn_facts"]) if prev else []
+    start = len(turns)
+    new_turns = zip(game.turns[start:], turn_cmds[start:], strict=True)
+    for n, (fact, (cmd, seq)) in enumerate(new_turns, start=start + 1):
         turns.append(
             {
                 "game_id": game_id,
@@ -49,10 +54,10 @@ def derive_facts(game_id: int, players: tuple[GamePlayer, ...], rt: GameRuntime)
                 "entry": "detail" if cmd.detail is not None else "summary",
             }
         )
-        last_seq_of_round[fact["round"]] = seq
+    last_seq_of_round = {row["round_no"] - 1: row["seq"] for row in turns}
 
-    rounds = []
-    for i, r in enumerate(game.rounds):
+    rounds = list(prev["round_facts"]) if prev else []
+    for i, r in enumerate(game.rounds[len(rounds) :], start=len(rounds)):
         source = r["from"]
         rounds.append(
             {
@@ -130,19 +135,6 @@ def derive_facts(game_id: int, players: tuple[GamePlayer, ...], rt: GameRuntime)
             }
         )
 
-    events = [
-        {
-            "game_id": game_id,
-            "seq": seq,
-            "idx": idx,
-            "kind": ev["kind"],
-            "message": ev["message"],
-            "data": ev["data"],
-        }
-        for seq, evs in rt.entry_events
-        for idx, ev in enumerate(evs)
-    ]
-
     finale = game.finale or [None, None]
     return {
         "game_facts": [
@@ -156,21 +148,21 @@ def derive_facts(game_id: int, players: tuple[GamePlayer, ...], rt: GameRuntime)
                 "finalist1_id": ids.get(finale[0]) if finale[0] else None,
                 "finalist2_id": ids.get(finale[1]) if finale[1] else None,
                 "rounds": len(game.rounds),
-                "turns": len(game.turns),
-                "last_seq": rt.last_seq,
             }
         ],
         "turn_facts": turns,
         "round_facts": rounds,
         "deckel_moves": moves,
         "half_facts": halves,
-        "domain_events": events,
     }
 
 
 def facts_write(new: Rows, old: Rows | None) -> FactsWrite:
-    """Append what is new; rewrite a table whose earlier rows changed (or when ``old`` is None)."""
-    write = FactsWrite(game=new["game_facts"][0])
+    """Append what is new; rewrite a table whose earlier rows changed (or when ``old`` is None);
+    the game row only when it changed."""
+    game_row = new["game_facts"][0]
+    unchanged = old is not None and old["game_facts"] == [game_row]
+    write = FactsWrite(game=None if unchanged else game_row)
     for table in ROW_TABLES:
         rows = new[table]
         before = None if old is None else old[table]

@@ -83,6 +83,9 @@ class GameRuntime:
     entry_events: list[tuple[int, list[Event]]] = field(default_factory=list)
     open_turn: OpenTurn | None = None
     facts: dict[str, list[dict[str, Any]]] | None = None  # last facts written (for deltas)
+    record: GameRecord | None = None  # the stored game (set by the service layer)
+    _config: dict[str, Any] | None = None
+    _options: dict[str, Any] | None = None
 
     @classmethod
     def new(cls, header: GameHeader) -> GameRuntime:
@@ -105,6 +108,17 @@ class GameRuntime:
     @property
     def rules(self) -> Ruleset:
         return self.header.rules
+
+    def rules_config(self) -> dict[str, Any]:
+        """``{"preset", "overrides"}`` of the game (computed once: rulesets are frozen)."""
+        if self._config is None:
+            self._config = self.rules.to_config()
+        return self._config
+
+    def rules_options(self) -> dict[str, Any]:
+        if self._options is None:
+            self._options = self.rules.options()
+        return self._options
 
     # ------------------------------------------------------------------ feeding entries
     def feed(self, entry: LogEntry) -> list[Event]:

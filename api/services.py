@@ -151,8 +151,8 @@ class GameView:
             "source": self.record.source,
             "players": list(game.players),
             "starter": game.first_starter,
-            "rules": game.rules.to_config(),
-            "options": game.rules.options(),
+            "rules": rt.rules_config(),
+            "options": rt.rules_options(),
             "seq": rt.last_seq,
             "open_turn": (
                 None
@@ -182,19 +182,23 @@ class WriteResult:
 
 @dataclass
 class GameCache:
-    """Engine state of recently used games, per process. Entries are exclusive to the holder
-    of the game's lock."""
+    """Per process: engine state of recently used games and the Stammtische by slug.
+
+    A game's runtime is used only by the holder of that game's lock (striped: a fixed set of
+    locks). DuckDB allows one writing process, so this process sees every change; a
+    multi-process adapter (PostgreSQL) would have to check ``last_seq`` against the log."""
 
     size: int = 256
     _items: OrderedDict[int, GameRuntime] = field(default_factory=OrderedDict)
-    _locks: dict[int, threading.Lock] = field(default_factory=dict)
+    _locks: tuple[threading.Lock, ...] = field(
+        default_factory=lambda: tuple(threading.Lock() for _ in range(64))
+    )
     _guard: threading.Lock = field(default_factory=threading.Lock)
+    stammtische: dict[str, Stammtisch] = field(default_factory=dict)
 
     @contextmanager
-    def locked(self, game_id: int) -> Iterator[None]:
-        with self._guard:
-            lock = self._locks.setdefault(game_id, threading.Lock())
-        with lock:
+    def locked(self, key: int) -> Iterator[None]:
+        with self._locks[key % len(self._locks)]:
             yield
 
     def get(self, game_id: int) -> GameRuntime | None:
@@ -252,9 +256,12 @@ class Services:
         raise Conflict("Kein freier Kurzname gefunden.")  # pragma: no cover
 
     def stammtisch(self, slug: str) -> Stammtisch:
-        st = self.repo.get_stammtisch(slug)
+        st = self.cache.stammtische.get(slug)
         if st is None:
-            raise NotFound(f"Keinen Stammtisch „{slug}“ gefunden.")
+            st = self.repo.get_stammtisch(slug)
+            if st is None:
+                raise NotFound(f"Keinen Stammtisch „{slug}“ gefunden.")
+            self.cache.stammtische[slug] = st
         return st
 
     @staticmethod
@@ -280,8 +287,11 @@ class Services:
         rules = _rules(data["rules"]).to_config() if "rules" in data else st.rules
         name = data.get("name", st.name)
         private = data.get("private", st.private)
-        with self.repo.transaction():
-            self.repo.update_stammtisch(st.id, name, rules, private)
+        try:
+            with self.repo.transaction():
+                self.repo.update_stammtisch(st.id, name, rules, private)
+        finally:
+            self.cache.stammtische.pop(st.slug, None)
         return self.stammtisch(st.slug)
 
     # ------------------------------------------------------------------ players
@@ -350,16 +360,21 @@ class Services:
             raise NotFound(f"Kein Spiel {game_id} an diesem Stammtisch.")
         return record
 
-    def _runtime(self, record: GameRecord) -> GameRuntime:
+    def _runtime(self, st: Stammtisch, game_id: int) -> GameRuntime:
         """The cached engine state, or a replay of the stored log (caller holds the lock)."""
-        rt = self.cache.get(record.id)
-        if rt is None:
-            log = self.repo.load_log(record.id)
-            rt = GameRuntime.replay(
-                header_of(record), effective_entries(log), log[-1].seq if log else 0
-            )
-            rt.facts = derive_facts(record.id, record.players, rt)
-            self.cache.put(record.id, rt)
+        rt = self.cache.get(game_id)
+        if rt is not None and rt.record is not None:
+            if rt.record.stammtisch_id != st.id:
+                raise NotFound(f"Kein Spiel {game_id} an diesem Stammtisch.")
+            return rt
+        record = self._game(st, game_id)
+        log = self.repo.load_log(record.id)
+        rt = GameRuntime.replay(
+            header_of(record), effective_entries(log), log[-1].seq if log else 0
+        )
+        rt.record = record
+        rt.facts = derive_facts(record.id, record.players, rt)
+        self.cache.put(record.id, rt)
         return rt
 
     def start_game(self, st: Stammtisch, data: dict[str, Any]) -> GameView:
@@ -448,13 +463,14 @@ class Services:
         rt.facts = facts
         record = self.repo.get_game(st.id, game_id)
         assert record is not None
+        rt.record = record
         self.cache.put(game_id, rt)
         return GameView(record, st.slug, rt)
 
     def game(self, st: Stammtisch, game_id: int) -> GameView:
-        record = self._game(st, game_id)
         with self.cache.locked(game_id):
-            return GameView(record, st.slug, self._runtime(record))
+            rt = self._runtime(st, game_id)
+            return GameView(rt.record, st.slug, rt)
 
     def games(self, st: Stammtisch, query: dict[str, Any]) -> dict[str, Any]:
         size = query["page_size"]
@@ -487,16 +503,14 @@ class Services:
 
     def record(self, st: Stammtisch, game_id: int, kind: str, body: dict[str, Any]) -> WriteResult:
         """Record a turn, a throw or a penalty: engine first, then log + facts, atomically."""
-        record = self._game(st, game_id)
         with self.cache.locked(game_id):
-            rt = self._runtime(record)
+            rt = self._runtime(st, game_id)
+            record = rt.record
             entry = LogEntry(game_id, rt.last_seq + 1, kind, body, self.clock())
             try:
                 events = rt.feed(entry)
-                facts = derive_facts(game_id, record.players, rt)
-                with self.repo.transaction():
-                    self.repo.append_log(entry)
-                    self.repo.write_facts(game_id, facts_write(facts, rt.facts))
+                facts = derive_facts(game_id, record.players, rt, rt.facts)
+                self.repo.append_entry(entry, facts_write(facts, rt.facts))
             except StorageConflict as err:
                 self.cache.drop(game_id)
                 raise Conflict(
@@ -510,9 +524,9 @@ class Services:
 
     def undo(self, st: Stammtisch, game_id: int, data: dict[str, Any]) -> WriteResult:
         """Undo the last effective entry; the log keeps an ``undo`` entry as audit record."""
-        record = self._game(st, game_id)
         with self.cache.locked(game_id):
-            rt = self._runtime(record)
+            rt = self._runtime(st, game_id)
+            record = rt.record
             if not rt.entries:
                 raise Conflict("Es gibt nichts rückgängig zu machen.")
             target = rt.entries[-1]
@@ -520,11 +534,10 @@ class Services:
             body = {"undoes": target.seq, "by": data.get("by"), "reason": data.get("reason")}
             entry = LogEntry(game_id, seq, "undo", body, self.clock())
             new_rt = GameRuntime.replay(header_of(record), rt.entries[:-1], seq)
+            new_rt.record = record
             facts = derive_facts(game_id, record.players, new_rt)
             try:
-                with self.repo.transaction():
-                    self.repo.append_log(entry)
-                    self.repo.write_facts(game_id, facts_write(facts, None))
+                self.repo.append_entry(entry, facts_write(facts, None))
             except StorageConflict as err:
                 self.cache.drop(game_id)
                 raise Conflict(
@@ -561,10 +574,9 @@ class Services:
     def export(self, st: Stammtisch, game_id: int) -> dict[str, Any]:
         """The game as a game log: the header as given and every finished turn and penalty
         (an open throw-by-throw turn is not part of it until it ends)."""
-        record = self._game(st, game_id)
         with self.cache.locked(game_id):
-            rt = self._runtime(record)
-            return {**record.header, "events": [dict(e) for e in rt.export]}
+            rt = self._runtime(st, game_id)
+            return {**rt.record.header, "events": [dict(e) for e in rt.export]}
 
     # ------------------------------------------------------------------ rebuild
     def rebuild(self, progress: Callable[[int, int], None] | None = None) -> int:
@@ -582,6 +594,7 @@ class Services:
                 with self.repo.transaction():
                     self.repo.write_facts(game_id, facts_write(facts, None))
                 rt.facts = facts
+                rt.record = record
                 self.cache.put(game_id, rt)
             if progress:
                 progress(n, len(ids))

@@ -56,6 +56,17 @@ class UtcDateTime(fields.DateTime):
         return super()._serialize(value, attr, obj, **kwargs)
 
 
+class Verbatim(fields.Nested):
+    """A nested schema for the documentation, dumped as the JSON-ready value it already is.
+
+    The service layer builds these values (game outcomes, domain events) with exactly the
+    documented keys; marshmallow's field-by-field dump of a long game's history would cost
+    more than recording the turn. The contract test checks every response against the schema."""
+
+    def _serialize(self, nested_obj: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
+        return nested_obj
+
+
 def player_field(description: str, example: str = "Anna", **kwargs: Any) -> fields.String:
     return fields.String(validate=PLAYER_NAME, metadata=doc(description, example), **kwargs)
 

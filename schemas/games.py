@@ -10,6 +10,7 @@ from .common import (
     Int,
     IsoDateTime,
     UtcDateTime,
+    Verbatim,
     dice_field,
     doc,
     player_field,
@@ -425,13 +426,13 @@ class GameSchema(Schema):
         allow_none=True,
         metadata=doc("A throw-by-throw turn not finished yet, or null.", None),
     )
-    outcome = fields.Nested(OutcomeSchema, required=True, metadata=doc("The game so far.", {}))
+    outcome = Verbatim(OutcomeSchema, required=True, metadata=doc("The game so far.", {}))
 
 
 class WriteResultSchema(Schema):
     seq = Int(required=True, metadata=doc("Sequence number of the new entry.", 8))
     events = fields.List(
-        fields.Nested(DomainEventSchema),
+        Verbatim(DomainEventSchema),
         required=True,
         metadata=doc(
             "What the entry caused, in order.",

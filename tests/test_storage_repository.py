@@ -45,18 +45,20 @@ def new_game(st_id: int, year: int = 2026, players=((1, "Anna"), (2, "Bert"))) -
     )
 
 
-def game_row(game_id: int, status: str = "running", last_seq: int = 0) -> dict:
+def game_row(game_id: int, status: str = "running", rounds: int = 0) -> dict:
     return {
         "game_id": game_id, "status": status, "phase": "half1", "loser_id": None,
         "loser": None, "blattschuss": False, "finalist1_id": None, "finalist2_id": None,
-        "rounds": 0, "turns": 0, "last_seq": last_seq,
+        "rounds": rounds,
     }  # fmt: skip
 
 
-def event_row(game_id: int, seq: int) -> dict:
+def turn_row(game_id: int, n: int) -> dict:
     return {
-        "game_id": game_id, "seq": seq, "idx": 0, "kind": "penalty",
-        "message": f"Eintrag {seq}", "data": {"player": "Anna", "n": [seq]},
+        "game_id": game_id, "turn_no": n, "seq": n, "half": "half1", "round_no": 1,
+        "player_id": 1, "player": "Anna", "dice": "1-1-4", "throws": 3, "hand": False,
+        "blind": False, "category": "schock", "result_name": "Schock 4", "deckel_value": 4,
+        "rank_key": 880000, "entry": "summary",
     }  # fmt: skip
 
 
@@ -119,7 +121,7 @@ def test_a_failed_transaction_leaves_nothing_behind(repo):
     game = repo.add_game(new_game(st.id))
     with pytest.raises(RuntimeError), repo.transaction():
         repo.append_log(LogEntry(game, 1, "turn", {"player": "Anna"}, NOW))
-        repo.write_facts(game, FactsWrite(game=game_row(game, last_seq=1)))
+        repo.write_facts(game, FactsWrite(game=game_row(game, rounds=1)))
         raise RuntimeError("boom")
     assert repo.load_log(game) == []
     assert repo.read_facts(game)["game_facts"] == []
@@ -130,27 +132,24 @@ def test_facts_are_appended_or_replaced_table_by_table(repo):
     game = repo.add_game(new_game(st.id))
     other = repo.add_game(new_game(st.id))
     repo.write_facts(
-        other, FactsWrite(game=game_row(other), append={"domain_events": [event_row(other, 9)]})
+        other, FactsWrite(game=game_row(other), append={"turn_facts": [turn_row(other, 9)]})
     )
     repo.write_facts(
-        game, FactsWrite(game=game_row(game), append={"domain_events": [event_row(game, 1)]})
+        game, FactsWrite(game=game_row(game), append={"turn_facts": [turn_row(game, 1)]})
     )
+    two_more = [turn_row(game, 2), turn_row(game, 3)]
+    repo.write_facts(game, FactsWrite(game=None, append={"turn_facts": two_more}))
+    facts = repo.read_facts(game)
+    assert [t["turn_no"] for t in facts["turn_facts"]] == [1, 2, 3]
+    assert facts["turn_facts"][1] == turn_row(game, 2)
+    assert facts["game_facts"] == [game_row(game)]  # None leaves the game row alone
     repo.write_facts(
-        game,
-        FactsWrite(game=game_row(game, last_seq=2), append={"domain_events": [event_row(game, 2)]}),
+        game, FactsWrite(game=game_row(game, rounds=4), replace={"turn_facts": [turn_row(game, 7)]})
     )
     facts = repo.read_facts(game)
-    assert [e["seq"] for e in facts["domain_events"]] == [1, 2]
-    assert facts["domain_events"][0]["data"] == {"player": "Anna", "n": [1]}
-    assert facts["game_facts"] == [game_row(game, last_seq=2)]
-    repo.write_facts(
-        game,
-        FactsWrite(
-            game=game_row(game, last_seq=3), replace={"domain_events": [event_row(game, 3)]}
-        ),
-    )
-    assert [e["seq"] for e in repo.read_facts(game)["domain_events"]] == [3]
-    assert [e["seq"] for e in repo.read_facts(other)["domain_events"]] == [9]
+    assert [t["turn_no"] for t in facts["turn_facts"]] == [7]
+    assert facts["game_facts"] == [game_row(game, rounds=4)]
+    assert [t["turn_no"] for t in repo.read_facts(other)["turn_facts"]] == [9]
 
 
 def test_the_database_file_is_created_and_migrated_once(tmp_path):

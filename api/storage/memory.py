@@ -193,10 +193,17 @@ class MemoryRepository(Repository):
                 raise StorageConflict(f"game {entry.game_id}: entry {entry.seq} exists")
             log.append(copy.deepcopy(entry))
 
+    def append_entry(self, entry: LogEntry, facts: FactsWrite) -> None:
+        # no snapshot needed: append_log fails before anything changed, write_facts cannot fail
+        with self._lock:
+            self.append_log(entry)
+            self.write_facts(entry.game_id, facts)
+
     def write_facts(self, game_id: int, write: FactsWrite) -> None:
         with self._lock:
             facts = self.facts.setdefault(game_id, {t: [] for t in FACT_COLUMNS})
-            facts["game_facts"] = [dict(write.game)]
+            if write.game is not None:
+                facts["game_facts"] = [dict(write.game)]
             for table, rows in write.replace.items():
                 facts[table] = [dict(r) for r in rows]
             for table, rows in write.append.items():

@@ -82,7 +82,7 @@ class LogEntry:
 FACT_COLUMNS: dict[str, tuple[str, ...]] = {
     "game_facts": (
         "game_id", "status", "phase", "loser_id", "loser", "blattschuss", "finalist1_id",
-        "finalist2_id", "rounds", "turns", "last_seq",
+        "finalist2_id", "rounds",
     ),
     "turn_facts": (
         "game_id", "turn_no", "seq", "half", "round_no", "player_id", "player", "dice",
@@ -98,19 +98,17 @@ FACT_COLUMNS: dict[str, tuple[str, ...]] = {
         "source", "source_player_id", "amount",
     ),
     "half_facts": ("game_id", "half", "loser_id", "loser", "rounds"),
-    "domain_events": ("game_id", "seq", "idx", "kind", "message", "data"),
 }  # fmt: skip
 
 #: the fact tables with many rows per game, in a stable order
-ROW_TABLES: tuple[str, ...] = (
-    "turn_facts", "round_facts", "deckel_moves", "half_facts", "domain_events",
-)  # fmt: skip
+ROW_TABLES: tuple[str, ...] = ("turn_facts", "round_facts", "deckel_moves", "half_facts")
 
 
 @dataclass(slots=True)
 class FactsWrite:
-    """What to change in one game's facts: the game row, rows to append, tables to rewrite."""
+    """What to change in one game's facts: the game row (None: unchanged), rows to append,
+    tables to rewrite."""
 
-    game: dict[str, Any]
+    game: dict[str, Any] | None
     append: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     replace: dict[str, list[dict[str, Any]]] = field(default_factory=dict)

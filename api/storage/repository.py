@@ -93,6 +93,13 @@ class Repository(ABC):
     def append_log(self, entry: LogEntry) -> None:
         """Raises :class:`StorageConflict` when the sequence number is taken."""
 
+    def append_entry(self, entry: LogEntry, facts: FactsWrite) -> None:
+        """Append one log entry and write the facts it changes, atomically (the hot path of
+        recording). Adapters may batch concurrent calls into one transaction."""
+        with self.transaction():
+            self.append_log(entry)
+            self.write_facts(entry.game_id, facts)
+
     # Facts
     @abstractmethod
     def write_facts(self, game_id: int, write: FactsWrite) -> None: ...

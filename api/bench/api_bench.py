@@ -1,0 +1,226 @@
+"""API benchmark against `schocken serve`: the load comes from this (separate) process.
+
+Run: ``python -m api.bench.api_bench [--turns 300] [--seconds 15] [--clients 8]``.
+
+It starts ``schocken serve`` on a fresh DuckDB file (one process, waitress threads), creates a
+Stammtisch with four players and plays engine-simulated games over HTTP, one turn summary per
+request, over persistent HTTP/1.1 connections:
+
+1. one client recording turns: p50 / p99 latency per turn (target p50 ≤ 10 ms);
+2. ``--clients`` concurrent clients, each playing its own games, for ``--seconds``: turns/s
+   and p99 (target ≥ 200 turns/s, p99 ≤ 100 ms);
+3. the same two figures for ``GET /api/v1/health`` (the framework's floor);
+4. the server's peak memory (VmHWM; target ≤ 200 MB).
+
+Figures depend on what else runs on the machine: the load average is printed with them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from api.rules import PRESETS
+from api.rules.simulate import simulate_logs
+
+PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Client:
+    """One keep-alive connection; ``call`` returns (status, parsed body, seconds)."""
+
+    def __init__(self, port: int, token: str | None = None) -> None:
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        self.headers = {"Content-Type": "application/json"}
+        if token:
+            self.headers["Authorization"] = f"Bearer {token}"
+
+    def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any, float]:
+        data = None if body is None else json.dumps(body)
+        start = time.perf_counter()
+        self.conn.request(method, path, body=data, headers=self.headers)
+        resp = self.conn.getresponse()
+        raw = resp.read()
+        elapsed = time.perf_counter() - start
+        return resp.status, json.loads(raw), elapsed
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+class Player:
+    """A client playing simulated games turn by turn (a new game when one ends)."""
+
+    def __init__(self, port: int, token: str, slug: str, seed: int) -> None:
+        self.client = Client(port, token)
+        self.base = f"/api/v1/stammtische/{slug}/games"
+        self.logs = iter(simulate_logs(PRESETS["standard"], 10_000, players=PLAYERS, seed=seed))
+        self.events: list[dict[str, Any]] = []
+        self.game = 0
+
+    def turn(self) -> float:
+        if not self.events:
+            log = next(self.logs)
+            status, body, _ = self.client.call(
+                "POST", self.base, {"players": PLAYERS, "starter": log["starter"]}
+            )
+            assert status == 201, body
+            self.game = body["id"]
+            self.events = list(log["events"])
+        event = self.events.pop(0)
+        status, body, elapsed = self.client.call("POST", f"{self.base}/{self.game}/turns", event)
+        assert status == 201, body
+        return elapsed
+
+
+def run_parallel(clients: int, seconds: float, step: Any) -> tuple[int, list[float]]:
+    """``clients`` threads call ``step(i)`` (returns a latency) until time is up."""
+    latencies: list[list[float]] = [[] for _ in range(clients)]
+    stop = time.perf_counter() + seconds
+    barrier = threading.Barrier(clients)
+
+    def work(i: int) -> None:
+        barrier.wait()
+        while time.perf_counter() < stop:
+            latencies[i].append(step(i))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(clients)]
+    start = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - start
+    flat = [x for lat in latencies for x in lat]
+    return int(len(flat) / elapsed), flat
+
+
+def peak_memory_mb(pid: int) -> tuple[float, float]:
+    fields = {}
+    with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+        for line in fh:
+            key, _, value = line.partition(":")
+            fields[key] = value.strip()
+    return int(fields["VmHWM"].split()[0]) / 1024, int(fields["VmRSS"].split()[0]) / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--turns", type=int, default=300, help="turns for the one-client figure")
+    parser.add_argument("--seconds", type=float, default=15.0, help="duration of concurrent runs")
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--threads", type=int, default=8, help="waitress threads")
+    args = parser.parse_args()
+
+    root = Path(__file__).resolve().parents[2]
+    work = Path(tempfile.mkdtemp(prefix="schocken-bench-"))
+    port = free_port()
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "api.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--db",
+            str(work / "bench.duckdb"),
+            "--threads",
+            str(args.threads),
+        ],  # fmt: skip
+        cwd=root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(300):
+            try:
+                if Client(port).call("GET", "/api/v1/health")[0] == 200:
+                    break
+            except OSError:
+                time.sleep(0.1)
+        admin = Client(port)
+        status, st, _ = admin.call("POST", "/api/v1/stammtische", {"name": "Benchmark"})
+        token, slug = st["token"], st["slug"]
+        admin = Client(port, token)
+        for name in PLAYERS:
+            admin.call("POST", f"/api/v1/stammtische/{slug}/players", {"name": name})
+
+        # 1. one client recording turns
+        solo = Player(port, token, slug, seed=1)
+        for _ in range(20):  # warm-up
+            solo.turn()
+        one = [solo.turn() for _ in range(args.turns)]
+
+        # 2. concurrent clients, each its own games
+        players = [Player(port, token, slug, seed=100 + i) for i in range(args.clients)]
+        rate, many = run_parallel(args.clients, args.seconds, lambda i: players[i].turn())
+
+        # 3. the framework's floor: a trivial endpoint of the same server
+        health = Client(port)
+        floor_one = [health.call("GET", "/api/v1/health")[2] for _ in range(args.turns)]
+        floor_clients = [Client(port) for _ in range(args.clients)]
+        floor_rate, floor_many = run_parallel(
+            args.clients, args.seconds, lambda i: floor_clients[i].call("GET", "/api/v1/health")[2]
+        )
+        peak, rss = peak_memory_mb(server.pid)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+    ms = 1000.0
+    load = os.getloadavg()
+    print(
+        f"schocken serve (waitress, {args.threads} threads, DuckDB file); load from pid {os.getpid()}"
+    )
+    print(
+        f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+    )
+    print()
+    print(f"{'':38} {'turns (POST …/turns)':>22} {'trivial (GET /health)':>22}")
+    print(
+        f"{'1 client   p50 latency':38} {percentile(one, 0.5) * ms:19.2f} ms "
+        f"{percentile(floor_one, 0.5) * ms:19.2f} ms   target p50 ≤ 10 ms"
+    )
+    print(
+        f"{'1 client   p99 latency':38} {percentile(one, 0.99) * ms:19.2f} ms "
+        f"{percentile(floor_one, 0.99) * ms:19.2f} ms"
+    )
+    print(
+        f"{f'{args.clients} clients throughput':38} {rate:16d} req/s "
+        f"{floor_rate:16d} req/s   target ≥ 200 turns/s"
+    )
+    print(
+        f"{f'{args.clients} clients p50 latency':38} {percentile(many, 0.5) * ms:19.2f} ms "
+        f"{percentile(floor_many, 0.5) * ms:19.2f} ms"
+    )
+    print(
+        f"{f'{args.clients} clients p99 latency':38} {percentile(many, 0.99) * ms:19.2f} ms "
+        f"{percentile(floor_many, 0.99) * ms:19.2f} ms   target p99 ≤ 100 ms"
+    )
+    print(f"{'turns recorded (1 client + concurrent)':38} {len(one) + len(many):19d}")
+    print(f"server peak memory (VmHWM) {peak:.1f} MB, RSS at end {rss:.1f} MB   target ≤ 200 MB")
+    print(f"mean turn latency, 1 client: {statistics.mean(one) * ms:.2f} ms")
+
+
+if __name__ == "__main__":
+    main()
