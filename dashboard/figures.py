@@ -155,6 +155,7 @@ def categories(cats: dict[str, Any]) -> go.Figure:
     )
     fig.update_layout(
         barmode="group",
+        xaxis={"tickangle": 0, "tickfont": {"size": 11}},
         yaxis={
             "title": "Anteil in % (log.)",
             "type": "log",

@@ -129,7 +129,14 @@ def page_context(
     months = sorted({r["month"] for r in stats["trend"]})
     trend_names = sorted({(r["name"], r["player_id"]) for r in stats["trend"]})
     trend_cells = {(r["month"], r["player_id"]): r["games_lost"] for r in stats["trend"]}
+    attendance_years = sorted({(r["year"], r["games"]) for r in stats["attendance"]})
+    attendance_players = sorted({(r["name"], r["player_id"]) for r in stats["attendance"]})
     return {
+        "attendance_table": {
+            "years": attendance_years,
+            "players": attendance_players,
+            "cells": {(r["year"], r["player_id"]): r["games_played"] for r in stats["attendance"]},
+        },
         "stammtisch": stammtisch,
         "year": year,
         "stats": stats,

@@ -26,6 +26,7 @@ from .snapshot import connection_for
 from .stats import run
 
 EXTENSION = "schocken_dashboard"
+MARKER = ".schocken-dashboard"
 
 Versions = dict[int | None, tuple[Any, ...]]
 
@@ -39,6 +40,15 @@ class SiteCache:
         self.index: dict[str, Versions] | None = None
         self.lock = threading.Lock()
 
+    def _clear(self) -> None:
+        """Start from an empty folder (pages of a previous run may show what is private now);
+        a folder this class did not create is left alone."""
+        marker = self.folder / MARKER
+        check_folder(self.folder)
+        shutil.rmtree(self.folder, ignore_errors=True)
+        self.folder.mkdir(parents=True)
+        marker.write_text("built by the Schocken server; emptied on every start\n")
+
     @staticmethod
     def versions(cursor: Any) -> dict[str, Versions]:
         now: dict[str, Versions] = {}
@@ -51,7 +61,7 @@ class SiteCache:
         """Rebuild the index when stale, and the pages of ``slug`` (or of every Stammtisch)."""
         with self.lock:
             if self.index is None:
-                shutil.rmtree(self.folder, ignore_errors=True)
+                self._clear()
             now = self.versions(cursor)
             for gone in self.built.keys() - now.keys():  # made private or deleted
                 shutil.rmtree(self.folder / gone, ignore_errors=True)
@@ -114,8 +124,18 @@ def blueprint() -> Blueprint:
     return bp
 
 
+def check_folder(folder: Path) -> None:
+    """The server empties its site folder: refuse one it did not create."""
+    if folder.exists() and any(folder.iterdir()) and not (folder / MARKER).exists():
+        raise RuntimeError(
+            f"DASHBOARD_DIR {folder} is not empty and was not made by the dashboard: "
+            "choose an empty or new folder"
+        )
+
+
 def init_app(app: Flask) -> None:
     """Serve the dashboard at ``/dashboard/`` from ``DASHBOARD_DIR`` (default: instance)."""
-    folder = app.config.get("DASHBOARD_DIR") or str(Path(app.instance_path) / "dashboard")
-    app.extensions[EXTENSION] = SiteCache(Path(folder))
+    folder = Path(app.config.get("DASHBOARD_DIR") or Path(app.instance_path) / "dashboard")
+    check_folder(folder)
+    app.extensions[EXTENSION] = SiteCache(folder)
     app.register_blueprint(blueprint())

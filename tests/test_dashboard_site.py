@@ -223,3 +223,12 @@ def test_dashboard_build_through_a_running_server(tmp_path):
         thread.join(5)
         app.extensions["schocken"].store.close()
     assert (out / "plotly.min.js").exists() and (out / "zur-post" / "2024.html").exists()
+
+
+def test_the_server_refuses_a_dashboard_folder_it_did_not_make(tmp_path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("keep me")
+    with pytest.raises(RuntimeError, match="DASHBOARD_DIR"):
+        create_app({"STORAGE": "memory", "DASHBOARD_DIR": str(folder)})
+    assert (folder / "notes.txt").read_text() == "keep me"
