@@ -222,6 +222,7 @@ def test_the_start_page_explains_every_preset_and_option_in_german(web: Browser)
         "/s/{slug}/spieler",
         "/s/{slug}/spieler/1",
         "/s/{slug}/neu",
+        "/s/{slug}/regeln",
         "{game}/zug",
         "{game}/strafe",
         "{game}/rueckgaengig",
@@ -749,3 +750,57 @@ def test_the_history_groups_rounds_by_half_with_repeats_and_penalties() -> None:
         ("half_lost", "B verliert die erste Hälfte"),
     ]
     assert sections[1].items[0].turns == ["B: Zahl 653"]  # the round in progress
+
+
+def test_name_and_house_rules_can_be_changed_for_the_games_that_follow(
+    web: Browser, app: Flask, table: tuple[str, str]
+) -> None:
+    slug, game = table
+    page = web.get(f"/s/{slug}/regeln")
+    assert input_value(page, "name") == "Zur Post"
+    assert input_value(page, "opt_deckel") == "3"
+    assert re.search(r'value="standard" checked', page.text)
+    assert '<details class="options" open>' in page.text
+
+    r = web.post(f"/s/{slug}/regeln", {"name": "", "preset": "nrw", "opt_deckel": "15"})
+    assert r.status_code == 422
+    assert errors_of(r, "name") == ["Bitte einen Namen für den Stammtisch eintragen."]
+    assert re.search(r'value="nrw" checked', r.text) and input_value(r, "opt_deckel") == "15"
+
+    r = web.post(
+        f"/s/{slug}/regeln", {"name": "Zur alten Post", "preset": "nrw", "opt_deckel": "15"}
+    )
+    page = web.follow(r)
+    assert "Gespeichert. Neue Hausregeln gelten ab dem nächsten Spiel." in text_of(page)
+    assert "Zur alten Post" in text_of(page)
+    with app.app_context():
+        st = services().stammtisch(slug)
+        assert st.rules == {"preset": "nrw", "overrides": {"deckel": 15}}
+        assert st.private is True  # the box was not ticked
+    assert game_state(app, slug, game)["mitte"] == 3  # the running game keeps its rules
+    assert game_state(app, slug, start(web, slug))["mitte"] == 15
+
+
+def test_a_house_rule_set_through_the_api_survives_saving_the_form(
+    web: Browser, app: Flask
+) -> None:
+    slug, _ = create(web)
+    own = {"name": "Zwei Zweien", "pips": [3, 2, 2], "rank": 478, "deckel": 8}
+    with app.app_context():
+        svc = services()
+        svc.update_stammtisch(
+            svc.stammtisch(slug),
+            {"rules": {"preset": "standard", "overrides": {"specials": [own], "penalty": 7}}},
+        )
+    page = web.get(f"/s/{slug}/regeln")
+    assert "Zwei Zweien (eigener Wert)" in text_of(page)
+    assert "7 Deckel (eigener Wert)" in text_of(page)
+    form = {"name": "Zur Post", "preset": "standard", "public": "1"}
+    for key, options in re.findall(r'<select id="opt_(\w+)"[^>]*>(.*?)</select>', page.text, re.S):
+        chosen = re.search(r'<option value="([^"]*)" selected>', options)
+        if chosen:  # what a browser sends: the selected option of every menu
+            form[f"opt_{key}"] = html.unescape(chosen.group(1))
+    web.follow(web.post(f"/s/{slug}/regeln", form))
+    with app.app_context():
+        rules = services().stammtisch(slug).rules
+    assert rules == {"preset": "standard", "overrides": {"specials": [own], "penalty": 7}}

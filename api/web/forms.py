@@ -143,6 +143,15 @@ def option_fields(selected: dict[str, str] | None = None) -> list[OptionField]:
     out = []
     for key in OPTION_NAMES:
         choices = [(encode(v), label) for v, label in OPTION_CHOICES.get(key, [])]
+        chosen = selected.get(key, "")
+        if key != "deckel" and chosen and chosen not in {c for c, _ in choices}:
+            # a value set through the API that the menu does not list (own special results,
+            # more Strafdeckel): offered as it is, so that saving the form keeps it
+            try:
+                label = value_label(key, json.loads(chosen))
+            except ValueError:
+                label = chosen
+            choices.append((chosen, f"{label} (eigener Wert)"))
         per_preset = {name: value_label(key, r.options()[key]) for name, r in PRESETS.items()}
         out.append(
             OptionField(
@@ -151,7 +160,7 @@ def option_fields(selected: dict[str, str] | None = None) -> list[OptionField]:
                 OPTION_HELP[key],
                 choices,
                 per_preset,
-                selected.get(key, ""),
+                chosen,
             )
         )
     return out
@@ -203,6 +212,11 @@ class FormErrors:
 
     def get(self, name: str) -> list[str]:
         return self.fields.get(name, [])
+
+
+def selected_overrides(overrides: dict[str, Any]) -> dict[str, str]:
+    """A ruleset's overrides as the values of the option fields (to edit them)."""
+    return {k: str(v) if k == "deckel" else encode(v) for k, v in overrides.items()}
 
 
 def parse_overrides(form: Any, errors: FormErrors) -> dict[str, Any]:

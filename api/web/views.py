@@ -62,6 +62,7 @@ from .forms import (
     parse_overrides,
     parse_turn,
     presets,
+    selected_overrides,
 )
 from .protocol import board, last_round, protocol, turn_options
 
@@ -231,27 +232,42 @@ def home() -> Any:
     return _home()
 
 
-@bp.post("/stammtisch")
-def create_stammtisch() -> Any:
+def _stammtisch_form(errors: FormErrors) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Name, preset, overrides and visibility of the Stammtisch form: (entered, service data).
+
+    The rules are checked with the engine here, so that its message appears beside the option
+    it names."""
     form = request.form
-    errors = FormErrors()
     name = (form.get("name") or "").strip()
-    slug = (form.get("slug") or "").strip().lower()
     preset = form.get("preset") or "standard"
-    entered = {"name": name, "slug": slug, "preset": preset, "public": bool(form.get("public"))}
+    entered = {
+        "name": name,
+        "slug": (form.get("slug") or "").strip().lower(),
+        "preset": preset,
+        "public": bool(form.get("public")),
+        "selected": {k[4:]: v for k, v in form.items() if k.startswith("opt_")},
+    }
     if not name:
         errors.add("name", "Bitte einen Namen für den Stammtisch eintragen.")
     elif len(name) > NAME_MAX:
         errors.add("name", f"Der Name ist zu lang (höchstens {NAME_MAX} Zeichen).")
     if preset not in PRESETS:
         errors.add("preset", "Bitte eines der Regelwerke wählen.")
-    overrides = parse_overrides(form, errors)
-    selected = {k[4:]: v for k, v in form.items() if k.startswith("opt_")}
-    data: dict[str, Any] = {
-        "name": name,
-        "rules": {"preset": preset, "overrides": overrides},
-        "private": not entered["public"],
-    }
+    rules = {"preset": preset, "overrides": parse_overrides(form, errors)}
+    if not errors:
+        try:
+            ruleset_from_config(rules)
+        except SchockenError as err:
+            known = err.field in OPTION_NAMES
+            errors.add(f"opt_{err.field}" if known else "rules", err.message)
+    return entered, {"name": name, "rules": rules, "private": not entered["public"]}
+
+
+@bp.post("/stammtisch")
+def create_stammtisch() -> Any:
+    errors = FormErrors()
+    entered, data = _stammtisch_form(errors)
+    slug = entered["slug"]
     if slug:
         data["slug"] = slug
         if not re.fullmatch(r"[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?", slug):
@@ -259,21 +275,53 @@ def create_stammtisch() -> Any:
                 "slug", "Nur Kleinbuchstaben, Ziffern und Bindestriche (höchstens 40 Zeichen)."
             )
     if not errors:
-        try:  # the engine's check, to show its message next to the option it names
-            ruleset_from_config(data["rules"])
-        except SchockenError as err:
-            known = err.field in OPTION_NAMES
-            errors.add(f"opt_{err.field}" if known else "rules", err.message)
-    if not errors:
         try:
             st, token = services().create_stammtisch(data)
         except ServiceError as err:
-            target = "slug" if err.status == 409 else "rules"
-            errors.add(target, err.message)
+            errors.add("slug" if err.status == 409 else "rules", err.message)
         else:
             _remember(st)
             return render_template("created.html", st=st, token=token), 201
-    return _home(422, create=entered, options=option_fields(selected), errors=errors)
+    options = option_fields(entered["selected"])
+    return _home(422, create=entered, options=options, errors=errors)
+
+
+@bp.route("/s/<slug>/regeln", methods=["GET", "POST"])
+def edit_rules(slug: str) -> Any:
+    """Name, house rules and visibility; new rules apply to games started afterwards."""
+    st = _stammtisch(slug)
+    if isinstance(st, Response):
+        return st
+    errors = FormErrors()
+    if request.method == "GET":
+        entered = {
+            "name": st.name,
+            "preset": st.rules["preset"],
+            "public": not st.private,
+            "selected": selected_overrides(st.rules.get("overrides", {})),
+        }
+    else:
+        entered, data = _stammtisch_form(errors)
+        if not errors:
+            try:
+                services().update_stammtisch(st, data)
+            except ServiceError as err:
+                errors.add("rules", err.message)
+            else:
+                flash("Gespeichert. Neue Hausregeln gelten ab dem nächsten Spiel.", "ok")
+                return redirect(url_for("web.stammtisch", slug=slug))
+    options_open = bool(entered["selected"] and any(entered["selected"].values())) or any(
+        k.startswith("opt_") or k == "rules" for k in errors.fields
+    )
+    return render_template(
+        "rules.html",
+        st=st,
+        form=entered,
+        presets=presets(),
+        options=option_fields(entered["selected"]),
+        options_open=options_open,
+        errors=errors,
+    ), (422 if errors else 200)
 
 
 @bp.post("/anmelden")
