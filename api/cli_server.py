@@ -26,13 +26,29 @@ def _config(args: argparse.Namespace) -> dict[str, Any]:
     return {"DATABASE": args.db} if args.db else {}
 
 
+def _open_app(args: argparse.Namespace) -> Any:
+    """The app, or None with a clear message when another process holds the DuckDB file."""
+    import duckdb
+
+    from .app import create_app
+
+    try:
+        return create_app(_config(args))
+    except duckdb.IOException as err:
+        print(
+            f"Die Datenbank ist nicht zu öffnen (läuft schon ein Server darauf?): {err}",
+            file=sys.stderr,
+        )
+        return None
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the API with waitress: one process, threads, the embedded DuckDB."""
     from waitress import serve
 
-    from .app import create_app
-
-    app = create_app(_config(args))
+    app = _open_app(args)
+    if app is None:
+        return 1
     print(
         f"Schocken API on http://{args.host}:{args.port}/ (docs: /docs), "
         f"database {app.config['DATABASE'] or 'in memory'}",
@@ -60,10 +76,11 @@ def cmd_openapi(args: argparse.Namespace) -> int:
 
 def cmd_rebuild(args: argparse.Namespace) -> int:
     """Replay every game's log and rewrite its facts (the server must not be running)."""
-    from .app import create_app
     from .resources._common import services
 
-    app = create_app(_config(args))
+    app = _open_app(args)
+    if app is None:
+        return 1
     with app.app_context():
 
         def progress(done: int, total: int) -> None:

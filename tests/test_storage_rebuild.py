@@ -26,7 +26,9 @@ def fill(client):
     t.add_players(PLAYERS)
     start = datetime(2025, 3, 1, 20, tzinfo=UTC)
     for preset in ("standard", "wolbeck", "nrw"):
-        for log in simulate_logs(PRESETS[preset], 2, players=PLAYERS, seed=7, start=start, detail=True):
+        for log in simulate_logs(
+            PRESETS[preset], 2, players=PLAYERS, seed=7, start=start, detail=True
+        ):
             assert t.post("/imports", log).status_code == 201
     game = t.start()
     base = f"/games/{game}"
@@ -36,11 +38,20 @@ def fill(client):
     ):
         assert t.post(base + "/turns", body).status_code == 201
     assert t.post(base + "/undo", {"by": "Anna"}).status_code == 201
-    assert t.post(base + "/throws", {"player": "Bert", "dice": [2, 2, 1], "aside": [1]}).status_code == 201
-    assert t.post(base + "/throws", {"player": "Bert", "dice": [1, 2], "stop": True}).status_code == 201
+    assert (
+        t.post(base + "/throws", {"player": "Bert", "dice": [2, 2, 1], "aside": [1]}).status_code
+        == 201
+    )
+    assert (
+        t.post(base + "/throws", {"player": "Bert", "dice": [1, 2], "stop": True}).status_code
+        == 201
+    )
     assert t.post(base + "/penalties", {"player": "Clara", "reason": "zu früh"}).status_code == 201
     assert t.post(base + "/throws", {"player": "Clara", "dice": [3, 3, 3]}).status_code == 201
-    assert t.post(base + "/throws", {"player": "Dieter", "dice": [4, 2, 1], "stop": True}).status_code == 201
+    assert (
+        t.post(base + "/throws", {"player": "Dieter", "dice": [4, 2, 1], "stop": True}).status_code
+        == 201
+    )
     return t, game
 
 
@@ -85,4 +96,54 @@ def test_rebuild_repairs_facts_that_were_lost(tmp_path):
 
         assert services().rebuild() == 7
     assert all_facts(app) == before
+    app.extensions["schocken"].store.close()
+
+
+def test_rebuild_refuses_clearly_while_another_process_holds_the_file(tmp_path, capsys):
+    import subprocess
+    import sys
+
+    db = tmp_path / "schocken.duckdb"
+    create_app({"DATABASE": str(db)}).extensions["schocken"].store.close()
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import duckdb,time; c=duckdb.connect({str(db)!r}); print('ok', flush=True); time.sleep(30)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "ok"
+        assert main(["rebuild", "--db", str(db)]) == 1
+        assert "läuft schon ein Server" in capsys.readouterr().err
+    finally:
+        holder.kill()
+        holder.wait()
+        holder.stdout.close()
+
+
+def test_games_evicted_from_the_cache_are_replayed_from_the_log(tmp_path):
+    app = create_app({"DATABASE": str(tmp_path / "s.duckdb"), "GAME_CACHE_SIZE": 1})
+    client = app.test_client()
+    t = make_table(client, "Post")
+    t.add_players(PLAYERS)
+    logs = list(simulate_logs(PRESETS["wolbeck"], 2, players=PLAYERS, seed=5, detail=True))
+    games = [t.start(PLAYERS, log["starter"], rules={"preset": "wolbeck"}) for log in logs]
+    pending = [list(log["events"]) for log in logs]
+    while any(pending):  # alternate between the games: every request misses the cache
+        for game, events in zip(games, pending, strict=True):
+            if not events:
+                continue
+            event = events.pop(0)
+            for k, throw in enumerate(event["detail"]):
+                body = {"player": event["player"], **throw}
+                if k == len(event["detail"]) - 1:
+                    body["stop"] = True
+                r = t.post(f"/games/{game}/throws", body)
+                assert r.status_code == 201, r.json
+    for game, log in zip(games, logs, strict=True):
+        assert t.get(f"/games/{game}/log").json["events"] == log["events"]
+        assert t.game(game)["outcome"]["loser"] is not None
     app.extensions["schocken"].store.close()
