@@ -15,12 +15,13 @@ Nothing is stored when the input is rejected: the service layer checks with the 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import re
 import secrets
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -192,13 +193,19 @@ def _remember(st: Stammtisch) -> None:
     session.permanent = True
 
 
-def _stammtisch(slug: str) -> Stammtisch | Response:
-    """The Stammtisch this session is logged in to, or a redirect to the login."""
-    st = services().stammtisch(slug)
-    if not _may_write(st):
-        flash("Bitte mit dem Schlüssel des Stammtischs anmelden.", "info")
-        return redirect(url_for("web.home", stammtisch=slug))
-    return st
+def _logged_in_to_stammtisch(view: Callable[..., Any]) -> Callable[..., Any]:
+    """The view gets the Stammtisch of ``<slug>`` if this session is logged in to it;
+    otherwise the answer is a redirect to the login."""
+
+    @functools.wraps(view)
+    def wrapper(slug: str, **kwargs: Any) -> Any:
+        st = services().stammtisch(slug)
+        if not _may_write(st):
+            flash("Bitte mit dem Schlüssel des Stammtischs anmelden.", "info")
+            return redirect(url_for("web.home", stammtisch=slug))
+        return view(st, **kwargs)
+
+    return wrapper
 
 
 # ----------------------------------------------------------------------------- home
@@ -287,11 +294,10 @@ def create_stammtisch() -> Any:
 
 
 @bp.route("/s/<slug>/regeln", methods=["GET", "POST"])
-def edit_rules(slug: str) -> Any:
+@_logged_in_to_stammtisch
+def edit_rules(st: Stammtisch) -> Any:
     """Name, house rules and visibility; new rules apply to games started afterwards."""
-    st = _stammtisch(slug)
-    if isinstance(st, Response):
-        return st
+    slug = st.slug
     errors = FormErrors()
     if request.method == "GET":
         entered = {
@@ -359,10 +365,8 @@ def logout(slug: str) -> Any:
 
 
 @bp.get("/s/<slug>/")
-def stammtisch(slug: str) -> Any:
-    st = _stammtisch(slug)
-    if isinstance(st, Response):
-        return st
+@_logged_in_to_stammtisch
+def stammtisch(st: Stammtisch) -> Any:
     svc = services()
     running = svc.games(st, {"page": 1, "page_size": PAGE_SIZE, "status": "running"})
     rules = ruleset_from_config(st.rules)
@@ -378,10 +382,8 @@ def stammtisch(slug: str) -> Any:
 
 
 @bp.get("/s/<slug>/spiele")
-def history(slug: str) -> Any:
-    st = _stammtisch(slug)
-    if isinstance(st, Response):
-        return st
+@_logged_in_to_stammtisch
+def history(st: Stammtisch) -> Any:
     page = request.args.get("seite", "1")
     page_no = int(page) if page.isdigit() and int(page) > 0 else 1
     result = services().games(st, {"page": page_no, "page_size": PAGE_SIZE})
@@ -416,10 +418,9 @@ def _check_name(name: str, errors: FormErrors, target: str) -> None:
 
 
 @bp.route("/s/<slug>/spieler", methods=["GET", "POST"])
-def players(slug: str) -> Any:
-    st = _stammtisch(slug)
-    if isinstance(st, Response):
-        return st
+@_logged_in_to_stammtisch
+def players(st: Stammtisch) -> Any:
+    slug = st.slug
     if request.method == "GET":
         return _players_page(st)
     name = (request.form.get("name") or "").strip()
@@ -437,10 +438,9 @@ def players(slug: str) -> Any:
 
 
 @bp.post("/s/<slug>/spieler/<int:player_id>")
-def player(slug: str, player_id: int) -> Any:
-    st = _stammtisch(slug)
-    if isinstance(st, Response):
-        return st
+@_logged_in_to_stammtisch
+def player(st: Stammtisch, player_id: int) -> Any:
+    slug = st.slug
     svc = services()
     current = svc.player(st, player_id)
     action = request.form.get("action", "rename")
@@ -476,11 +476,10 @@ def _local_now() -> str:
 
 
 @bp.route("/s/<slug>/neu", methods=["GET", "POST"])
-def new_game(slug: str) -> Any:
+@_logged_in_to_stammtisch
+def new_game(st: Stammtisch) -> Any:
     """Seats are tapped in clockwise order; every tap re-renders the page (no JS needed)."""
-    st = _stammtisch(slug)
-    if isinstance(st, Response):
-        return st
+    slug = st.slug
     svc = services()
     active = [p for p in svc.players(st) if not p.retired]
     by_id = {str(p.id): p for p in active}
@@ -582,10 +581,8 @@ def _game_page(
 
 
 @bp.get("/s/<slug>/spiel/<int:game_id>")
-def game(slug: str, game_id: int) -> Any:
-    st = _stammtisch(slug)
-    if isinstance(st, Response):
-        return st
+@_logged_in_to_stammtisch
+def game(st: Stammtisch, game_id: int) -> Any:
     return _game_page(st, game_id)
 
 
@@ -617,10 +614,9 @@ def _announce(events: list[dict[str, Any]]) -> None:
 
 
 @bp.post("/s/<slug>/spiel/<int:game_id>/zug")
-def record_turn(slug: str, game_id: int) -> Any:
-    st = _stammtisch(slug)
-    if isinstance(st, Response):
-        return st
+@_logged_in_to_stammtisch
+def record_turn(st: Stammtisch, game_id: int) -> Any:
+    slug = st.slug
     svc = services()
     rules = svc.game(st, game_id).runtime.rules
     errors = FormErrors()
@@ -643,10 +639,9 @@ def record_turn(slug: str, game_id: int) -> Any:
 
 
 @bp.post("/s/<slug>/spiel/<int:game_id>/strafe")
-def record_penalty(slug: str, game_id: int) -> Any:
-    st = _stammtisch(slug)
-    if isinstance(st, Response):
-        return st
+@_logged_in_to_stammtisch
+def record_penalty(st: Stammtisch, game_id: int) -> Any:
+    slug = st.slug
     svc = services()
     rules = svc.game(st, game_id).runtime.rules
     form = request.form
@@ -681,10 +676,9 @@ def record_penalty(slug: str, game_id: int) -> Any:
 
 
 @bp.post("/s/<slug>/spiel/<int:game_id>/rueckgaengig")
-def undo(slug: str, game_id: int) -> Any:
-    st = _stammtisch(slug)
-    if isinstance(st, Response):
-        return st
+@_logged_in_to_stammtisch
+def undo(st: Stammtisch, game_id: int) -> Any:
+    slug = st.slug
     errors = FormErrors()
     try:
         with _current(st, game_id):
