@@ -804,3 +804,20 @@ def test_a_house_rule_set_through_the_api_survives_saving_the_form(
     with app.app_context():
         rules = services().stammtisch(slug).rules
     assert rules == {"preset": "standard", "overrides": {"specials": [own], "penalty": 7}}
+
+
+def test_an_unexpected_error_is_a_german_page_with_the_security_headers(
+    web: Browser, table: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    slug, game = table
+    web.app.config["PROPAGATE_EXCEPTIONS"] = False
+    import api.web.views
+
+    def broken(*_args: Any, **_kw: Any) -> Any:
+        raise RuntimeError("kaputt")
+
+    monkeypatch.setattr(api.web.views, "board", broken)
+    r = web.get(game)
+    assert r.status_code == 500
+    assert "Da ist etwas schiefgegangen." in text_of(r) and "kaputt" not in r.text
+    assert r.headers["X-Frame-Options"] == "DENY"

@@ -145,14 +145,26 @@ def _security_headers(response: Response) -> Response:
     return response
 
 
+#: German words for the HTTP errors a page can meet (werkzeug's own texts are English)
+HTTP_ERRORS = {
+    404: "Diese Seite gibt es nicht.",
+    405: "So kann diese Seite nicht aufgerufen werden.",
+    413: "Das Formular ist zu groß.",
+    500: "Da ist etwas schiefgegangen. Bitte die Seite neu laden und den Stand prüfen.",
+}
+
+
 @bp.errorhandler(HTTPException)
 def _http_error(error: HTTPException) -> tuple[str, int]:
-    return render_template("error.html", error=error), error.code or 500
+    code = error.code or 500
+    own = error.description if code == 400 else None  # the CSRF message is ours (German)
+    message = own or HTTP_ERRORS.get(code, HTTP_ERRORS[500])
+    return render_template("error.html", code=code, message=message), code
 
 
 @bp.errorhandler(ServiceError)
 def _service_error(error: ServiceError) -> tuple[str, int]:
-    return render_template("error.html", error=error), error.status
+    return render_template("error.html", code=error.status, message=error.message), error.status
 
 
 @bp.app_template_filter("when")
