@@ -77,6 +77,8 @@ class Blueprint(smorest.Blueprint):
     ARGUMENTS_PARSER = _Parser()
 
     def arguments(self, schema: Any, *, location: str = "json", required: bool = True, **kw: Any):
+        if isinstance(schema, type):  # one instance: webargs would build one per request
+            schema = schema()
         decorator = super().arguments(schema, location=location, required=required, **kw)
         if location != "json":
             return decorator
