@@ -821,3 +821,24 @@ def test_an_unexpected_error_is_a_german_page_with_the_security_headers(
     assert r.status_code == 500
     assert "Da ist etwas schiefgegangen." in text_of(r) and "kaputt" not in r.text
     assert r.headers["X-Frame-Options"] == "DENY"
+
+
+def test_players_without_deckel_are_out_once_the_mitte_is_empty(
+    web: Browser, app: Flask, table: tuple[str, str]
+) -> None:
+    slug, game = table
+    for player, dice in [("Anna", "112"), ("Bert", "653"), ("Clara", "542"), ("Dieter", "421")]:
+        page = web.follow(turn(web, game, player, dice, "1"))
+    assert "Runde 2:" in text_of(page)
+    for player, dice in [("Dieter", "113"), ("Anna", "653"), ("Bert", "542"), ("Clara", "421")]:
+        page = web.follow(turn(web, game, player, dice, "1"))
+    assert announcements(page)[-3:] == [
+        "Clara bekommt 1 Deckel aus der Mitte – Schock 3 von Dieter.",
+        "Anna hat keine Deckel mehr und ist in dieser Hälfte raus.",
+        "Bert hat keine Deckel mehr und ist in dieser Hälfte raus.",
+    ]
+    out = re.findall(r'<li class="stack is-out" data-player="(\w+)">', page.text)
+    assert out == ["Anna", "Bert"]
+    assert page.text.count('<span class="tag tag-out">raus</span>') == 2
+    assert re.search(r'<span class="count" id="mitte">0</span>', page.text)
+    assert 'id="am-zug">Clara<' in page.text and "Runde 3:" in text_of(page)

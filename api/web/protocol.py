@@ -47,7 +47,9 @@ def board(game: Game) -> dict[str, Any]:
             }
         )
     limit = state["limit"]
+    half = {"half1": 1, "half2": 2, "finale": "finale"}.get(phase)
     return {
+        "round_no": sum(1 for r in game.rounds if r["half"] == half) + 1,
         "phase": phase,
         "phase_label": PHASE_LABEL[phase],
         "finished": finished,
