@@ -236,8 +236,8 @@ def start_game(p: Phone, starter: str) -> None:
     page.get_by_role("link", name="Neues Spiel").click()
     # tapped in the wrong order, then fixed with ↑
     for name in ["Anna", "Clara", "Bert", "Dieter"]:
-        page.get_by_role("button", name=f"+ {name}").click()
-    page.get_by_role("button", name="Bert einen Platz nach vorn").click()
+        page.get_by_role("link", name=f"+ {name}").click()
+    page.get_by_role("link", name="Bert einen Platz nach vorn").click()
     seats = page.locator(".seats .starter span").all_inner_texts()
     assert seats == PLAYERS
     page.locator(".seats li", has_text=starter).locator("input[name=starter]").check()

@@ -487,17 +487,37 @@ def _local_now() -> str:
     return datetime.now(_zone()).isoformat(timespec="seconds")
 
 
+def _seat_links(slug: str, seats: list[str], waiting: list[Any]) -> dict[str, dict[str, str]]:
+    """The URL of every seat tap: each is a plain link carrying the order (``?sitze=3,1,2``),
+    so taps need no JavaScript, store nothing and the back button just works."""
+
+    def url(order: list[str]) -> str:
+        return url_for("web.new_game", slug=slug, sitze=",".join(order))
+
+    links: dict[str, dict[str, str]] = {"add": {}, "up": {}, "remove": {}}
+    for p in waiting:
+        links["add"][str(p.id)] = url([*seats, str(p.id)])
+    for i, pid in enumerate(seats):
+        if i:
+            order = list(seats)
+            order[i - 1], order[i] = order[i], order[i - 1]
+            links["up"][pid] = url(order)
+        links["remove"][pid] = url([s for s in seats if s != pid])
+    return links
+
+
 @bp.route("/s/<slug>/neu", methods=["GET", "POST"])
 @_logged_in_to_stammtisch
 def new_game(st: Stammtisch) -> Any:
-    """Seats are tapped in clockwise order; every tap re-renders the page (no JS needed)."""
+    """Players are tapped in clockwise order (links), the opener chosen, the game started."""
     slug = st.slug
     svc = services()
     active = [p for p in svc.players(st) if not p.retired]
     by_id = {str(p.id): p for p in active}
     errors = FormErrors()
     if request.method == "GET":
-        seats: list[str] = []
+        seats = (request.args.get("sitze") or "").split(",")
+        starter = ""  # the first seat, until chosen
         again = request.args.get("wie")
         if again and again.isdigit():
             try:
@@ -506,50 +526,39 @@ def new_game(st: Stammtisch) -> Any:
                 previous = ()
             ids = {p.name: str(p.id) for p in active}
             seats = [ids[name] for name in previous if name in ids]
-        starter = seats[0] if seats else ""
     else:
-        seats = [s for s in request.form.getlist("seat") if s in by_id]
-        seats = list(dict.fromkeys(seats))
+        seats = request.form.getlist("seat")
         starter = request.form.get("starter", "")
-        action = request.form.get("action", "")
-        verb, _, pid = action.partition(":")
-        if verb == "add" and pid in by_id and pid not in seats:
-            seats.append(pid)
-        elif verb == "remove" and pid in seats:
-            seats.remove(pid)
-        elif verb == "up" and pid in seats:
-            i = seats.index(pid)
-            if i > 0:
-                seats[i - 1], seats[i] = seats[i], seats[i - 1]
-        elif verb == "clear":
-            seats = []
-        elif verb == "start":
-            if len(seats) < MIN_PLAYERS:
-                errors.add("seats", f"Ein Spiel braucht mindestens {MIN_PLAYERS} Spieler.")
-            elif len(seats) > MAX_PLAYERS:
-                errors.add("seats", f"Höchstens {MAX_PLAYERS} Spieler spielen mit.")
-            if starter not in seats:
-                errors.add("starter", "Bitte wählen, wer die erste Runde beginnt.")
-            if not errors:
-                data = {
-                    "players": [by_id[s].name for s in seats],
-                    "starter": by_id[starter].name,
-                    "played_at": _local_now(),
-                }
-                try:
-                    view = svc.start_game(st, data)
-                except (ServiceError, SchockenError) as err:
-                    errors.add("seats", err.message)
-                else:
-                    return redirect(url_for("web.game", slug=slug, game_id=view.record.id))
+    seats = list(dict.fromkeys(s for s in seats if s in by_id))
+    if request.method == "POST":
+        if len(seats) < MIN_PLAYERS:
+            errors.add("seats", f"Ein Spiel braucht mindestens {MIN_PLAYERS} Spieler.")
+        elif len(seats) > MAX_PLAYERS:
+            errors.add("seats", f"Höchstens {MAX_PLAYERS} Spieler spielen mit.")
         if starter not in seats:
-            starter = seats[0] if seats else ""
+            errors.add("starter", "Bitte wählen, wer die erste Runde beginnt.")
+        if not errors:
+            data = {
+                "players": [by_id[s].name for s in seats],
+                "starter": by_id[starter].name,
+                "played_at": _local_now(),
+            }
+            try:
+                view = svc.start_game(st, data)
+            except (ServiceError, SchockenError) as err:
+                errors.add("seats", err.message)
+            else:
+                return redirect(url_for("web.game", slug=slug, game_id=view.record.id))
+    if starter not in seats:
+        starter = seats[0] if seats else ""
+    waiting = [p for p in active if str(p.id) not in seats]
     return render_template(
         "new_game.html",
         st=st,
         seated=[by_id[s] for s in seats],
-        waiting=[p for p in active if str(p.id) not in seats],
+        waiting=waiting,
         starter=starter,
+        links=_seat_links(slug, seats, waiting),
         errors=errors,
     ), (422 if errors else 200)
 
