@@ -459,3 +459,32 @@ def test_a_finished_game_rejects_further_entries(table, mode):
         r = throw(table, game, "Anna", [1, 1, 1])
     assert r.status_code == 409 and "schon vorbei" in r.json["message"]
     assert table.get("/games?status=finished").json["total"] == 1
+
+
+def test_a_blind_throw_ends_the_turn_at_once_where_the_house_rules_allow_it(table):
+    game = table.start(rules={"preset": "standard", "overrides": {"blind": True}})
+    throw(table, game, "Anna", [2, 3, 5], stop=True)
+    r = throw(table, game, "Bert", [6, 6, 6], blind=True)
+    assert r.status_code == 201
+    g = r.json["game"]
+    assert g["open_turn"] is None and g["outcome"]["current_round"][1]["blind"] is True
+    plain = table.start()
+    r = throw(table, plain, "Anna", [6, 6, 6], blind=True)
+    assert r.status_code == 409 and "Blind" in r.json["message"]
+
+
+def test_the_next_players_summary_also_closes_an_open_turn(table):
+    game = table.start()
+    throw(table, game, "Anna", [1, 4, 6], aside=[1])
+    throw(table, game, "Anna", [1, 4])
+    r = table.turn(game, "Bert", [3, 4, 5], 2, hand=False)
+    assert [e["kind"] for e in r.json["events"]] == ["turn_recorded", "turn_recorded"]
+    assert [t["player"] for t in r.json["game"]["outcome"]["current_round"]] == ["Anna", "Bert"]
+
+
+def test_turned_sixes_must_be_followed_by_a_throw_of_the_same_player(table):
+    game = table.start(rules={"preset": "wikipedia"})
+    throw(table, game, "Anna", [6, 6, 2], sixes=1)
+    r = throw(table, game, "Bert", [1, 2, 3])
+    assert r.status_code == 409 and "muss danach noch einmal würfeln" in r.json["message"]
+    assert table.game(game)["open_turn"]["player"] == "Anna"
