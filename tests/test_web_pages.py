@@ -867,3 +867,13 @@ def test_players_without_deckel_are_out_once_the_mitte_is_empty(
     assert page.text.count('<span class="tag tag-out">raus</span>') == 2
     assert re.search(r'<span class="count" id="mitte">0</span>', page.text)
     assert 'id="am-zug">Clara<' in page.text and "Runde 3:" in text_of(page)
+
+
+def test_the_start_page_warns_when_the_key_would_travel_unencrypted(web: Browser) -> None:
+    warning = "Diese Verbindung ist nicht verschlüsselt"
+    assert warning not in text_of(web.get("/"))  # on this machine: fine
+    assert warning in text_of(web.client.get("/", base_url="http://192.168.1.20:5000"))
+    assert warning not in text_of(web.client.get("/", base_url="https://schocken.example"))
+    manifest = web.client.get(re.search(r'rel="manifest" href="([^"]+)"', web.get("/").text)[1])
+    manifest.close()
+    assert manifest.mimetype == "application/manifest+json"

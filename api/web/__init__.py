@@ -17,6 +17,7 @@ the pages never compute a rule themselves.
 
 from __future__ import annotations
 
+import mimetypes
 import os
 import secrets
 from pathlib import Path
@@ -78,6 +79,7 @@ def init_web(app: Flask) -> None:
     app.config.setdefault("STATS_URL", "/dashboard/{slug}/")
     app.config.setdefault("WEB_TIMEZONE", "Europe/Berlin")
     app.session_interface = _AutoSecureSessionInterface()
+    mimetypes.add_type("application/manifest+json", ".webmanifest")
     app.register_blueprint(bp)
 
 

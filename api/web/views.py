@@ -238,6 +238,8 @@ def _home(status: int = 200, **ctx: Any) -> tuple[str, int]:
     ctx.setdefault("login", {"slug": request.args.get("stammtisch", ""), "token": ""})
     ctx.setdefault("errors", FormErrors())
     options_open = any(k.startswith("opt_") or k == "rules" for k in ctx["errors"].fields)
+    local = request.host.split(":")[0] in ("localhost", "127.0.0.1", "[::1]")
+    ctx.setdefault("plain_http", not request.is_secure and not local)
     return (
         render_template(
             "home.html", known=known, presets=presets(), options_open=options_open, **ctx
