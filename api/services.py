@@ -455,8 +455,7 @@ class Services:
                 )
             )
             stored = [LogEntry(game_id, e.seq, e.kind, e.body, e.recorded_at) for e in entries]
-            for e in stored:
-                self.repo.append_log(e)
+            self.repo.append_log_many(stored)
             rt.entries = stored
             facts = derive_facts(game_id, tuple(seats), rt)
             self.repo.write_facts(game_id, facts_write(facts, None))

@@ -179,6 +179,16 @@ class GroupCommitter:
             p.done.set()
 
 
+def _log_row(entry: LogEntry) -> dict[str, Any]:
+    return {
+        "game_id": entry.game_id,
+        "seq": entry.seq,
+        "kind": entry.kind,
+        "body": entry.body,
+        "recorded_at": entry.recorded_at.isoformat(),
+    }
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
@@ -407,18 +417,14 @@ class DuckDBRepository(Repository):
         else:
             self._committer.submit(entry, facts)
 
+    def append_log_many(self, entries: list[LogEntry]) -> None:
+        try:
+            self._insert("game_log", [_log_row(e) for e in entries])
+        except duckdb.ConstraintException as exc:
+            raise StorageConflict(f"log entries taken: {exc}") from exc
+
     def write_batch(self, items: list[tuple[LogEntry, FactsWrite]]) -> None:
         """Several games' entries and facts in one transaction, one INSERT per table."""
-        log_rows = [
-            {
-                "game_id": e.game_id,
-                "seq": e.seq,
-                "kind": e.kind,
-                "body": e.body,
-                "recorded_at": e.recorded_at.isoformat(),
-            }
-            for e, _ in items
-        ]
         appends: dict[str, list[dict[str, Any]]] = {}
         games = []
         for _entry, write in items:
@@ -427,10 +433,7 @@ class DuckDBRepository(Repository):
             for table, rows in write.append.items():
                 appends.setdefault(table, []).extend(rows)
         with self.transaction():
-            try:
-                self._insert("game_log", log_rows)
-            except duckdb.ConstraintException as exc:
-                raise StorageConflict(f"log entries taken: {exc}") from exc
+            self.append_log_many([e for e, _ in items])
             self._insert("game_facts", games)
             for entry, write in items:
                 for table, rows in write.replace.items():

@@ -93,6 +93,11 @@ class Repository(ABC):
     def append_log(self, entry: LogEntry) -> None:
         """Raises :class:`StorageConflict` when the sequence number is taken."""
 
+    def append_log_many(self, entries: list[LogEntry]) -> None:
+        """Append several entries (an import); adapters may do it in one statement."""
+        for entry in entries:
+            self.append_log(entry)
+
     def append_entry(self, entry: LogEntry, facts: FactsWrite) -> None:
         """Append one log entry and write the facts it changes, atomically (the hot path of
         recording). Adapters may batch concurrent calls into one transaction."""
