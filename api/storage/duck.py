@@ -48,6 +48,8 @@ class DuckDBStore:
         self.path = path
         self._conn = duckdb.connect(path, config={"autoinstall_known_extensions": False})
         self._lock = threading.Lock()
+        self._local = threading.local()
+        self._cursors: list[duckdb.DuckDBPyConnection] = []
         try:
             self.migrate()
         except BaseException:
@@ -90,9 +92,16 @@ class DuckDBStore:
         return applied
 
     def repository(self) -> DuckDBRepository:
-        with self._lock:  # cursor() on one connection from many threads
-            cursor = self._conn.cursor()
-        return DuckDBRepository(cursor, self._specs, self._committer)
+        """This thread's repository: one cursor per thread, reused across its requests
+        (a cursor must not be shared between threads; opening one per request costs time)."""
+        repo: DuckDBRepository | None = getattr(self._local, "repo", None)
+        if repo is None:
+            with self._lock:  # cursor() on one connection from many threads
+                cursor = self._conn.cursor()
+            repo = DuckDBRepository(cursor, self._specs, self._committer)
+            self._local.repo = repo
+            self._cursors.append(cursor)
+        return repo
 
     def _row_specs(self) -> dict[str, str]:
         """Per fact table, the JSON structure ``[{column: type}]`` its rows are read with."""
@@ -104,6 +113,8 @@ class DuckDBStore:
 
     def close(self) -> None:
         self._committer.stop()
+        for cursor in self._cursors:
+            cursor.close()
         self._conn.close()
 
 
@@ -209,7 +220,7 @@ class DuckDBRepository(Repository):
         self._committer = committer
 
     def close(self) -> None:
-        self._cur.close()
+        """Per-request release: the thread keeps its cursor (the store closes it)."""
 
     def _run(self, name: str, params: Any = None) -> duckdb.DuckDBPyConnection:
         return self._cur.execute(self._q[name], params)
