@@ -877,3 +877,25 @@ def test_the_start_page_warns_when_the_key_would_travel_unencrypted(web: Browser
     manifest = web.client.get(re.search(r'rel="manifest" href="([^"]+)"', web.get("/").text)[1])
     manifest.close()
     assert manifest.mimetype == "application/manifest+json"
+
+
+def test_a_turn_open_throw_by_throw_from_an_app_is_shown_and_not_overwritten(
+    web: Browser, app: Flask
+) -> None:
+    slug, token = create(web, opt_deckel="3")
+    add_players(web, slug)
+    game = start(web, slug)
+    game_id = game.rsplit("/", 1)[1]
+    r = web.client.post(
+        f"/api/v1/stammtische/{slug}/games/{game_id}/throws",
+        json={"player": "Anna", "dice": [1, 4, 6], "aside": [1]},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert r.status_code == 201, r.json
+    page = web.get(game)
+    assert "Anna hat einen offenen Zug (Wurf für Wurf aus einer App)" in text_of(page)
+    before = game_state(app, slug, game)
+    r = turn(web, game, "Anna", "114", "2")
+    assert r.status_code == 422
+    assert "Anna hat noch einen offenen Zug" in errors_of(r, "throws")[0]
+    assert game_state(app, slug, game) == before

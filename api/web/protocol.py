@@ -65,6 +65,7 @@ def board(game: Game) -> dict[str, Any]:
         "blattschuss": game.blattschuss,
         "loser": game.loser,
         "half_losers": list(game.half_losers),
+        "active": list(state["active"]),
     }
 
 

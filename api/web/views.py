@@ -568,6 +568,15 @@ def new_game(st: Stammtisch) -> Any:
 # ----------------------------------------------------------------------------- the game
 
 
+class _Stale(Exception):
+    """The form was made for an older state of the game (another phone, a double tap)."""
+
+
+#: form writes to one game are serialised here, so that "is the form still current?" and the
+#: write happen as one step: a double-tapped undo undoes once (striped by game id)
+_FORM_LOCKS = tuple(threading.Lock() for _ in range(64))
+
+
 def _game_page(
     st: Stammtisch,
     game_id: int,
@@ -576,30 +585,32 @@ def _game_page(
     errors: FormErrors | None = None,
     penalty: dict[str, str] | None = None,
 ) -> tuple[str, int]:
-    view = services().game(st, game_id)
-    rt = view.runtime
-    game = rt.game
-    rules = game.rules
-    last = rt.entries[-1] if rt.entries else None
-    announcements = get_flashed_messages(with_categories=True)
-    ctx = {
-        "st": st,
-        "game_id": game_id,
-        "game": game,
-        "board": board(game),
-        "turn": turn_options(game),
-        "protocol": protocol(rt.entry_events),
-        "last_round": last_round(rt.entry_events),
-        "seq": rt.last_seq,
-        "open_turn": rt.open_turn,
-        "last_entry": describe_entry(last.kind, last.body) if last else None,
-        "announcements": announcements,
-        "entered": entered or TurnInput(),
-        "errors": errors or FormErrors(),
-        "penalty": penalty or {"player": "", "reason": "", "deckel": str(rules.penalty or "")},
-        "rules_list": describe_rules(rules),
-        "stats_url": current_app.config["STATS_URL"].format(slug=st.slug),
-    }
+    # a snapshot taken under the game's form lock: no form entry changes the game meanwhile
+    with _FORM_LOCKS[game_id % len(_FORM_LOCKS)]:
+        rt = services().game(st, game_id).runtime
+        game = rt.game
+        rules = game.rules
+        last = rt.entries[-1] if rt.entries else None
+        ctx = {
+            "board": board(game),
+            "turn": turn_options(game),
+            "protocol": protocol(rt.entry_events),
+            "last_round": last_round(rt.entry_events),
+            "seq": rt.last_seq,
+            "open_turn": rt.open_turn.player if rt.open_turn else None,
+            "last_entry": describe_entry(last.kind, last.body) if last else None,
+            "rules_list": describe_rules(rules),
+            "penalty_default": str(rules.penalty or ""),
+        }
+    ctx.update(
+        st=st,
+        game_id=game_id,
+        announcements=get_flashed_messages(with_categories=True),
+        entered=entered or TurnInput(),
+        errors=errors or FormErrors(),
+        penalty=penalty or {"player": "", "reason": "", "deckel": ctx["penalty_default"]},
+        stats_url=current_app.config["STATS_URL"].format(slug=st.slug),
+    )
     return render_template("game.html", **ctx), status
 
 
@@ -607,15 +618,6 @@ def _game_page(
 @_logged_in_to_stammtisch
 def game(st: Stammtisch, game_id: int) -> Any:
     return _game_page(st, game_id)
-
-
-class _Stale(Exception):
-    """The form was made for an older state of the game (another phone, a double tap)."""
-
-
-#: form writes to one game are serialised here, so that "is the form still current?" and the
-#: write happen as one step: a double-tapped undo undoes once (striped by game id)
-_FORM_LOCKS = tuple(threading.Lock() for _ in range(64))
 
 
 @contextmanager
