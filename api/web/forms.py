@@ -249,7 +249,9 @@ class TurnInput:
     throws: str = ""
 
 
-def parse_turn(form: Any, dice_count: int, errors: FormErrors) -> tuple[TurnInput, dict | None]:
+def parse_turn(
+    form: Any, dice_count: int, errors: FormErrors
+) -> tuple[TurnInput, dict[str, Any] | None]:
     """The turn summary of the form, or ``None`` with errors; the engine checks the rest."""
     entered = TurnInput(
         player=form.get("player", ""),

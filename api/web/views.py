@@ -591,7 +591,8 @@ def _game_page(
         game = rt.game
         rules = game.rules
         last = rt.entries[-1] if rt.entries else None
-        ctx = {
+        penalty_default = str(rules.penalty or "")
+        ctx: dict[str, Any] = {
             "board": board(game),
             "turn": turn_options(game),
             "protocol": protocol(rt.entry_events),
@@ -600,7 +601,6 @@ def _game_page(
             "open_turn": rt.open_turn.player if rt.open_turn else None,
             "last_entry": describe_entry(last.kind, last.body) if last else None,
             "rules_list": describe_rules(rules),
-            "penalty_default": str(rules.penalty or ""),
         }
     ctx.update(
         st=st,
@@ -608,7 +608,7 @@ def _game_page(
         announcements=get_flashed_messages(with_categories=True),
         entered=entered or TurnInput(),
         errors=errors or FormErrors(),
-        penalty=penalty or {"player": "", "reason": "", "deckel": ctx["penalty_default"]},
+        penalty=penalty or {"player": "", "reason": "", "deckel": penalty_default},
         stats_url=current_app.config["STATS_URL"].format(slug=st.slug),
     )
     return render_template("game.html", **ctx), status
