@@ -397,7 +397,7 @@ class Services:
             "starter": data["starter"],
         }
         header, _ = parse_header(doc)  # validates players and starter (engine messages)
-        return self._create_game(st, doc, header, [], known, "api", now)
+        return self._create_game(st, doc, header, [], "api", now)
 
     def import_game(self, st: Stammtisch, doc: dict[str, Any]) -> GameView:
         """A whole game log: validated completely, then stored in one transaction.
@@ -406,8 +406,7 @@ class Services:
         header, raw_events = parse_header(doc)
         now = self.clock()
         head = {k: v for k, v in doc.items() if k != "events"}
-        known = {p.name: p for p in self.repo.list_players(st.id)}
-        return self._create_game(st, head, header, raw_events, known, "import", now)
+        return self._create_game(st, head, header, raw_events, "import", now)
 
     def _create_game(
         self,
@@ -415,7 +414,6 @@ class Services:
         head: dict[str, Any],
         header: GameHeader,
         raw_events: list[Any],
-        known: dict[str, Player],
         source: str,
         now: datetime,
     ) -> GameView:
@@ -432,7 +430,8 @@ class Services:
                 raise err.at_event(index) from err
             entries.append(entry)
         utc, local, year = _moment(header.played_at, now)
-        with self.repo.transaction():
+        with self.cache.locked(-st.id), self.repo.transaction():  # players are added here
+            known = {p.name: p for p in self.repo.list_players(st.id)}
             seats = []
             for seat, name in enumerate(header.players):
                 player = known.get(name)

@@ -114,6 +114,13 @@ def run_parallel(clients: int, seconds: float, step: Any) -> tuple[int, list[flo
     return int(len(flat) / elapsed), flat
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (from /proc)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+        fields = fh.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def peak_memory_mb(pid: int) -> tuple[float, float]:
     fields = {}
     with open(f"/proc/{pid}/status", encoding="ascii") as fh:
@@ -169,11 +176,16 @@ def main() -> None:
         solo = Player(port, token, slug, seed=1)
         for _ in range(20):  # warm-up
             solo.turn()
+        cpu0 = cpu_seconds(server.pid)
         one = [solo.turn() for _ in range(args.turns)]
+        cpu_one = (cpu_seconds(server.pid) - cpu0) / len(one)
 
         # 2. concurrent clients, each its own games
         players = [Player(port, token, slug, seed=100 + i) for i in range(args.clients)]
+        cpu0, mine0 = cpu_seconds(server.pid), time.process_time()
         rate, many = run_parallel(args.clients, args.seconds, lambda i: players[i].turn())
+        cpu_many = (cpu_seconds(server.pid) - cpu0) / len(many)
+        load_many = (time.process_time() - mine0) / len(many)
 
         # 3. the framework's floor: a trivial endpoint of the same server
         health = Client(port)
@@ -220,6 +232,10 @@ def main() -> None:
     print(f"{'turns recorded (1 client + concurrent)':38} {len(one) + len(many):19d}")
     print(f"server peak memory (VmHWM) {peak:.1f} MB, RSS at end {rss:.1f} MB   target ≤ 200 MB")
     print(f"mean turn latency, 1 client: {statistics.mean(one) * ms:.2f} ms")
+    print(
+        f"server CPU per turn: {cpu_one * ms:.2f} ms (1 client), {cpu_many * ms:.2f} ms "
+        f"({args.clients} clients); load generator CPU per turn {load_many * ms:.2f} ms"
+    )
 
 
 if __name__ == "__main__":
