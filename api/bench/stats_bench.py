@@ -234,7 +234,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--years", type=int, default=10)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--samples", type=int, default=20, help="Stammtisch-years timed")
-    parser.add_argument("--dir", help="work folder, kept afterwards (default: a temporary one)")
+    parser.add_argument(
+        "--dir",
+        help="work folder, kept afterwards (default: a temporary one); "
+        "a folder of an earlier run is measured again without loading",
+    )
+    parser.add_argument("--threads", type=int, help="DuckDB threads (default: all cores)")
     parser.add_argument("--no-sqlite", action="store_true", help="skip the SQLite comparison")
     parser.add_argument("--memory-limit", default="12GB", help="DuckDB memory_limit")
     parser.add_argument(
@@ -249,10 +254,10 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(args.dir or tmp)
         work.mkdir(parents=True, exist_ok=True)
         db = work / "bench.duckdb"
-        if db.exists():
-            raise SystemExit(f"{db} exists: choose an empty --dir")
-        store = DuckDBStore(db)  # the API's schema through its migrations
-        store.close()
+        reuse = db.exists()  # a --dir of an earlier run: measure again without loading
+        if not reuse:
+            store = DuckDBStore(db)  # the API's schema through its migrations
+            store.close()
         conn = duckdb.connect(
             str(db),
             config={
@@ -261,9 +266,18 @@ def main(argv: list[str] | None = None) -> int:
                 "temp_directory": str(work / "spill"),
             },
         )
-        info = load(conn, n, args.years, args.seed, args.interleaved)
-        conn.execute("CHECKPOINT")
+        if args.threads:
+            conn.execute("SET threads = $threads", {"threads": args.threads})
+        if reuse:
+            turns = conn.execute(sql_statements()["count_turns"]).fetchone()[0]
+            print(f"Reusing {db} ({turns:,} turns)")
+            info = {"turns": turns}
+        else:
+            info = load(conn, n, args.years, args.seed, args.interleaved)
+            conn.execute("CHECKPOINT")
         line("DuckDB file", f"{db.stat().st_size / 2**20:,.0f} MiB")
+        threads = conn.execute("SELECT current_setting('threads')").fetchone()[0]
+        line("DuckDB threads", str(threads))
         line("peak memory so far (RSS)", f"{peak_mb():,.0f} MiB")
 
         sql = sql_statements()
@@ -282,12 +296,13 @@ def main(argv: list[str] | None = None) -> int:
 
         if not args.no_sqlite:
             lite_path = work / "bench.sqlite"
-            lite_path.unlink(missing_ok=True)
-            seconds = to_sqlite(conn, lite_path)
-            line(
-                "SQLite: copy of the same rows + indexes",
-                f"{seconds:.1f} s, {lite_path.stat().st_size / 2**20:,.0f} MiB",
-            )
+            if not (reuse and lite_path.exists()):
+                lite_path.unlink(missing_ok=True)
+                seconds = to_sqlite(conn, lite_path)
+                line(
+                    "SQLite: copy of the same rows + indexes",
+                    f"{seconds:.1f} s, {lite_path.stat().st_size / 2**20:,.0f} MiB",
+                )
             lite = sqlite3.connect(lite_path)
             lite_stats = Statistics(lite)
             lite_stats.collect(*periods[0])
