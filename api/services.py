@@ -135,11 +135,21 @@ def describe_entry(kind: str, body: dict[str, Any]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class GameView:
+    """A game's state for clients. The JSON-ready ``data`` is taken when the view is made,
+    under the game's lock, so serialising it later never races a concurrent write."""
+
     record: GameRecord
     stammtisch: str
     runtime: GameRuntime
+    data: dict[str, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "data", self._snapshot())
 
     def to_dict(self) -> dict[str, Any]:
+        return self.data
+
+    def _snapshot(self) -> dict[str, Any]:
         rt = self.runtime
         game = rt.game
         return {
