@@ -200,8 +200,10 @@ class GameCache:
 
     size: int = 256
     _items: OrderedDict[int, GameRuntime] = field(default_factory=OrderedDict)
-    _locks: tuple[threading.Lock, ...] = field(
-        default_factory=lambda: tuple(threading.Lock() for _ in range(64))
+    # re-entrant: an idempotent or conditional write (api/idempotency.py) holds the game's
+    # lock around the whole use case, which takes it again
+    _locks: tuple[threading.RLock, ...] = field(
+        default_factory=lambda: tuple(threading.RLock() for _ in range(64))
     )
     _guard: threading.Lock = field(default_factory=threading.Lock)
     stammtische: dict[str, Stammtisch] = field(default_factory=dict)

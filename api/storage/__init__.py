@@ -10,7 +10,16 @@ from pathlib import Path
 
 from .duck import DuckDBRepository, DuckDBStore, MigrationError
 from .memory import MemoryRepository, MemoryStore
-from .records import FactsWrite, GamePlayer, GameRecord, LogEntry, NewGame, Player, Stammtisch
+from .records import (
+    FactsWrite,
+    GamePlayer,
+    GameRecord,
+    LogEntry,
+    NewGame,
+    Player,
+    Stammtisch,
+    StoredResponse,
+)
 from .repository import Repository, StorageConflict
 
 __all__ = [
@@ -28,6 +37,7 @@ __all__ = [
     "Repository",
     "Stammtisch",
     "StorageConflict",
+    "StoredResponse",
     "open_store",
 ]
 

@@ -29,6 +29,7 @@ from .records import (
     NewGame,
     Player,
     Stammtisch,
+    StoredResponse,
 )
 from .repository import Repository, StorageConflict
 from .sql import migrations, queries
@@ -423,7 +424,8 @@ class DuckDBRepository(Repository):
             raise StorageConflict(f"game {entry.game_id}: entry {entry.seq} exists") from exc
 
     def append_entry(self, entry: LogEntry, facts: FactsWrite) -> None:
-        if self._committer is None:
+        # inside an open transaction (an idempotent write) the entry commits with it
+        if self._committer is None or self._depth:
             self.write_batch([(entry, facts)])
         else:
             self._committer.submit(entry, facts)
@@ -478,3 +480,29 @@ class DuckDBRepository(Repository):
                 for row in cur.fetchall()
             ]
         return out
+
+    # Responses of idempotent writes
+    def get_response(self, stammtisch_id: int, key_hash: str) -> StoredResponse | None:
+        row = self._run("get_response", {"stammtisch_id": stammtisch_id, "key_hash": key_hash})
+        found = row.fetchone()
+        return None if found is None else StoredResponse(*found[:5], bytes(found[5]), found[6])
+
+    def save_response(self, response: StoredResponse) -> None:
+        try:
+            self._run(
+                "insert_response",
+                [
+                    response.stammtisch_id,
+                    response.key_hash,
+                    response.fingerprint,
+                    response.status,
+                    response.content_type,
+                    response.body,
+                    response.created_at,
+                ],
+            )
+        except duckdb.ConstraintException as exc:
+            raise StorageConflict("idempotency key taken") from exc
+
+    def purge_responses(self, before: datetime) -> None:
+        self._run("purge_responses", {"before": before})

@@ -23,6 +23,7 @@ from .records import (
     NewGame,
     Player,
     Stammtisch,
+    StoredResponse,
 )
 from .repository import Repository, StorageConflict
 
@@ -49,11 +50,12 @@ class MemoryRepository(Repository):
         self.games: dict[int, GameRecord] = {}
         self.logs: dict[int, list[LogEntry]] = {}
         self.facts: dict[int, dict[str, list[dict[str, Any]]]] = {}
+        self.responses: dict[tuple[int, str], StoredResponse] = {}
 
     def close(self) -> None:
         pass
 
-    _STATE = ("stammtische", "players", "games", "logs", "facts")
+    _STATE = ("stammtische", "players", "games", "logs", "facts", "responses")
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -212,3 +214,18 @@ class MemoryRepository(Repository):
     def read_facts(self, game_id: int) -> dict[str, list[dict[str, Any]]]:
         facts = self.facts.get(game_id, {t: [] for t in FACT_COLUMNS})
         return {t: copy.deepcopy(facts.get(t, [])) for t in ("game_facts", *ROW_TABLES)}
+
+    def get_response(self, stammtisch_id: int, key_hash: str) -> StoredResponse | None:
+        return self.responses.get((stammtisch_id, key_hash))
+
+    def save_response(self, response: StoredResponse) -> None:
+        with self._lock:
+            key = (response.stammtisch_id, response.key_hash)
+            if key in self.responses:
+                raise StorageConflict("idempotency key taken")
+            self.responses[key] = response
+
+    def purge_responses(self, before: datetime) -> None:
+        with self._lock:
+            for key in [k for k, r in self.responses.items() if r.created_at < before]:
+                del self.responses[key]

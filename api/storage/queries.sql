@@ -129,3 +129,16 @@ INSERT INTO half_facts BY NAME SELECT unnest(from_json(?::JSON, ?), recursive :=
 -- name: column_types
 SELECT column_name, data_type FROM information_schema.columns
 WHERE table_name = ? ORDER BY ordinal_position;
+
+-- Responses of idempotent writes (migrations/0002_idempotency.sql)
+-- name: get_response
+SELECT stammtisch_id, key_hash, fingerprint, status, content_type, body, created_at
+FROM idempotency_keys WHERE stammtisch_id = $stammtisch_id AND key_hash = $key_hash;
+
+-- name: insert_response
+INSERT INTO idempotency_keys (stammtisch_id, key_hash, fingerprint, status, content_type, body,
+                              created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?);
+
+-- name: purge_responses
+DELETE FROM idempotency_keys WHERE created_at < $before;

@@ -112,3 +112,16 @@ class FactsWrite:
     game: dict[str, Any] | None
     append: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     replace: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredResponse:
+    """The response to a write sent with an ``Idempotency-Key`` (see ``api/idempotency.py``)."""
+
+    stammtisch_id: int
+    key_hash: str
+    fingerprint: str
+    status: int
+    content_type: str
+    body: bytes
+    created_at: datetime

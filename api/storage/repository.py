@@ -12,7 +12,15 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
 
-from .records import FactsWrite, GameRecord, LogEntry, NewGame, Player, Stammtisch
+from .records import (
+    FactsWrite,
+    GameRecord,
+    LogEntry,
+    NewGame,
+    Player,
+    Stammtisch,
+    StoredResponse,
+)
 
 
 class StorageConflict(Exception):
@@ -112,3 +120,15 @@ class Repository(ABC):
     @abstractmethod
     def read_facts(self, game_id: int) -> dict[str, list[dict[str, Any]]]:
         """Every fact row of a game, table by table, in their natural order."""
+
+    # Responses of idempotent writes (api/idempotency.py)
+    @abstractmethod
+    def get_response(self, stammtisch_id: int, key_hash: str) -> StoredResponse | None: ...
+
+    @abstractmethod
+    def save_response(self, response: StoredResponse) -> None:
+        """Store it inside the caller's transaction (with the write it answers)."""
+
+    @abstractmethod
+    def purge_responses(self, before: datetime) -> None:
+        """Forget responses stored before ``before`` (UTC)."""
