@@ -5,8 +5,12 @@ The service layer knows the repository port and the engine, never Flask. Errors 
 to HTTP in one place (``api/errors.py``).
 
 Writes to one game are serialised by a per-game lock, and each game's engine state is cached
-between requests (keyed by the game and the sequence number of its last entry), so recording a
-turn costs one engine step and one small transaction, not a replay of the whole game.
+between requests (one process writes the DuckDB file, so the cache sees every change), so
+recording a turn costs one engine step, not a replay of the whole game. Its log entry and the
+facts it changes are stored atomically by ``Repository.append_entry`` (the DuckDB adapter
+commits concurrent entries of different games together). A rejected command leaves nothing
+behind: the engine checks before it changes anything, and a runtime that may have changed is
+dropped from the cache and replayed from the stored log on the next request.
 """
 
 from __future__ import annotations
