@@ -39,7 +39,12 @@ def summaries(log):
         if "detail" in e:
             cmd = parse_event(e, rules)
             events.append(
-                {"player": cmd.player, "dice": list(cmd.dice), "throws": cmd.throws, "hand": cmd.hand}
+                {
+                    "player": cmd.player,
+                    "dice": list(cmd.dice),
+                    "throws": cmd.throws,
+                    "hand": cmd.hand,
+                }
             )
         else:
             events.append(e)
