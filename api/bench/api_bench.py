@@ -2,9 +2,10 @@
 
 Run: ``python -m api.bench.api_bench [--turns 300] [--seconds 15] [--clients 8]``.
 
-It starts ``schocken serve`` on a fresh DuckDB file (one process, waitress threads), creates a
-Stammtisch with four players and plays engine-simulated games over HTTP, one turn summary per
-request, over persistent HTTP/1.1 connections:
+It starts ``schocken serve`` on a fresh DuckDB file (one process, waitress threads, the default
+configuration), gives every client its own Stammtisch with four players and plays
+engine-simulated games over HTTP, one turn summary per request, over persistent HTTP/1.1
+connections:
 
 1. one client recording turns: p50 / p99 latency per turn (target p50 ≤ 10 ms);
 2. ``--clients`` concurrent clients, each playing its own games, for ``--seconds``: turns/s
@@ -67,10 +68,22 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-class Player:
-    """A client playing simulated games turn by turn (a new game when one ends)."""
+def new_stammtisch(port: int, name: str) -> tuple[str, str]:
+    """A Stammtisch with the four players: (token, slug)."""
+    status, st, _ = Client(port).call("POST", "/api/v1/stammtische", {"name": name})
+    assert status == 201, st
+    admin = Client(port, st["token"])
+    for player in PLAYERS:
+        admin.call("POST", f"/api/v1/stammtische/{st['slug']}/players", {"name": player})
+    return st["token"], st["slug"]
 
-    def __init__(self, port: int, token: str, slug: str, seed: int) -> None:
+
+class Player:
+    """A client of its own Stammtisch (its own token, as at separate pub tables) playing
+    simulated games turn by turn, a new game when one ends."""
+
+    def __init__(self, port: int, seed: int) -> None:
+        token, slug = new_stammtisch(port, f"Benchmark {seed}")
         self.client = Client(port, token)
         self.base = f"/api/v1/stammtische/{slug}/games"
         self.logs = iter(simulate_logs(PRESETS["standard"], 10_000, players=PLAYERS, seed=seed))
@@ -165,15 +178,8 @@ def main() -> None:
                     break
             except OSError:
                 time.sleep(0.1)
-        admin = Client(port)
-        status, st, _ = admin.call("POST", "/api/v1/stammtische", {"name": "Benchmark"})
-        token, slug = st["token"], st["slug"]
-        admin = Client(port, token)
-        for name in PLAYERS:
-            admin.call("POST", f"/api/v1/stammtische/{slug}/players", {"name": name})
-
         # 1. one client recording turns
-        solo = Player(port, token, slug, seed=1)
+        solo = Player(port, seed=1)
         for _ in range(20):  # warm-up
             solo.turn()
         cpu0 = cpu_seconds(server.pid)
@@ -181,7 +187,7 @@ def main() -> None:
         cpu_one = (cpu_seconds(server.pid) - cpu0) / len(one)
 
         # 2. concurrent clients, each its own games
-        players = [Player(port, token, slug, seed=100 + i) for i in range(args.clients)]
+        players = [Player(port, seed=100 + i) for i in range(args.clients)]
         cpu0, mine0 = cpu_seconds(server.pid), time.process_time()
         rate, many = run_parallel(args.clients, args.seconds, lambda i: players[i].turn())
         cpu_many = (cpu_seconds(server.pid) - cpu0) / len(many)
