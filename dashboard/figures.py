@@ -217,7 +217,7 @@ def trend(rows: list[dict[str, Any]], year: int | None, colors: dict[int, str]) 
     if year is not None:
         x: list[str] = [MONTHS[int(m[5:]) - 1] for m in months]
     else:
-        x = months
+        x = [f"{m[5:]}/{m[2:4]}" for m in months]  # 03/24: short enough for a phone
     title = "Verlorene Spiele pro Monat" + ("" if year is not None else " über die Jahre")
     fig = _figure(title, height=380)
     for pid, (name, counts) in sorted(by_player.items(), key=lambda kv: kv[1][0]):
