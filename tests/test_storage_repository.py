@@ -173,3 +173,21 @@ def test_a_database_from_a_newer_version_is_refused_untouched(tmp_path):
     conn.close()
     with pytest.raises(MigrationError, match="newer"):
         DuckDBStore(path)
+
+
+def test_an_entry_appended_inside_an_open_transaction_rolls_back_with_it(tmp_path):
+    store = DuckDBStore(tmp_path / "t.duckdb")
+    repo = store.repository()
+    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+    game = repo.add_game(new_game(st.id))
+    with pytest.raises(RuntimeError), repo.transaction():
+        repo.append_entry(
+            LogEntry(game, 1, "turn", {"player": "Anna"}, NOW), FactsWrite(game=game_row(game))
+        )
+        raise RuntimeError("the caller's own write failed")
+    assert repo.load_log(game) == [] and repo.read_facts(game)["game_facts"] == []
+    repo.append_entry(
+        LogEntry(game, 1, "turn", {"player": "Anna"}, NOW), FactsWrite(game=game_row(game))
+    )
+    assert [e.seq for e in store.repository().load_log(game)] == [1]  # via the group commit
+    store.close()
