@@ -83,4 +83,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.register_blueprint(statistics.blp)
     dashboard_web.init_app(app)
     app.extensions["schocken_api"] = api
+
+    # retries, If-Match, rate limit, body limits, security headers, backup (api/reliability.py)
+    from .reliability import init_reliability
+
+    init_reliability(app, api)
     return app

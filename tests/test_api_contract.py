@@ -24,7 +24,8 @@ def _seeded_schema():
     config = schemathesis.Config.from_dict(
         {
             "parameters": {"path.slug": "zur-post", "path.game_id": 1, "path.player_id": 1},
-            "headers": {"Authorization": f"Bearer {table.token}"},
+            # declared auth (not a plain header): schemathesis then knows it is valid
+            "auth": {"openapi": {"bearerAuth": {"bearer": table.token}}},
         }
     )
     return schemathesis.openapi.from_wsgi("/openapi.json", app, config=config)

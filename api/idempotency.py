@@ -1,0 +1,285 @@
+"""Safe retries and no lost updates for every write of the API.
+
+Pub Wi-Fi drops answers and phones send again; two phones log one game. Every write view under
+``/api/v1`` is wrapped (:func:`guard_writes`) so that
+
+* **Idempotency-Key**: a write sent with the header runs inside one transaction that also stores
+  its response (per Stammtisch and key, kept ``IDEMPOTENCY_TTL_HOURS``). A repeat with the same
+  key and the same request gets the stored status and body again (header
+  ``Idempotent-Replayed: true``) and records nothing; the same key with another method, path or
+  body is a 422. Only successful answers are stored: a rejected write changed nothing, so
+  sending it again is harmless. Because the response is committed with the write, a retry
+  after a crash finds either both or neither.
+* **ETag / If-Match**: a game's version is the sequence number of its last log entry. Reading
+  a game and every write to it answer with ``ETag: "<seq>"``; a write to a game that sends
+  ``If-Match`` with another version gets 412 with the current state (under ``game``) and
+  changes nothing. ``If-Match: *`` matches any version.
+
+Writes to one game are serialised by the game's lock (``GameCache.locked``, re-entrant); the
+wrapper holds it from the version check to the commit. Writes to different games run
+concurrently. Replays are checked before ``If-Match``: a retry whose first attempt went through
+gets its original answer even though the version has moved on since.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import re
+import threading
+import time
+from datetime import timedelta
+from typing import Any
+
+from flask import Flask, Response, current_app, jsonify, make_response, request
+
+from .resources._common import bearer_token, services
+from .services import Conflict, Invalid, utcnow
+from .storage import StorageConflict, StoredResponse
+
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+KEY_HEADER = "Idempotency-Key"
+KEY_PATTERN = r"^[\x21-\x7e]{1,255}$"
+_KEY = re.compile(KEY_PATTERN)
+#: endpoints whose GET answers with a game's state (and its ETag)
+GAME_READ_ENDPOINTS = frozenset({"games.GameItem"})
+
+
+class _KeyLocks:
+    """Striped locks per (Stammtisch, key): two requests with one key never run at once."""
+
+    def __init__(self, stripes: int = 64) -> None:
+        self._locks = tuple(threading.Lock() for _ in range(stripes))
+
+    def __call__(self, scope: int, key_hash: str) -> threading.Lock:
+        return self._locks[hash((scope, key_hash)) % len(self._locks)]
+
+
+def key_hash(key: str) -> str:
+    return hashlib.sha256(key.encode("ascii")).hexdigest()
+
+
+def _pad(scope: int, key: str, length: int) -> bytes:
+    return hashlib.shake_256(f"schocken-idempotency\0{scope}\0{key}".encode()).digest(length)
+
+
+def seal(scope: int, key: str, body: bytes) -> bytes:
+    """XOR with a pad derived from the key: stored rows do not disclose a response (the
+    token of a new Stammtisch) to someone without the key. The same call opens it again."""
+    if not body:
+        return body
+    pad = _pad(scope, key, len(body))
+    return bytes(a ^ b for a, b in zip(body, pad, strict=True))
+
+
+def fingerprint() -> str:
+    """Method, path, query and body of this request; JSON bodies compared by value."""
+    raw = request.get_data(cache=True)
+    try:
+        body = json.dumps(json.loads(raw), sort_keys=True, separators=(",", ":")).encode()
+    except (ValueError, RecursionError):
+        body = raw
+    digest = hashlib.sha256()
+    for part in (request.method, request.path, request.query_string.decode("latin-1")):
+        digest.update(part.encode() + b"\0")
+    digest.update(body)
+    return digest.hexdigest()
+
+
+def etag_of(seq: int) -> str:
+    return f'"{seq}"'
+
+
+def if_match_allows(header: str, seq: int) -> bool:
+    """RFC 9110 If-Match against the game's version (weak tags compared by their value)."""
+    for tag in header.split(","):
+        tag = tag.strip()
+        if tag == "*":
+            return True
+        if tag.startswith("W/"):
+            tag = tag[2:]
+        if tag.strip('"') == str(seq):
+            return True
+    return False
+
+
+def _seq_of(response: Response) -> int | None:
+    """The game version an answer shows: ``seq`` of a game, ``game.seq`` of a write result."""
+    if response.mimetype != "application/json" or not 200 <= response.status_code < 300:
+        return None
+    data = response.get_json(silent=True)
+    if isinstance(data, dict) and isinstance(data.get("game"), dict):
+        data = data["game"]
+    seq = data.get("seq") if isinstance(data, dict) else None
+    return seq if isinstance(seq, int) else None
+
+
+def _malformed(view: Any) -> bool:
+    """Would the view reject this body as malformed (422)? Then that answer comes first,
+    not a 412: the request could not have succeeded on any version."""
+    method = getattr(getattr(view, "view_class", None), request.method.lower(), None)
+    arguments = getattr(method, "_apidoc", {}).get("arguments", {}).get("parameters", [])
+    for param in arguments:
+        if param.get("in") != "json":
+            continue
+        raw = request.get_data(cache=True)
+        if not raw:
+            return bool(param.get("required"))
+        try:
+            data = json.loads(raw)
+        except (ValueError, RecursionError):
+            return True
+        return bool(param["schema"].validate(data))
+    return False
+
+
+def _precondition_failed(header: str, state: dict[str, Any]) -> Response:
+    response = jsonify(
+        {
+            "code": 412,
+            "status": "Precondition Failed",
+            "message": (
+                f"Das Spiel wurde inzwischen weitergeführt: Stand {state['seq']}, gesendet "
+                f"wurde {header}. Nichts wurde eingetragen; bitte den aktuellen Stand "
+                "ansehen und den Zug neu eingeben."
+            ),
+            "game": state,
+        }
+    )
+    response.status_code = 412
+    response.headers["ETag"] = etag_of(state["seq"])
+    return response
+
+
+def _replay(stored: StoredResponse, key: str) -> Response:
+    response = Response(
+        seal(stored.stammtisch_id, key, stored.body),
+        status=stored.status,
+        content_type=stored.content_type,
+    )
+    response.headers["Idempotent-Replayed"] = "true"
+    return response
+
+
+def _with_etag(response: Response) -> Response:
+    seq = _seq_of(response)
+    if seq is not None:
+        response.headers["ETag"] = etag_of(seq)
+    return response
+
+
+def _purge_now(app: Flask) -> bool:
+    """Once an hour per process: forget stored responses older than the TTL."""
+    state = app.extensions["schocken_idempotency"]
+    now = time.monotonic()
+    with state["guard"]:
+        if now - state["purged"] < 3600:
+            return False
+        state["purged"] = now
+    return True
+
+
+def _guarded(view: Any, endpoint: str) -> Any:
+    @functools.wraps(view)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        if request.method not in WRITE_METHODS:
+            response = make_response(view(*args, **kwargs))
+            return _with_etag(response) if endpoint in GAME_READ_ENDPOINTS else response
+        key = request.headers.get(KEY_HEADER)
+        if_match = request.headers.get("If-Match")
+        game_id = kwargs.get("game_id")
+        if key is None and (if_match is None or game_id is None):
+            response = make_response(view(*args, **kwargs))
+            return _with_etag(response) if game_id is not None else response
+        if key is not None and not _KEY.match(key):
+            msg = "Der Idempotency-Key muss 1 bis 255 sichtbare ASCII-Zeichen lang sein."
+            raise Invalid(msg, {"headers": {KEY_HEADER: [msg]}})
+        svc = services()
+        st = svc.writable(kwargs["slug"], bearer_token()) if "slug" in kwargs else None
+        scope = st.id if st is not None else 0
+        cache = svc.cache
+        lock_id = game_id if game_id is not None else (-st.id if st is not None else None)
+        key_lock = _KEY_LOCKS(scope, key_hash(key)) if key is not None else threading.Lock()
+        with key_lock, cache.locked(lock_id) if lock_id is not None else _nothing():
+            if key is not None:
+                stored = svc.repo.get_response(scope, key_hash(key))
+                if stored is not None:
+                    if stored.fingerprint != fingerprint():
+                        msg = (
+                            "Dieser Idempotency-Key wurde schon für eine andere Anfrage benutzt; "
+                            "für einen neuen Eintrag bitte einen neuen Schlüssel senden."
+                        )
+                        raise Invalid(msg, {"headers": {KEY_HEADER: [msg]}})
+                    return _with_etag(_replay(stored, key))
+            if (
+                if_match is not None
+                and game_id is not None
+                and st is not None
+                and not _malformed(getattr(view, "__wrapped__", view))
+            ):
+                state = svc.game(st, game_id).to_dict()
+                if not if_match_allows(if_match, state["seq"]):
+                    return _precondition_failed(if_match, state)
+            if key is None:
+                return _with_etag(make_response(view(*args, **kwargs)))
+            try:
+                with svc.repo.transaction():
+                    response = make_response(view(*args, **kwargs))
+                    if 200 <= response.status_code < 300:
+                        body = response.get_data()
+                        svc.repo.save_response(
+                            StoredResponse(
+                                scope,
+                                key_hash(key),
+                                fingerprint(),
+                                response.status_code,
+                                response.content_type or "application/json",
+                                seal(scope, key, body),
+                                utcnow(),
+                            )
+                        )
+            except BaseException as err:
+                if game_id is not None:  # the cached engine state may be ahead of the store
+                    cache.drop(game_id)
+                if isinstance(err, StorageConflict):
+                    raise Conflict(
+                        "Das Spiel wurde gleichzeitig geändert; bitte den Stand neu laden."
+                    ) from err
+                raise
+        if _purge_now(current_app):
+            hours = current_app.config.get("IDEMPOTENCY_TTL_HOURS", 48)
+            with svc.repo.transaction():
+                svc.repo.purge_responses(utcnow() - timedelta(hours=hours))
+        return _with_etag(response)
+
+    return wrapped
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+_KEY_LOCKS = _KeyLocks()
+
+
+def guard_writes(app: Flask) -> None:
+    """Wrap every view under ``/api/v1`` that takes a write method (and the game reads, for
+    their ETag). Call after every blueprint is registered."""
+    app.extensions["schocken_idempotency"] = {"guard": threading.Lock(), "purged": 0.0}
+    endpoints = {
+        rule.endpoint
+        for rule in app.url_map.iter_rules()
+        if rule.rule.startswith("/api/v1/")
+        and not rule.endpoint.startswith("admin.")
+        and ((rule.methods or set()) & WRITE_METHODS or rule.endpoint in GAME_READ_ENDPOINTS)
+    }
+    for endpoint in endpoints:
+        app.view_functions[endpoint] = _guarded(app.view_functions[endpoint], endpoint)
+
+
+__all__ = ["KEY_HEADER", "guard_writes", "if_match_allows", "seal"]
