@@ -188,3 +188,101 @@ def init_backup(app: Flask, api: Any) -> None:
         },
     )
     api.register_blueprint(blp)
+
+
+# ------------------------------------------------------------------------------ the commands
+def _default_db() -> Path:
+    from .app import create_app
+
+    return Path(create_app({"STORAGE": "memory"}).instance_path) / "schocken.duckdb"
+
+
+def cmd_export(args: Any) -> int:
+    """``schocken export DIR``: the server must not be running (it holds the file)."""
+    import sys
+
+    from .cli_server import _open_app
+
+    app = _open_app(args)
+    if app is None:
+        return 1
+    try:
+        counts = export_database(app.extensions["schocken"].store, Path(args.dir))
+    except FileExistsError as err:
+        print(f"Export abgebrochen: {err}", file=sys.stderr)
+        return 1
+    finally:
+        app.extensions["schocken"].store.close()
+    print(f"exported {counts['tables']} tables and {counts['games']} game logs to {args.dir}")
+    return 0
+
+
+def cmd_import(args: Any) -> int:
+    """``schocken import DIR --db NEW``: a new database file from an export."""
+    import sys
+
+    db = Path(args.db) if args.db else _default_db()
+    try:
+        import_database(Path(args.dir), db)
+    except (FileExistsError, FileNotFoundError) as err:
+        print(f"Import abgebrochen: {err}", file=sys.stderr)
+        return 1
+    print(f"imported {args.dir} into {db}")
+    return 0
+
+
+def cmd_backup(args: Any) -> int:
+    """``schocken backup DIR``: ask the running server for a backup and unpack it."""
+    import sys
+    import urllib.error
+    import urllib.request
+
+    token = args.token or os.environ.get("SCHOCKEN_ADMIN_TOKEN")
+    if not token:
+        from .app import create_app
+
+        path = Path(create_app({"STORAGE": "memory"}).instance_path) / "admin_token"
+        token = path.read_text().strip() if path.exists() else None
+    if not token:
+        print("Kein Admin-Schlüssel: --token oder SCHOCKEN_ADMIN_TOKEN.", file=sys.stderr)
+        return 1
+    out = Path(args.dir)
+    if out.exists() and any(out.iterdir()):
+        print(f"Backup abgebrochen: {out} ist nicht leer.", file=sys.stderr)
+        return 1
+    req = urllib.request.Request(
+        args.server.rstrip("/") + "/api/v1/admin/backup",
+        method="POST",
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=args.timeout) as resp:
+            data = resp.read()
+    except urllib.error.HTTPError as err:
+        print(f"Der Server lehnt ab ({err.code}): {err.read().decode()[:300]}", file=sys.stderr)
+        return 1
+    except OSError as err:
+        print(f"Server nicht erreichbar: {err}", file=sys.stderr)
+        return 1
+    untar_into(data, out)
+    print(f"backup of {args.server} written to {out}")
+    return 0
+
+
+def register_cli(sub: Any) -> None:
+    p = sub.add_parser("export", help="export the database: Parquet files and game logs")
+    p.add_argument("dir", help="new (or empty) folder")
+    p.add_argument("--db", help="DuckDB file (default: instance/schocken.duckdb)")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("import", help="create a database file from an export folder")
+    p.add_argument("dir", help="folder written by export or backup")
+    p.add_argument("--db", help="new DuckDB file (default: instance/schocken.duckdb)")
+    p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser("backup", help="back up the database of a running server")
+    p.add_argument("dir", help="new (or empty) folder")
+    p.add_argument("--server", default="http://127.0.0.1:5000", help="the server's address")
+    p.add_argument("--token", help="admin token (default: SCHOCKEN_ADMIN_TOKEN or instance/)")
+    p.add_argument("--timeout", type=float, default=300)
+    p.set_defaults(func=cmd_backup)

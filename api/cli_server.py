@@ -110,6 +110,11 @@ def register(sub: Any) -> None:
     p.add_argument("--db", help="DuckDB file (default: instance/schocken.duckdb)")
     p.set_defaults(func=cmd_rebuild)
 
+    # backups: `schocken export`, `schocken import`, `schocken backup` (api/backup.py)
+    from .backup import register_cli as register_backup
+
+    register_backup(sub)
+
     # the statistics site: `schocken dashboard build`, `schocken demo` (dashboard/cli.py)
     from dashboard.cli import register as register_dashboard
 

@@ -207,6 +207,10 @@ class GameListQuerySchema(Schema):
     )
 
 
+#: events in one imported game log; the longest of thousands of simulated games has about 220
+MAX_IMPORT_EVENTS = 5000
+
+
 class GameLogSchema(Schema):
     """A game log (GAMELOG.md v1): how games are imported and exported."""
 
@@ -224,14 +228,20 @@ class GameLogSchema(Schema):
         )
     )
     players = fields.List(
-        fields.String(metadata=doc("Name.", "Anna")),
+        fields.String(validate=validate.Length(min=1, max=40), metadata=doc("Name.", "Anna")),
         required=True,
-        metadata=doc("Seat order, clockwise.", ["Anna", "Bert"]),
+        validate=validate.Length(min=2, max=20),
+        metadata=doc("Seat order, clockwise (2 to 20 players).", ["Anna", "Bert"]),
     )
-    starter = fields.String(required=True, metadata=doc("Opens the first round.", "Anna"))
+    starter = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=40),
+        metadata=doc("Opens the first round.", "Anna"),
+    )
     events = fields.List(
         fields.Dict(keys=fields.String(), metadata=doc("One event.", {"player": "Anna"})),
         load_default=list,
+        validate=validate.Length(max=MAX_IMPORT_EVENTS),
         metadata=doc(
             "Turn summaries, turns in detail and penalties in the order they happened.",
             [
