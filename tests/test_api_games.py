@@ -488,3 +488,17 @@ def test_turned_sixes_must_be_followed_by_a_throw_of_the_same_player(table):
     r = throw(table, game, "Bert", [1, 2, 3])
     assert r.status_code == 409 and "muss danach noch einmal würfeln" in r.json["message"]
     assert table.game(game)["open_turn"]["player"] == "Anna"
+
+
+def test_a_rejected_throw_does_not_close_the_open_turn_it_would_have_closed(app, table):
+    game = table.start()
+    throw(table, game, "Anna", [1, 4, 6], aside=[1])
+    throw(table, game, "Anna", [1, 4])
+    before = table.game(game)
+    r = throw(table, game, "Clara", [2, 2, 2])  # would close Anna's turn, but Bert is next
+    assert (
+        r.status_code == 409 and r.json["message"] == "Clara ist nicht an der Reihe, sondern Bert."
+    )
+    after = table.game(game)
+    assert after == before and after["open_turn"]["player"] == "Anna"
+    assert len(facts_and_log(app, game)[1]) == 2
