@@ -123,8 +123,10 @@ class Throws(MethodView):
     def post(self, data, slug, game_id):
         """Record a single throw (throw-by-throw clients)
 
-        A turn stays open until the player stops (stop=true), reaches the round's throw
-        limit, throws blind, or the next player's throw arrives."""
+        A turn stays open until the player stops (stop=true, also without dice), reaches the
+        round's throw limit, throws blind, or the next player's throw (or turn) arrives. A
+        player who ends below the limit and also opens the next round (the round's loser)
+        must send stop: their next throw would continue the open turn."""
         return _write(slug, game_id, "throw", data)
 
 
