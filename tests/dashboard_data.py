@@ -27,6 +27,7 @@ from typing import Any
 
 from api.storage import DuckDBStore
 from api.storage.records import FACT_COLUMNS
+from dashboard.bulk import summarize_loaded_games
 
 PLAYERS = [
     (1, 1, "Anna"),
@@ -165,6 +166,7 @@ def make_store(
             for n, (rnd, p, dice, throws, hand, blind, cat) in enumerate(turns, start=1)
         ],
     )
+    summarize_loaded_games(cur)  # the per-player summary rows, as after any bulk load
     return store
 
 

@@ -45,7 +45,7 @@ from dashboard.stats import Statistics, queries
 PLAYERS = [f"Spieler {i}" for i in range(1, 9)]
 SQLITE_TABLES = (
     "stammtische", "players", "games", "game_players", "game_facts", "half_facts",
-    "deckel_moves", "round_facts", "turn_facts",
+    "deckel_moves", "round_facts", "turn_facts", "player_game_facts",
 )  # fmt: skip
 SQLITE_INDEXES = (
     "CREATE INDEX games_st_year ON games (stammtisch_id, year)",
@@ -55,6 +55,7 @@ SQLITE_INDEXES = (
     "CREATE INDEX deckel_moves_game ON deckel_moves (game_id)",
     "CREATE INDEX round_facts_game ON round_facts (game_id, round_no)",
     "CREATE INDEX turn_facts_game ON turn_facts (game_id)",
+    "CREATE INDEX player_game_facts_game ON player_game_facts (game_id)",
     "CREATE INDEX players_id ON players (id)",
 )
 

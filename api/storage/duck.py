@@ -207,6 +207,12 @@ def _log_row(entry: LogEntry) -> dict[str, Any]:
     }
 
 
+def _summary_changes(write: FactsWrite) -> bool:
+    """Whether a facts write can change the per-player summary: the game is finished now, or
+    earlier rows were rewritten (an undo or a rebuild, which may reopen a finished game)."""
+    return bool(write.replace) or (write.game is not None and write.game["status"] == "finished")
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
@@ -460,6 +466,8 @@ class DuckDBRepository(Repository):
                     self._insert(table, rows)
             for table, rows in appends.items():
                 self._insert(table, rows)
+            for game_id in dict.fromkeys(e.game_id for e, w in items if _summary_changes(w)):
+                self._summarize(game_id)
 
     # Facts
     def _insert(self, table: str, rows: list[dict[str, Any]]) -> None:
@@ -475,6 +483,14 @@ class DuckDBRepository(Repository):
                 self._insert(table, rows)
             for table, rows in write.append.items():
                 self._insert(table, rows)
+            if _summary_changes(write):
+                self._summarize(game_id)
+
+    def _summarize(self, game_id: int) -> None:
+        """Rewrite a game's per-player summary from its facts (migration 0003); a game that
+        is not finished has none."""
+        self._run("delete_player_game_facts", {"game_id": game_id})
+        self._run("insert_player_game_facts", {"game_id": game_id})
 
     def read_facts(self, game_id: int) -> dict[str, list[dict[str, Any]]]:
         out: dict[str, list[dict[str, Any]]] = {}

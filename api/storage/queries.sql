@@ -90,6 +90,18 @@ DELETE FROM deckel_moves WHERE game_id = $game_id;
 -- name: delete_half_facts
 DELETE FROM half_facts WHERE game_id = $game_id;
 
+-- name: delete_player_game_facts
+DELETE FROM player_game_facts WHERE game_id = $game_id;
+
+-- name: insert_player_game_facts
+INSERT INTO player_game_facts SELECT * FROM player_game_summary WHERE game_id = $game_id;
+
+-- name: insert_missing_player_game_facts
+-- after a bulk load: the summary rows of every finished game that has none yet
+INSERT INTO player_game_facts
+SELECT s.* FROM player_game_summary s
+WHERE s.game_id NOT IN (SELECT game_id FROM player_game_facts);
+
 -- name: read_game_facts
 SELECT * FROM game_facts WHERE game_id = $game_id;
 

@@ -2,31 +2,30 @@
 -- blind or forced by the round's throw limit of one (not the opener, who chose to stop). A throw
 -- the player could have repeated is biased towards good results, so only these are comparable
 -- with the exact probabilities of one throw of three dice (RULES.md section 2).
--- The category is read from the dice (default order), whatever the house rules call it.
+-- The category is read from the dice (default order), whatever the house rules call it; the
+-- counts per player and game are in player_game_facts (api/storage migration 0003).
 WITH g AS (
-    SELECT g.id AS game_id
+    SELECT g.id AS game_id, g.played_local
     FROM games g JOIN game_facts f ON f.game_id = g.id
     WHERE g.stammtisch_id = $stammtisch_id AND ($year IS NULL OR g.year = $year)
       AND f.status = 'finished'
 ),
 fair AS (
-    SELECT t.player_id, t.dice
-    FROM g
-    JOIN turn_facts t ON t.game_id = g.game_id
-    JOIN round_facts r ON r.game_id = t.game_id AND r.round_no = t.round_no
-    WHERE t.throws = 1 AND t.hand AND length(t.dice) = 5
-      AND (t.blind OR (r.throw_limit = 1 AND r.starter_id <> t.player_id))
+    SELECT s.player_id,
+           sum(s.fair_schock_aus) AS schock_aus, sum(s.fair_schock) AS schock,
+           sum(s.fair_general) AS general, sum(s.fair_strasse) AS strasse,
+           sum(s.fair_zahl) AS zahl
+    FROM g JOIN player_game_facts s ON s.game_id = g.game_id
+    GROUP BY s.player_id
+),
+per_category AS (
+    SELECT player_id, 'schock_aus' AS category, schock_aus AS throws FROM fair
+    UNION ALL SELECT player_id, 'schock', schock FROM fair
+    UNION ALL SELECT player_id, 'general', general FROM fair
+    UNION ALL SELECT player_id, 'strasse', strasse FROM fair
+    UNION ALL SELECT player_id, 'zahl', zahl FROM fair
 )
-SELECT fair.player_id, pl.name,
-       CASE
-           WHEN fair.dice = '1-1-1' THEN 'schock_aus'
-           WHEN substr(fair.dice, 1, 3) = '1-1' THEN 'schock'
-           WHEN substr(fair.dice, 1, 1) = substr(fair.dice, 3, 1)
-                AND substr(fair.dice, 3, 1) = substr(fair.dice, 5, 1) THEN 'general'
-           WHEN fair.dice IN ('1-2-3', '2-3-4', '3-4-5', '4-5-6') THEN 'strasse'
-           ELSE 'zahl'
-       END AS category,
-       count(*) AS throws
-FROM fair JOIN players pl ON pl.id = fair.player_id
-GROUP BY fair.player_id, pl.name, category
-ORDER BY pl.name, fair.player_id, category
+SELECT c.player_id, pl.name, c.category, c.throws
+FROM per_category c JOIN players pl ON pl.id = c.player_id
+WHERE c.throws > 0
+ORDER BY pl.name, c.player_id, c.category

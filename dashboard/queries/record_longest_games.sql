@@ -7,9 +7,9 @@ WITH g AS (
       AND f.status = 'finished'
 ),
 turns AS (
-    SELECT t.game_id, count(*) AS turns
-    FROM g JOIN turn_facts t ON t.game_id = g.game_id
-    GROUP BY t.game_id
+    SELECT s.game_id, sum(s.turns) AS turns
+    FROM g JOIN player_game_facts s ON s.game_id = g.game_id
+    GROUP BY s.game_id
 )
 SELECT g.game_id, g.played_local, g.rounds, coalesce(turns.turns, 0) AS turns,
        pl.name AS loser

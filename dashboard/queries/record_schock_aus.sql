@@ -5,11 +5,10 @@ WITH g AS (
     WHERE g.stammtisch_id = $stammtisch_id AND ($year IS NULL OR g.year = $year)
       AND f.status = 'finished'
 )
-SELECT g.game_id, g.played_local, t.player_id, pl.name, count(*) AS schock_aus
+SELECT g.game_id, g.played_local, s.player_id, pl.name, s.schock_aus
 FROM g
-JOIN turn_facts t ON t.game_id = g.game_id
-JOIN players pl ON pl.id = t.player_id
-WHERE t.category = 'schock_aus'
-GROUP BY g.game_id, g.played_local, t.player_id, pl.name
-ORDER BY schock_aus DESC, g.played_local, g.game_id, pl.name
+JOIN player_game_facts s ON s.game_id = g.game_id
+JOIN players pl ON pl.id = s.player_id
+WHERE s.schock_aus > 0
+ORDER BY s.schock_aus DESC, g.played_local, g.game_id, pl.name
 LIMIT $limit

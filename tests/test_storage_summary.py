@@ -1,0 +1,107 @@
+"""The per-player summary of finished games (player_game_facts, migration 0003) that the
+statistics read instead of the per-turn tables: written with the facts of the entry that
+finishes a game, gone when an undo reopens it, equal to its definition after a rebuild."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from conftest import PLAYERS, make_table
+
+from api.app import create_app
+from api.cli import main
+from api.rules import PRESETS, replay_log
+from api.rules.simulate import simulate_logs
+
+COLUMNS = (
+    "game_id, player_id, lost, finalist, finale_lost, blattschuss, halves_lost, deckel, "
+    "deckel_half1, deckel_half2, deckel_finale, turns, schock_aus"
+)
+
+
+def cursor(app):
+    return app.extensions["schocken"].store.repository()._cur  # noqa: SLF001
+
+
+def rows(app, table):
+    return sorted(cursor(app).execute(f"SELECT {COLUMNS} FROM {table}").fetchall())  # noqa: S608
+
+
+def test_the_summary_of_an_imported_game_matches_the_engine(tmp_path):
+    app = create_app({"DATABASE": str(tmp_path / "s.duckdb"), "TESTING": True})
+    try:
+        t = make_table(app.test_client(), "Post")
+        t.add_players(PLAYERS)
+        (log,) = simulate_logs(
+            PRESETS["standard"], 1, players=PLAYERS, seed=3,
+            start=datetime(2025, 3, 1, 20, tzinfo=UTC),
+        )  # fmt: skip
+        r = t.post("/imports", log)
+        assert r.status_code == 201, r.json
+        game = replay_log(log)
+        summary = {
+            name: dict(zip(COLUMNS.split(", "), row, strict=True))
+            for row in rows(app, "player_game_facts")
+            for name in [PLAYERS[row[1] - 1]]
+        }
+        assert set(summary) == set(PLAYERS)
+        for name, row in summary.items():
+            assert row["lost"] == (name == game.loser)
+            assert row["halves_lost"] == game.half_losers.count(name)
+            assert row["finalist"] == (game.finale is not None and name in game.finale)
+            assert row["blattschuss"] == (game.blattschuss and name == game.loser)
+            assert row["turns"] == sum(1 for turn in game.turns if turn["player"] == name)
+            assert row["schock_aus"] == sum(
+                1 for turn in game.turns if turn["player"] == name and turn["dice"] == "1-1-1"
+            )
+            received = sum(r["deckel"] for r in game.rounds if r["worst"] == name)
+            received += sum(p["deckel"] for p in game.penalties if p["player"] == name)
+            assert row["deckel"] == received
+            assert row["deckel"] == row["deckel_half1"] + row["deckel_half2"] + row["deckel_finale"]
+    finally:
+        app.extensions["schocken"].store.close()
+
+
+def test_finishing_writes_the_summary_and_undo_removes_it(tmp_path):
+    app = create_app({"DATABASE": str(tmp_path / "u.duckdb"), "TESTING": True})
+    try:
+        t = make_table(
+            app.test_client(), "Post", rules={"preset": "standard", "overrides": {"deckel": 2}}
+        )
+        t.add_players(["Anna", "Bert"])
+        game = t.start(["Anna", "Bert"])
+        # Anna's Schock aus takes every Deckel from Bert twice: Blattschuss for Bert
+        for player, dice in [("Anna", [1, 1, 1]), ("Bert", [6, 5, 3]), ("Bert", [6, 5, 3])]:
+            assert t.turn(game, player, dice, 1).status_code == 201
+        assert rows(app, "player_game_facts") == []  # still running: no summary
+        assert t.turn(game, "Anna", [1, 1, 1], 1).status_code == 201
+        assert t.game(game)["outcome"]["loser"] == "Bert"
+        summary = rows(app, "player_game_facts")
+        assert summary == rows(app, "player_game_summary")
+        bert = next(r for r in summary if r[1] == 2)
+        assert bert[2:8] == (1, 0, 0, 1, 2, 4)  # lost, no Finale, Blattschuss, 2 halves, 4 Deckel
+        assert t.post(f"/games/{game}/undo", {"by": "Anna"}).status_code == 201
+        assert rows(app, "player_game_facts") == []
+    finally:
+        app.extensions["schocken"].store.close()
+
+
+def test_rebuild_rewrites_the_summary_as_defined(tmp_path, capsys):
+    db = tmp_path / "r.duckdb"
+    app = create_app({"DATABASE": str(db), "TESTING": True})
+    t = make_table(app.test_client(), "Post", rules={"preset": "nrw"})
+    t.add_players(PLAYERS)
+    for log in simulate_logs(
+        PRESETS["nrw"], 3, players=PLAYERS, seed=5, start=datetime(2025, 3, 1, 20, tzinfo=UTC)
+    ):
+        assert t.post("/imports", log).status_code == 201
+    before = rows(app, "player_game_facts")
+    assert len(before) == 3 * len(PLAYERS)
+    app.extensions["schocken"].store.close()
+    assert main(["rebuild", "--db", str(db)]) == 0
+    capsys.readouterr()
+    app = create_app({"DATABASE": str(db), "TESTING": True})
+    try:
+        assert rows(app, "player_game_facts") == before == rows(app, "player_game_summary")
+    finally:
+        app.extensions["schocken"].store.close()
