@@ -169,8 +169,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
             finally:
                 repo.close()
     except Conflict as err:
-        print(f"{err.message} (anderer Kurzname: --slug)", file=sys.stderr)
-        return 1
+        # the demo is there already: nothing to do (so `schocken demo && schocken serve` can
+        # be run again and again)
+        print(f"{err.message} Nichts zu tun (ein zweiter: --slug).", file=sys.stderr)
+        return 0
     finally:
         store.close()
     first, last = info["years"]
