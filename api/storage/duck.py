@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import queue
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -142,11 +143,14 @@ class GroupCommitter:
     Every DuckDB statement costs about a millisecond here, whatever it carries, so eight
     concurrent turns cost little more than one. A caller returns only after the commit of its
     entry (acknowledged means durable). When a batch fails, its entries are retried one by one,
-    so an entry fails only for its own reason."""
+    so an entry fails only for its own reason. When entries arrive together (several clients),
+    the writer waits ``delay`` seconds for more before it commits (PostgreSQL's
+    ``commit_delay``); a lone client never waits."""
 
-    def __init__(self, repo: DuckDBRepository, max_batch: int = 64) -> None:
+    def __init__(self, repo: DuckDBRepository, max_batch: int = 64, delay: float = 0.002) -> None:
         self._repo = repo
         self._max = max_batch
+        self._delay = delay
         self._queue: queue.SimpleQueue[_Pending | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="duckdb-group-commit", daemon=True)
         self._thread.start()
@@ -169,19 +173,26 @@ class GroupCommitter:
             if first is None:
                 return
             batch = [first]
-            stop = False
-            while len(batch) < self._max:
-                try:
-                    item = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if item is None:
-                    stop = True
-                    break
-                batch.append(item)
+            stop = self._drain(batch)
+            if not stop and len(batch) > 1 and self._delay:
+                # others are writing too: wait a moment for more (PostgreSQL's commit_delay)
+                time.sleep(self._delay)
+                stop = self._drain(batch)
             self._commit(batch)
             if stop:
                 return
+
+    def _drain(self, batch: list[_Pending]) -> bool:
+        """Add what is queued to the batch; True when the stop sentinel came."""
+        while len(batch) < self._max:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return False
+            if item is None:
+                return True
+            batch.append(item)
+        return False
 
     def _commit(self, batch: list[_Pending]) -> None:
         try:
