@@ -70,7 +70,7 @@ def seal(scope: int, key: str, body: bytes) -> bytes:
     if not body:
         return body
     pad = _pad(scope, key, len(body))
-    return bytes(a ^ b for a, b in zip(body, pad, strict=True))
+    return (int.from_bytes(body) ^ int.from_bytes(pad)).to_bytes(len(body))
 
 
 def fingerprint() -> str:
@@ -218,9 +218,9 @@ def _guarded(view: Any, endpoint: str) -> Any:
                 and st is not None
                 and not _malformed(getattr(view, "__wrapped__", view))
             ):
-                state = svc.game(st, game_id).to_dict()
-                if not if_match_allows(if_match, state["seq"]):
-                    return _precondition_failed(if_match, state)
+                current = svc.game(st, game_id)
+                if not if_match_allows(if_match, current.runtime.last_seq):
+                    return _precondition_failed(if_match, current.to_dict())
             if key is None:
                 return _with_etag(make_response(view(*args, **kwargs)))
             try:

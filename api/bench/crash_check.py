@@ -1,0 +1,432 @@
+"""Crash check: record games while the server is killed with SIGKILL, again and again.
+
+``python -m api.bench.crash_check [--kills 5] [--seed 1]`` starts ``schocken serve`` on a
+temporary DuckDB file (loopback only) and records turns of simulated games from 16 threads
+into 16 games (one Stammtisch each, like 16 pub tables) and from 4 threads racing on one
+shared game (each reads the version, sends the next turn with ``If-Match``; the losers get
+412 and read again). Every write carries an ``Idempotency-Key``; a write whose answer was lost
+(the server died) is sent again with the same key and version once the server is back — the
+way a phone retries.
+
+After a random 0.5–1.2 s the server is killed with SIGKILL. With the server down, a copy of
+the database file is checked:
+
+* every acknowledged (2xx) write is in the log, at its sequence number, with its body;
+* each game's log is exactly a prefix of the game's planned turns: nothing twice (retries),
+  nothing out of order, nothing half-applied;
+* Deckel are conserved in every game (Mitte + stacks = the ruleset's Deckel while it runs);
+* the stored facts equal a replay of the log (the ``schocken rebuild`` comparison).
+
+Then the server is restarted and the threads carry on. After the last kill the threads settle
+their open writes, the server stops, and everything is checked once more; the server's
+output must not contain a token. Prints the figures as JSON; exit status 1 on any violation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Figures:
+    requests: int = 0
+    retries: int = 0
+    conflicts: int = 0  # 412: another phone was quicker
+    throttled: int = 0  # 429
+    replayed: int = 0  # answered from the stored response (a retry of a committed write)
+    kills: int = 0
+    acknowledged: int = 0
+    present: int = 0
+    lost: int = 0
+    duplicates: int = 0
+    unexpected: list[str] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, name: str, n: int = 1) -> None:
+        with self._lock:
+            setattr(self, name, getattr(self, name) + n)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+
+
+class Server:
+    """``schocken serve`` in a subprocess; ``kill`` is SIGKILL."""
+
+    def __init__(self, db: Path, log: Path) -> None:
+        self.db = db
+        self.log = log
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.up = threading.Event()
+
+    def start(self) -> None:
+        with open(self.log, "ab") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "api.cli", "serve", "--host", "127.0.0.1"]
+                + ["--port", str(self.port), "--db", str(self.db), "--threads", "8"],
+                cwd=ROOT,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(self.log.read_text(errors="replace")[-3000:])
+            try:
+                with urllib.request.urlopen(self.base + "/api/v1/health", timeout=2):
+                    self.up.set()
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("server did not come up")
+
+    def kill(self) -> None:
+        self.up.clear()
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=30)
+
+    def stop(self) -> None:
+        self.up.clear()
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+class Client:
+    """A phone: retries a write with the same key until it gets an answer."""
+
+    def __init__(self, server: Server, figures: Figures, stop: threading.Event) -> None:
+        self.server = server
+        self.figures = figures
+        self.stop = stop
+
+    def call(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        token: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[int, Any, dict[str, str]]:
+        """One request, retried across connection failures and 429. Gives up (status 0)
+        only when stopping and the server is down."""
+        data = None if body is None else json.dumps(body).encode()
+        while True:
+            if not self.server.up.wait(timeout=0.2):
+                if self.stop.is_set() and self.server.proc and self.server.proc.poll() is not None:
+                    return 0, None, {}
+                continue
+            req = urllib.request.Request(self.server.base + path, data=data, method=method)
+            req.add_header("Content-Type", "application/json")
+            if token:
+                req.add_header("Authorization", f"Bearer {token}")
+            for k, v in (headers or {}).items():
+                req.add_header(k, v)
+            self.figures.add("requests")
+            try:
+                with urllib.request.urlopen(req, timeout=20) as resp:
+                    return resp.status, json.loads(resp.read()), dict(resp.headers)
+            except urllib.error.HTTPError as err:
+                payload = err.read()
+                err.close()
+                if err.code == 429:
+                    self.figures.add("throttled")
+                    self.figures.add("retries")
+                    time.sleep(float(err.headers.get("Retry-After", "1")))
+                    continue
+                try:
+                    parsed = json.loads(payload)
+                except ValueError:
+                    parsed = payload.decode(errors="replace")
+                return err.code, parsed, dict(err.headers)
+            except (OSError, ValueError):  # refused, reset, timed out, cut off mid-answer
+                self.figures.add("retries")
+                time.sleep(0.02)
+
+
+@dataclass
+class Table:
+    slug: str
+    token: str
+    plans: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # game -> turns
+
+
+class Run:
+    def __init__(self, workdir: Path, kills: int, seed: int, solo: int, racers: int) -> None:
+        self.workdir = workdir
+        self.kills = kills
+        self.rng = random.Random(seed)
+        self.seed = seed
+        self.solo = solo
+        self.racers = racers
+        self.db = workdir / "data" / "schocken.duckdb"
+        self.server = Server(self.db, workdir / "server.log")
+        self.figures = Figures()
+        self.stop = threading.Event()
+        self.client = Client(self.server, self.figures, self.stop)
+        self.acked: list[tuple[int, int, dict[str, Any]]] = []  # (game, seq, body)
+        self.tables: list[Table] = []
+        self._lock = threading.Lock()
+        self._logs = self._simulated()
+
+    def _simulated(self):
+        from api.rules import PRESETS
+        from api.rules.simulate import simulate_logs
+
+        return simulate_logs(PRESETS["standard"], 10_000, players=PLAYERS, seed=self.seed)
+
+    def next_plan(self) -> dict[str, Any]:
+        with self._lock:
+            return dict(next(self._logs))
+
+    # ------------------------------------------------------------------ setup
+    def new_table(self, n: int) -> Table:
+        status, st, _ = self.client.call(
+            "POST",
+            "/api/v1/stammtische",
+            {"name": f"Tisch {n}"},
+            headers={"Idempotency-Key": f"setup-st-{n}"},
+        )
+        assert status == 201, st
+        table = Table(st["slug"], st["token"])
+        for name in PLAYERS:
+            status, body, _ = self.client.call(
+                "POST",
+                f"/api/v1/stammtische/{table.slug}/players",
+                {"name": name},
+                table.token,
+                {"Idempotency-Key": f"setup-{n}-{name}"},
+            )
+            assert status == 201, body
+        return table
+
+    def new_game(self, table: Table) -> int:
+        plan = self.next_plan()
+        status, game, _ = self.client.call(
+            "POST",
+            f"/api/v1/stammtische/{table.slug}/games",
+            {"players": PLAYERS, "starter": plan["starter"]},
+            table.token,
+            {"Idempotency-Key": uuid.uuid4().hex},
+        )
+        assert status == 201, game
+        table.plans[game["id"]] = list(plan["events"])
+        return int(game["id"])
+
+    # ------------------------------------------------------------------ writers
+    def _record(self, table: Table, game: int, seq: int, body: dict[str, Any]) -> int:
+        """Send one turn with a fresh key and the version it builds on; 0: left unsettled."""
+        status, answer, headers = self.client.call(
+            "POST",
+            f"/api/v1/stammtische/{table.slug}/games/{game}/turns",
+            body,
+            table.token,
+            {"Idempotency-Key": uuid.uuid4().hex, "If-Match": f'"{seq}"'},
+        )
+        if status == 201:
+            if headers.get("Idempotent-Replayed") == "true":
+                self.figures.add("replayed")
+            with self._lock:
+                self.acked.append((game, int(answer["seq"]), body))
+            self.figures.add("acknowledged")
+        elif status == 412:
+            self.figures.add("conflicts")
+        elif status != 0:
+            self.figures.unexpected.append(f"{status} {str(answer)[:200]}")
+        return status
+
+    def solo_writer(self, table: Table) -> None:
+        game = self.new_game(table)
+        seq = 0
+        while not self.stop.is_set():
+            plan = table.plans[game]
+            if seq >= len(plan):
+                game, seq = self.new_game(table), 0
+                continue
+            status = self._record(table, game, seq, plan[seq])
+            if status == 201:
+                seq += 1
+            elif status != 0:  # alone on its game: nobody else can have moved it on
+                self.figures.unexpected.append(f"solo {game}: {status}")
+                return
+
+    def racer(self, table: Table, game: int) -> None:
+        plan = table.plans[game]
+        while not self.stop.is_set():
+            status, state, _ = self.client.call(
+                "GET", f"/api/v1/stammtische/{table.slug}/games/{game}"
+            )
+            if status != 200:
+                continue
+            seq = int(state["seq"])
+            if seq >= len(plan):
+                return
+            if self._record(table, game, seq, plan[seq]) not in (0, 201, 412):
+                return
+
+    # ------------------------------------------------------------------ checks
+    def check(self, label: str, final: bool = False) -> None:
+        """Check a copy of the database file (the server is down)."""
+        from api.app import create_app
+        from api.resources._common import services
+
+        copy = self.workdir / f"check-{label}"
+        copy.mkdir()
+        for path in self.db.parent.iterdir():
+            shutil.copy2(path, copy / path.name)
+        app = create_app({"DATABASE": str(copy / self.db.name), "WRITE_RATE_PER_MINUTE": 0})
+        try:
+            with app.app_context():
+                svc = services()
+                repo = svc.repo
+                plans = {g: p for t in self.tables for g, p in t.plans.items()}
+                logs = {g: repo.load_log(g) for g in repo.game_ids()}
+                with self._lock:
+                    acked = list(self.acked)
+                present = 0
+                for game, seq, body in acked:
+                    log = logs.get(game, [])
+                    if seq <= len(log) and log[seq - 1].seq == seq and log[seq - 1].body == body:
+                        present += 1
+                    else:
+                        self.figures.violations.append(f"{label}: lost game {game} seq {seq}")
+                for game, log in logs.items():
+                    bodies = [e.body for e in log]
+                    plan = plans.get(game)
+                    if plan is None:
+                        if bodies:
+                            self.figures.violations.append(f"{label}: unplanned game {game}")
+                        continue
+                    if bodies != plan[: len(bodies)]:
+                        self.figures.add("duplicates")
+                        self.figures.violations.append(f"{label}: game {game} log != plan")
+                    if [e.seq for e in log] != list(range(1, len(log) + 1)):
+                        self.figures.violations.append(f"{label}: game {game} seq gaps")
+                for game in logs:
+                    record = repo.get_game_by_id(game)
+                    st = next((s for s in self.tables if game in s.plans), None)
+                    if st is None:  # created, its answer not yet back: no turns either
+                        continue
+                    view = svc.game(svc.stammtisch(st.slug), game).to_dict()
+                    state = view["outcome"]["state"]
+                    if view["status"] == "running":
+                        total = state["mitte"] + sum(state["stacks"].values())
+                        if total != view["options"]["deckel"]:
+                            self.figures.violations.append(
+                                f"{label}: game {game} has {total} Deckel"
+                            )
+                    assert record is not None
+                stored = {g: repo.read_facts(g) for g in logs}
+                svc.rebuild()
+                rebuilt = {g: repo.read_facts(g) for g in logs}
+                for game in logs:
+                    if stored[game] != rebuilt[game]:
+                        self.figures.violations.append(f"{label}: facts of {game} != replay")
+                if final:
+                    self.figures.present = present
+                    self.figures.lost = len(acked) - present
+        finally:
+            app.extensions["schocken"].store.close()
+            shutil.rmtree(copy, ignore_errors=True)
+
+    # ------------------------------------------------------------------ the run
+    def run(self) -> Figures:
+        self.db.parent.mkdir(parents=True)
+        self.server.start()
+        self.tables = [self.new_table(n) for n in range(self.solo + 1)]
+        shared = self.tables[-1]
+        shared_game = self.new_game(shared)
+        threads = [
+            threading.Thread(target=self.solo_writer, args=(t,), name=f"solo-{i}")
+            for i, t in enumerate(self.tables[:-1])
+        ] + [
+            threading.Thread(target=self.racer, args=(shared, shared_game), name=f"racer-{i}")
+            for i in range(self.racers)
+        ]
+        for th in threads:
+            th.daemon = True
+            th.start()
+        try:
+            for k in range(self.kills):
+                time.sleep(self.rng.uniform(0.5, 1.2))
+                self.server.kill()
+                self.figures.kills += 1
+                self.check(f"kill{k + 1}")
+                self.server.start()
+            time.sleep(0.3)
+            self.stop.set()  # writers finish the write they are on (retrying it), then stop
+            for th in threads:
+                th.join(timeout=60)
+        finally:
+            self.stop.set()
+            self.server.stop()
+        self.check("final", final=True)
+        tokens = [t.token for t in self.tables]
+        output = self.server.log.read_text(errors="replace")
+        if any(token in output for token in tokens):
+            self.figures.violations.append("a token appears in the server's output")
+        return self.figures
+
+
+def run(kills: int = 5, seed: int = 1, solo: int = 16, racers: int = 4) -> dict[str, Any]:
+    workdir = Path(tempfile.mkdtemp(prefix="schocken-crash-"))
+    started = time.monotonic()
+    try:
+        figures = Run(workdir, kills, seed, solo, racers).run()
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    result = figures.to_dict()
+    result["seconds"] = round(time.monotonic() - started, 1)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kills", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--solo", type=int, default=16, help="threads with a game each")
+    parser.add_argument("--racers", type=int, default=4, help="threads on one shared game")
+    args = parser.parse_args(argv)
+    result = run(args.kills, args.seed, args.solo, args.racers)
+    print(json.dumps(result, indent=1, ensure_ascii=False))
+    ok = not result["violations"] and not result["unexpected"] and result["lost"] == 0
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
