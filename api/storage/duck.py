@@ -114,7 +114,7 @@ class DuckDBStore:
     def _row_specs(self) -> dict[str, str]:
         """Per fact table, the JSON structure ``[{column: type}]`` its rows are read with."""
         specs = {}
-        for table in ("game_log", *FACT_COLUMNS):
+        for table in ("game_log", "game_players", *FACT_COLUMNS):
             rows = self._conn.execute(queries()["column_types"], [table]).fetchall()
             specs[table] = _json([{name: kind for name, kind in rows}])
         return specs
@@ -352,8 +352,8 @@ class DuckDBRepository(Repository):
         ).fetchone()
         assert row is not None
         game_id = int(row[0])
-        self._cur.executemany(
-            self._q["insert_game_player"],
+        self._insert(
+            "game_players",
             [
                 {
                     "game_id": game_id,

@@ -31,10 +31,6 @@ VALUES ($stammtisch_id, $header, $rules, $options, $played_at, $played_at_utc,
         $played_local, $year, $source, $created_at)
 RETURNING id;
 
--- name: insert_game_player
-INSERT INTO game_players (game_id, seat, player_id, name, starter)
-VALUES ($game_id, $seat, $player_id, $name, $starter);
-
 -- name: get_game
 SELECT g.id, g.stammtisch_id, g.header, g.rules, g.options, g.played_at, g.played_at_utc,
        g.year, g.source, g.created_at,
@@ -119,6 +115,9 @@ SELECT * FROM half_facts WHERE game_id = $game_id ORDER BY half;
 
 -- Fact rows arrive as one JSON array ($1) read with the table's column types ($2): one bound
 -- parameter instead of one per column (binding dominates the cost of an INSERT here).
+
+-- name: insert_game_players
+INSERT INTO game_players BY NAME SELECT unnest(from_json(?::JSON, ?), recursive := true);
 
 -- name: insert_game_log
 INSERT INTO game_log BY NAME SELECT unnest(from_json(?::JSON, ?), recursive := true);
