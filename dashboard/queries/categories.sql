@@ -4,19 +4,13 @@
 -- with the exact probabilities of one throw of three dice (RULES.md section 2).
 -- The category is read from the dice (default order), whatever the house rules call it; the
 -- counts per player and game are in player_game_facts (api/storage migration 0003).
-WITH g AS (
-    SELECT g.id AS game_id, g.played_local
-    FROM games g JOIN game_facts f ON f.game_id = g.id
-    WHERE g.stammtisch_id = $stammtisch_id AND ($year IS NULL OR g.year = $year)
-      AND f.status = 'finished'
-),
-fair AS (
-    SELECT s.player_id,
-           sum(s.fair_schock_aus) AS schock_aus, sum(s.fair_schock) AS schock,
-           sum(s.fair_general) AS general, sum(s.fair_strasse) AS strasse,
-           sum(s.fair_zahl) AS zahl
-    FROM g JOIN player_game_facts s ON s.game_id = g.game_id
-    GROUP BY s.player_id
+WITH fair AS (
+    SELECT player_id,
+           sum(fair_schock_aus) AS schock_aus, sum(fair_schock) AS schock,
+           sum(fair_general) AS general, sum(fair_strasse) AS strasse, sum(fair_zahl) AS zahl
+    FROM player_game_facts
+    WHERE stammtisch_id = $stammtisch_id AND ($year IS NULL OR year = $year)
+    GROUP BY player_id
 ),
 per_category AS (
     SELECT player_id, 'schock_aus' AS category, schock_aus AS throws FROM fair

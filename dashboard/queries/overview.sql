@@ -7,7 +7,8 @@ WITH g AS (
       AND f.status = 'finished'
 ),
 seats AS (
-    SELECT s.player_id, s.turns FROM g JOIN player_game_facts s ON s.game_id = g.game_id
+    SELECT player_id, turns FROM player_game_facts
+    WHERE stammtisch_id = $stammtisch_id AND ($year IS NULL OR year = $year)
 )
 SELECT count(*) AS games,
        coalesce(sum(g.rounds), 0) AS rounds,

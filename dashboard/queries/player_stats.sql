@@ -7,15 +7,10 @@
 -- games played that were lost, then to more halves lost; players tied on all three share a rank.
 -- safe_rank: the safest players – lowest share lost among those with at least $min_games games;
 -- ties go to more games played, then to fewer halves lost (NULL: too few games).
-WITH g AS (
-    SELECT g.id AS game_id, g.played_local
-    FROM games g JOIN game_facts f ON f.game_id = g.id
-    WHERE g.stammtisch_id = $stammtisch_id AND ($year IS NULL OR g.year = $year)
-      AND f.status = 'finished'
-),
-seats AS (
-    -- one row per player and game: the summary of api/storage migration 0003
-    SELECT s.*, g.played_local FROM g JOIN player_game_facts s ON s.game_id = g.game_id
+WITH seats AS (
+    -- one row per player and finished game: the summary of api/storage migration 0003
+    SELECT * FROM player_game_facts
+    WHERE stammtisch_id = $stammtisch_id AND ($year IS NULL OR year = $year)
 ),
 played AS (
     SELECT player_id,
@@ -46,7 +41,7 @@ runs AS (
 streaks AS (
     SELECT player_id, max(run) AS longest_without_loss FROM runs GROUP BY player_id
 ),
-total AS (SELECT count(*) AS games FROM g),
+total AS (SELECT count(DISTINCT game_id) AS games FROM seats),
 scored AS (
     SELECT played.player_id, pl.name, played.games_played, played.games_lost,
            CAST(played.games_lost AS DOUBLE) / played.games_played AS share_lost,

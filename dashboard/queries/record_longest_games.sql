@@ -7,9 +7,10 @@ WITH g AS (
       AND f.status = 'finished'
 ),
 turns AS (
-    SELECT s.game_id, sum(s.turns) AS turns
-    FROM g JOIN player_game_facts s ON s.game_id = g.game_id
-    GROUP BY s.game_id
+    SELECT game_id, sum(turns) AS turns
+    FROM player_game_facts
+    WHERE stammtisch_id = $stammtisch_id AND ($year IS NULL OR year = $year)
+    GROUP BY game_id
 )
 SELECT g.game_id, g.played_local, g.rounds, coalesce(turns.turns, 0) AS turns,
        pl.name AS loser

@@ -7,6 +7,10 @@
 CREATE TABLE player_game_facts (
     game_id          INTEGER NOT NULL,
     player_id        INTEGER NOT NULL,
+    -- copied from games, so that a Stammtisch-year is one filter on this table
+    stammtisch_id    INTEGER NOT NULL,
+    year             INTEGER NOT NULL,
+    played_local     TIMESTAMP NOT NULL,
     lost             INTEGER NOT NULL,  -- 1: lost the game (pays)
     finalist         INTEGER NOT NULL,  -- 1: played the Finale
     finale_lost      INTEGER NOT NULL,
@@ -73,7 +77,7 @@ thrown AS (
     FROM turns
     GROUP BY game_id, player_id
 )
-SELECT p.game_id, p.player_id,
+SELECT p.game_id, p.player_id, g.stammtisch_id, g.year, g.played_local,
        CASE WHEN f.loser_id = p.player_id THEN 1 ELSE 0 END AS lost,
        CASE WHEN p.player_id IN (f.finalist1_id, f.finalist2_id) THEN 1 ELSE 0 END AS finalist,
        CASE WHEN p.player_id IN (f.finalist1_id, f.finalist2_id) AND f.loser_id = p.player_id
@@ -94,6 +98,7 @@ SELECT p.game_id, p.player_id,
            - coalesce(t.fair_general, 0) - coalesce(t.fair_strasse, 0) AS fair_zahl
 FROM game_players p
 JOIN finished f ON f.game_id = p.game_id
+JOIN games g ON g.id = p.game_id
 LEFT JOIN halves h ON h.game_id = p.game_id AND h.player_id = p.player_id
 LEFT JOIN deckel d ON d.game_id = p.game_id AND d.player_id = p.player_id
 LEFT JOIN thrown t ON t.game_id = p.game_id AND t.player_id = p.player_id;
