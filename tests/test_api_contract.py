@@ -16,8 +16,8 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 from api.app import create_app
 
 
-def _seeded_schema():
-    app = create_app({"STORAGE": "memory", "TESTING": True})
+def _seeded_schema(**config):
+    app = create_app({"STORAGE": "memory", "TESTING": True, **config})
     table = make_table(app.test_client(), "Zur Post")
     table.add_players(PLAYERS)
     table.start()
