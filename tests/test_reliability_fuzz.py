@@ -7,12 +7,15 @@ The default run takes few examples; ``pytest -m slow`` runs 200 per operation an
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 from test_api_contract import _seeded_schema
 
 from api.bench.fuzz_check import fuzz_engine, fuzz_imports, fuzz_operations, fuzz_turn_detail
+from api.services import GameCache
 
 SLOW = 200
 
@@ -66,7 +69,24 @@ def test_every_operation_keeps_its_contract_over_many_examples(case):
     case.call_and_validate(excluded_checks=[positive_data_acceptance])
 
 
+def _memory_state(app):
+    """A copy of the in-memory store's data, to start every sequence from the seeded state."""
+    repo = app.extensions["schocken"].store.repository()
+    return {name: copy.deepcopy(getattr(repo, name)) for name in repo._STATE}
+
+
+_SEEDED = _memory_state(slow_schema.app)
+
+
 class _Workflow(slow_schema.as_state_machine()):
+    def setup(self):
+        # each sequence starts from the seeded Stammtisch (else examples depend on earlier ones)
+        state = slow_schema.app.extensions["schocken"]
+        repo = state.store.repository()
+        for name, value in _SEEDED.items():
+            setattr(repo, name, copy.deepcopy(value))
+        state.cache = GameCache(state.cache.size)
+
     def validate_response(self, response, case, **kwargs):
         case.validate_response(response, excluded_checks=[positive_data_acceptance])
 
