@@ -5,11 +5,13 @@ WITH seats AS (
     WHERE stammtisch_id = $stammtisch_id AND ($year IS NULL OR year = $year)
 ),
 halves AS (
-    SELECT game_id, played_local, 'half1' AS half, player_id, deckel_half1 AS deckel FROM seats
-    UNION ALL
-    SELECT game_id, played_local, 'half2', player_id, deckel_half2 FROM seats
-    UNION ALL
-    SELECT game_id, played_local, 'finale', player_id, deckel_finale FROM seats
+    -- one row per player, game and half: one pass over the seats
+    SELECT s.game_id, s.played_local, h.half, s.player_id,
+           CASE h.half WHEN 'half1' THEN s.deckel_half1
+                       WHEN 'half2' THEN s.deckel_half2
+                       ELSE s.deckel_finale END AS deckel
+    FROM seats s
+    CROSS JOIN (SELECT 'half1' AS half UNION ALL SELECT 'half2' UNION ALL SELECT 'finale') h
 )
 SELECT h.game_id, h.played_local, h.half, h.player_id, pl.name, h.deckel
 FROM halves h
