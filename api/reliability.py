@@ -20,6 +20,7 @@ Configuration (``create_app(config)`` or the environment): ``WRITE_RATE_PER_MINU
 from __future__ import annotations
 
 import base64
+import copy
 import hashlib
 import json
 import os
@@ -87,7 +88,8 @@ def csp_for(body: bytes) -> str:
 def _security_headers(response: Response) -> Response:
     if response.mimetype == "text/html":
         headers = response.headers
-        if "Content-Security-Policy" not in headers and not response.direct_passthrough:
+        if "Content-Security-Policy" not in headers:
+            response.direct_passthrough = False  # a page sent from a file: read it (small)
             headers["Content-Security-Policy"] = csp_for(response.get_data())
         headers.setdefault("X-Content-Type-Options", "nosniff")
         headers.setdefault("X-Frame-Options", "DENY")
@@ -144,7 +146,7 @@ def document(api: Any) -> None:
         },
     }
     for path, operations in api.spec._paths.items():  # apispec keeps no public iterator
-        if not path.startswith("/api/v1/"):
+        if not path.startswith("/api/v1/") or path.startswith("/api/v1/admin/"):
             continue
         for method, operation in operations.items():
             if not isinstance(operation, dict):
@@ -153,15 +155,15 @@ def document(api: Any) -> None:
             on_game = "{game_id}" in path
             if method.upper() in WRITE_METHODS:
                 params = operation.setdefault("parameters", [])
-                params.append(dict(_KEY_PARAM))
-                responses["429"] = _TOO_MANY
+                params.append(copy.deepcopy(_KEY_PARAM))  # no YAML aliases in openapi.yaml
+                responses["429"] = copy.deepcopy(_TOO_MANY)
                 if on_game:
-                    params.append(dict(_IF_MATCH_PARAM))
-                    responses["412"] = stale
+                    params.append(copy.deepcopy(_IF_MATCH_PARAM))
+                    responses["412"] = copy.deepcopy(stale)
             if on_game and (method.upper() in WRITE_METHODS or path.endswith("{game_id}")):
                 for code, answer in responses.items():
                     if str(code).startswith("2") and isinstance(answer, dict):
-                        answer.setdefault("headers", {})["ETag"] = _ETAG_HEADER
+                        answer.setdefault("headers", {})["ETag"] = copy.deepcopy(_ETAG_HEADER)
 
 
 def init_reliability(app: Flask, api: Any) -> None:

@@ -25,6 +25,7 @@ output must not contain a token. Prints the figures as JSON; exit status 1 on an
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import random
@@ -174,7 +175,7 @@ class Client:
                 except ValueError:
                     parsed = payload.decode(errors="replace")
                 return err.code, parsed, dict(err.headers)
-            except (OSError, ValueError):  # refused, reset, timed out, cut off mid-answer
+            except (OSError, ValueError, http.client.HTTPException):  # refused, reset, cut off
                 self.figures.add("retries")
                 time.sleep(0.02)
 
