@@ -7,7 +7,13 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
-PLAYER_NAME = validate.Length(min=1, max=40)
+#: printable text only: line breaks and other control characters in a name break logs, CSV
+#: exports and pages (a carriage return in a name made the statistics fail)
+PRINTABLE = validate.Regexp(
+    r"^[^\x00-\x1f\x7f]*$",
+    error="Nur druckbare Zeichen, keine Zeilenumbrüche oder Steuerzeichen.",
+)
+PLAYER_NAME = [validate.Length(min=1, max=40), PRINTABLE]
 
 
 class Bool(fields.Boolean):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from .common import (
+    PLAYER_NAME,
     Bool,
     DomainEventSchema,
     Int,
@@ -27,7 +28,7 @@ HALF = doc(
 # --------------------------------------------------------------------------- requests
 class GameStartSchema(Schema):
     players = fields.List(
-        fields.String(validate=validate.Length(min=1, max=40), metadata=doc("Name.", "Anna")),
+        fields.String(validate=PLAYER_NAME, metadata=doc("Name.", "Anna")),
         required=True,
         validate=validate.Length(min=2, max=20),
         metadata=doc(
@@ -228,14 +229,14 @@ class GameLogSchema(Schema):
         )
     )
     players = fields.List(
-        fields.String(validate=validate.Length(min=1, max=40), metadata=doc("Name.", "Anna")),
+        fields.String(validate=PLAYER_NAME, metadata=doc("Name.", "Anna")),
         required=True,
         validate=validate.Length(min=2, max=20),
         metadata=doc("Seat order, clockwise (2 to 20 players).", ["Anna", "Bert"]),
     )
     starter = fields.String(
         required=True,
-        validate=validate.Length(min=1, max=40),
+        validate=PLAYER_NAME,
         metadata=doc("Opens the first round.", "Anna"),
     )
     events = fields.List(

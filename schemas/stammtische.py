@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from .common import Bool, UtcDateTime, doc
+from .common import PRINTABLE, Bool, UtcDateTime, doc
 from .rules import RulesConfigSchema
 
 SLUG = validate.Regexp(
     r"^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$",
     error="Nur Kleinbuchstaben, Ziffern und Bindestriche (höchstens 40 Zeichen).",
 )
-NAME = validate.Length(min=1, max=80)
+NAME = [validate.Length(min=1, max=80), PRINTABLE]
 
 
 class StammtischCreateSchema(Schema):

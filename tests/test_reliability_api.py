@@ -317,3 +317,13 @@ def test_tokens_never_reach_the_logs(app, table, caplog):
     text = "\n".join(r.getMessage() + str(r.args) + str(r.exc_text) for r in caplog.records)
     assert caplog.records  # the capture works
     assert table.token not in text and wrong.token not in text
+
+
+def test_names_with_line_breaks_or_control_characters_are_rejected(client, table):
+    # a carriage return in a Stammtisch name once broke its statistics (found by fuzzing)
+    r = client.post("/api/v1/stammtische", json={"name": "Zur\rPost"})
+    assert r.status_code == 422 and "Steuerzeichen" in r.json["errors"]["json"]["name"][0]
+    assert table.post("/players", {"name": "An\nna"}).status_code == 422
+    assert table.post("/players", {"name": "Änne Müller-Lüdenscheidt"}).status_code == 201
+    r = table.post("/imports", {"players": ["A\x00", "Bert"], "starter": "Bert"})
+    assert r.status_code == 422 and table.get("/games").json["total"] == 0
