@@ -225,8 +225,8 @@ def _summary_changes(write: FactsWrite) -> bool:
     return bool(write.replace) or (write.game is not None and write.game["status"] == "finished")
 
 
-#: up to this many rows an insert binds every value (see DuckDBRepository._insert)
-_VALUES_ROWS = 32
+#: up to this many rows an insert binds every value; beyond, one JSON parameter is cheaper
+_VALUES_ROWS = 4
 
 
 @functools.cache
