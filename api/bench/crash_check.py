@@ -163,8 +163,13 @@ class Client:
                 with urllib.request.urlopen(req, timeout=20) as resp:
                     return resp.status, json.loads(resp.read()), dict(resp.headers)
             except urllib.error.HTTPError as err:
-                payload = err.read()
-                err.close()
+                try:
+                    payload = err.read()
+                except (OSError, http.client.HTTPException):  # cut off mid-answer: retry
+                    self.figures.add("retries")
+                    continue
+                finally:
+                    err.close()
                 if err.code == 429:
                     self.figures.add("throttled")
                     self.figures.add("retries")
