@@ -61,7 +61,7 @@ def render(figures: dict[str, Any]) -> str:
         lines.append(
             f"  {name:<12} examples {r['examples']:>6}{extra}   5xx {r['server_errors']}   "
             f"rejected {r['rejections']}   changed by a rejection "
-            f"{r.get('changed_by_rejection', 0)}   statuses {r['statuses']}"
+            f"{r.get('changed_by_rejection', '-')}   statuses {r['statuses']}"
         )
     lines += [
         "",
