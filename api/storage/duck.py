@@ -424,10 +424,6 @@ class DuckDBRepository(Repository):
         found = self._records(self._run("get_game", {"game_id": game_id}).fetchall())
         return found[0] if found else None
 
-    def get_game(self, stammtisch_id: int, game_id: int) -> GameRecord | None:
-        game = self.get_game_by_id(game_id)
-        return game if game is not None and game.stammtisch_id == stammtisch_id else None
-
     def list_games(
         self,
         stammtisch_id: int,

@@ -157,10 +157,6 @@ class MemoryRepository(Repository):
         game = self.games.get(game_id)
         return self._with_facts(game) if game else None
 
-    def get_game(self, stammtisch_id: int, game_id: int) -> GameRecord | None:
-        game = self.get_game_by_id(game_id)
-        return game if game is not None and game.stammtisch_id == stammtisch_id else None
-
     def list_games(
         self,
         stammtisch_id: int,

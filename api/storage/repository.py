@@ -70,8 +70,10 @@ class Repository(ABC):
     @abstractmethod
     def add_game(self, game: NewGame) -> int: ...
 
-    @abstractmethod
-    def get_game(self, stammtisch_id: int, game_id: int) -> GameRecord | None: ...
+    def get_game(self, stammtisch_id: int, game_id: int) -> GameRecord | None:
+        """The game, if it belongs to that Stammtisch (one Stammtisch never sees another's)."""
+        game = self.get_game_by_id(game_id)
+        return game if game is not None and game.stammtisch_id == stammtisch_id else None
 
     @abstractmethod
     def list_games(
