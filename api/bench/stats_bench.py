@@ -56,6 +56,7 @@ SQLITE_INDEXES = (
     "CREATE INDEX round_facts_game ON round_facts (game_id, round_no)",
     "CREATE INDEX turn_facts_game ON turn_facts (game_id)",
     "CREATE INDEX player_game_facts_game ON player_game_facts (game_id)",
+    "CREATE INDEX player_game_facts_st_year ON player_game_facts (stammtisch_id, year)",
     "CREATE INDEX players_id ON players (id)",
 )
 
