@@ -47,7 +47,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     if app.config["STORAGE"] == "duckdb" and not app.config.get("DATABASE"):
         os.makedirs(app.instance_path, exist_ok=True)
         app.config["DATABASE"] = os.path.join(app.instance_path, "schocken.duckdb")
-    store = open_store(app.config["STORAGE"], app.config.get("DATABASE"))
+    store = open_store(
+        app.config["STORAGE"], app.config.get("DATABASE"), app.config["DUCKDB_THREADS"]
+    )
     app.extensions["schocken"] = AppState(store, GameCache(app.config["GAME_CACHE_SIZE"]))
 
     @app.teardown_appcontext

@@ -33,6 +33,7 @@ from typing import Any
 
 import duckdb
 
+from api.config import Config
 from api.rules import PRESETS
 from api.rules.log import to_log
 from api.rules.simulate import simulate_game
@@ -252,6 +253,12 @@ def main(argv: list[str] | None = None) -> int:
         "a folder of an earlier run is measured again without loading",
     )
     parser.add_argument("--threads", type=int, help="DuckDB threads (default: all cores)")
+    parser.add_argument(
+        "--query-threads",
+        type=int,
+        default=Config.DUCKDB_THREADS,
+        help="DuckDB threads for the queries and the site (default: the server's)",
+    )
     parser.add_argument("--no-sqlite", action="store_true", help="skip the SQLite comparison")
     parser.add_argument("--memory-limit", default="12GB", help="DuckDB memory_limit")
     parser.add_argument(
@@ -289,7 +296,10 @@ def main(argv: list[str] | None = None) -> int:
             conn.execute("CHECKPOINT")
         line("DuckDB file", f"{db.stat().st_size / 2**20:,.0f} MiB")
         threads = conn.execute("SELECT current_setting('threads')").fetchone()[0]
-        line("DuckDB threads", str(threads))
+        line("DuckDB threads (load)", str(threads))
+        # the queries run as the server runs them (api/config.py DUCKDB_THREADS)
+        conn.execute("SET threads = $threads", {"threads": args.query_threads})
+        line("DuckDB threads (queries, site)", str(args.query_threads))
         line("peak memory so far (RSS)", f"{peak_mb():,.0f} MiB")
 
         sql = sql_statements()

@@ -50,12 +50,16 @@ class MigrationError(RuntimeError):
 class DuckDBStore:
     """The process-wide connection to one DuckDB file (or ``":memory:"``)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, threads: int | None = None) -> None:
+        """``threads``: DuckDB's worker threads (None: one per core, for bulk work)."""
         path = str(path)
         if path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._conn = duckdb.connect(path, config={"autoinstall_known_extensions": False})
+        config: dict[str, Any] = {"autoinstall_known_extensions": False}
+        if threads:
+            config["threads"] = threads
+        self._conn = duckdb.connect(path, config=config)
         self._lock = threading.Lock()
         self._local = threading.local()
         self._cursors: list[duckdb.DuckDBPyConnection] = []
