@@ -147,7 +147,6 @@ def derive_facts(
                 "blattschuss": game.blattschuss,
                 "finalist1_id": ids.get(finale[0]) if finale[0] else None,
                 "finalist2_id": ids.get(finale[1]) if finale[1] else None,
-                "rounds": len(game.rounds),
             }
         ],
         "turn_facts": turns,

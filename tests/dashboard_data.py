@@ -121,10 +121,12 @@ def make_store(
                 "loser_id": loser, "loser": NAMES.get(loser),
                 "blattschuss": status == "finished" and h1 == h2,
                 "finalist1_id": finale[0], "finalist2_id": finale[1],
-                "rounds": rounds, "turns": turns, "last_seq": turns,
+                "turns": turns, "last_seq": turns,
             }
         )  # fmt: skip
-        halves += [(gid, "half1", h1, NAMES[h1], 1)]
+        # one round in half 2 and in the Finale, the rest in half 1: they sum up to ``rounds``
+        later = (h2 is not None) + (finale[0] is not None)
+        halves += [(gid, "half1", h1, NAMES[h1], rounds - later)]
         if h2 is not None:
             halves += [(gid, "half2", h2, NAMES[h2], 1)]
         if finale[0] is not None:

@@ -65,7 +65,7 @@ def test_rebuild_gives_exactly_the_facts_stored_incrementally(tmp_path, capsys):
 
     assert len(before) == 7
     assert sum(len(f["turn_facts"]) for f in before.values()) > 200
-    assert before[game]["game_facts"][0]["rounds"] == 1
+    assert len(before[game]["round_facts"]) == 1
     moves = before[game]["deckel_moves"]
     assert [(m["reason"], m["receiver"], m["amount"]) for m in moves] == [
         ("penalty", "Clara", 1),
@@ -147,3 +147,32 @@ def test_games_evicted_from_the_cache_are_replayed_from_the_log(tmp_path):
         assert t.get(f"/games/{game}/log").json["events"] == log["events"]
         assert t.game(game)["outcome"]["loser"] is not None
     app.extensions["schocken"].store.close()
+
+
+def test_the_game_row_is_written_only_when_the_game_changes_phase():
+    """Recording a turn appends rows; the game row (status, phase, loser, finalists) is written
+    by the first entry and then only by the entries that lose a half, start the Finale or end
+    the game, never by an ordinary round."""
+    from api.facts import derive_facts, facts_write
+    from api.gameplay import GameRuntime
+    from api.rules import GameHeader
+    from api.storage import GamePlayer, LogEntry
+
+    now = datetime(2025, 3, 1, 20, tzinfo=UTC)
+    seats = tuple(GamePlayer(i, i + 1, name, i == 0) for i, name in enumerate(PLAYERS))
+    for log in simulate_logs(PRESETS["standard"], 3, players=PLAYERS, seed=11):
+        header = GameHeader(PRESETS["standard"], tuple(PLAYERS), log["starter"], None)
+        rt, written, phases = GameRuntime.new(header), [], []
+        for seq, event in enumerate(log["events"], start=1):
+            before = rt.game.phase.value
+            rt.feed(LogEntry(1, seq, "penalty" if "penalty" in event else "turn", event, now))
+            facts = derive_facts(1, seats, rt, rt.facts)
+            write = facts_write(facts, rt.facts)
+            if write.game is not None:
+                written.append(write.game)
+                phases.append((before, rt.game.phase.value))
+            rt.facts = facts
+        assert all(a != b for a, b in phases[1:]), phases
+        assert phases[0][0] == "half1" and written[-1]["status"] == "finished"
+        assert len(written) == 1 + len(rt.game.half_losers) + (rt.game.finale is not None)
+        assert written[-1] == derive_facts(1, seats, rt)["game_facts"][0]

@@ -45,11 +45,10 @@ def new_game(st_id: int, year: int = 2026, players=((1, "Anna"), (2, "Bert"))) -
     )
 
 
-def game_row(game_id: int, status: str = "running", rounds: int = 0) -> dict:
+def game_row(game_id: int, status: str = "running", phase: str = "half1") -> dict:
     return {
-        "game_id": game_id, "status": status, "phase": "half1", "loser_id": None,
+        "game_id": game_id, "status": status, "phase": phase, "loser_id": None,
         "loser": None, "blattschuss": False, "finalist1_id": None, "finalist2_id": None,
-        "rounds": rounds,
     }  # fmt: skip
 
 
@@ -121,7 +120,7 @@ def test_a_failed_transaction_leaves_nothing_behind(repo):
     game = repo.add_game(new_game(st.id))
     with pytest.raises(RuntimeError), repo.transaction():
         repo.append_log(LogEntry(game, 1, "turn", {"player": "Anna"}, NOW))
-        repo.write_facts(game, FactsWrite(game=game_row(game, rounds=1)))
+        repo.write_facts(game, FactsWrite(game=game_row(game)))
         raise RuntimeError("boom")
     assert repo.load_log(game) == []
     assert repo.read_facts(game)["game_facts"] == []
@@ -144,11 +143,11 @@ def test_facts_are_appended_or_replaced_table_by_table(repo):
     assert facts["turn_facts"][1] == turn_row(game, 2)
     assert facts["game_facts"] == [game_row(game)]  # None leaves the game row alone
     repo.write_facts(
-        game, FactsWrite(game=game_row(game, rounds=4), replace={"turn_facts": [turn_row(game, 7)]})
+        game, FactsWrite(game=game_row(game, phase="half2"), replace={"turn_facts": [turn_row(game, 7)]})
     )
     facts = repo.read_facts(game)
     assert [t["turn_no"] for t in facts["turn_facts"]] == [7]
-    assert facts["game_facts"] == [game_row(game, rounds=4)]
+    assert facts["game_facts"] == [game_row(game, phase="half2")]
     assert [t["turn_no"] for t in repo.read_facts(other)["turn_facts"]] == [9]
 
 

@@ -78,11 +78,12 @@ class LogEntry:
     recorded_at: datetime
 
 
-#: column order of every fact table (the DDL is in migrations/0001_initial.sql)
+#: column order of every fact table (the DDL is in migrations/0001_initial.sql, game_facts
+#: without its rounds since 0004)
 FACT_COLUMNS: dict[str, tuple[str, ...]] = {
     "game_facts": (
         "game_id", "status", "phase", "loser_id", "loser", "blattschuss", "finalist1_id",
-        "finalist2_id", "rounds",
+        "finalist2_id",
     ),
     "turn_facts": (
         "game_id", "turn_no", "seq", "half", "round_no", "player_id", "player", "dice",

@@ -1,7 +1,9 @@
 -- Totals of one Stammtisch in a period ($year NULL: all time); finished games only.
--- Turns and players come from the per-player summary (player_game_facts), not the turn table.
+-- Turns and players come from the per-player summary (player_game_facts), not the turn table;
+-- rounds from the halves (half_facts: each half and the Finale count their rounds).
 WITH g AS (
-    SELECT g.id AS game_id, g.played_local, f.rounds, f.blattschuss, f.finalist1_id
+    SELECT g.id AS game_id, g.played_local, f.blattschuss, f.finalist1_id,
+           (SELECT sum(h.rounds) FROM half_facts h WHERE h.game_id = g.id) AS rounds
     FROM games g JOIN game_facts f ON f.game_id = g.id
     WHERE g.stammtisch_id = $stammtisch_id AND ($year IS NULL OR g.year = $year)
       AND f.status = 'finished'

@@ -1,7 +1,8 @@
 -- Record: the longest finished games of the period by rounds played (repeated rounds count),
--- then by turns.
+-- then by turns. The rounds of a game sum up its halves and Finale (half_facts).
 WITH g AS (
-    SELECT g.id AS game_id, g.played_local, f.rounds, f.loser_id
+    SELECT g.id AS game_id, g.played_local, f.loser_id,
+           (SELECT sum(h.rounds) FROM half_facts h WHERE h.game_id = g.id) AS rounds
     FROM games g JOIN game_facts f ON f.game_id = g.id
     WHERE g.stammtisch_id = $stammtisch_id AND ($year IS NULL OR g.year = $year)
       AND f.status = 'finished'
