@@ -156,9 +156,14 @@ def derive_facts(
     }
 
 
+#: the facts of a game stored a moment ago: none yet
+NO_FACTS: Rows = {"game_facts": [], **{table: [] for table in ROW_TABLES}}
+
+
 def facts_write(new: Rows, old: Rows | None) -> FactsWrite:
-    """Append what is new; rewrite a table whose earlier rows changed (or when ``old`` is None);
-    the game row only when it changed."""
+    """Append what is new; rewrite a table whose earlier rows changed (or every table when
+    ``old`` is None: nothing is known of what is stored); the game row only when it changed.
+    A game just created has ``NO_FACTS``: all its rows are appended."""
     game_row = new["game_facts"][0]
     unchanged = old is not None and old["game_facts"] == [game_row]
     write = FactsWrite(game=None if unchanged else game_row)

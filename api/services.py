@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from .facts import derive_facts, facts_write
+from .facts import NO_FACTS, derive_facts, facts_write
 from .gameplay import GameRuntime, effective_entries, header_of
 from .rules import (
     PRESET_HELP,
@@ -473,7 +473,7 @@ class Services:
             self.repo.append_log_many(stored)
             rt.entries = stored
             facts = derive_facts(game_id, tuple(seats), rt)
-            self.repo.write_facts(game_id, facts_write(facts, None))
+            self.repo.write_facts(game_id, facts_write(facts, NO_FACTS))
         rt.facts = facts
         record = self.repo.get_game(st.id, game_id)
         assert record is not None

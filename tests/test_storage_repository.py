@@ -143,7 +143,8 @@ def test_facts_are_appended_or_replaced_table_by_table(repo):
     assert facts["turn_facts"][1] == turn_row(game, 2)
     assert facts["game_facts"] == [game_row(game)]  # None leaves the game row alone
     repo.write_facts(
-        game, FactsWrite(game=game_row(game, phase="half2"), replace={"turn_facts": [turn_row(game, 7)]})
+        game,
+        FactsWrite(game=game_row(game, phase="half2"), replace={"turn_facts": [turn_row(game, 7)]}),
     )
     facts = repo.read_facts(game)
     assert [t["turn_no"] for t in facts["turn_facts"]] == [7]
@@ -190,3 +191,37 @@ def test_an_entry_appended_inside_an_open_transaction_rolls_back_with_it(tmp_pat
     )
     assert [e.seq for e in store.repository().load_log(game)] == [1]  # via the group commit
     store.close()
+
+
+def _optimizer(cursor) -> bool:
+    return cursor.execute("SELECT current_setting('enable_optimizer')").fetchone()[0]
+
+
+def test_the_group_commit_writes_without_the_optimizer_and_recovers_from_a_failed_batch():
+    """The writer's session skips DuckDB's optimizer (plain appends); other cursors keep it,
+    statements that filter get it back, and a batch that fails halfway leaves the writer
+    plain again for the next one, which is stored."""
+    store = DuckDBStore(":memory:")
+    try:
+        writer = store._committer._repo  # noqa: SLF001
+        reader = store.repository()
+        assert _optimizer(writer._cur) is False and _optimizer(reader._cur) is True  # noqa: SLF001
+        st = reader.add_stammtisch("a", "A", {}, False, "h", NOW)
+        game = reader.add_game(new_game(st.id))
+        reader.append_entry(LogEntry(game, 1, "turn", {"player": "Anna"}, NOW), FactsWrite(None))
+        # a rewrite (undo) whose new rows break the table: the batch fails while the optimizer
+        # is on, and the failed transaction refuses even the SET that switches it off
+        broken = FactsWrite(None, replace={"turn_facts": [{**turn_row(game, 1), "half": None}]})
+        with pytest.raises(duckdb.Error):
+            reader.append_entry(LogEntry(game, 2, "undo", {"undoes": 1}, NOW), broken)
+        assert [e.seq for e in reader.load_log(game)] == [1]  # nothing of the failed batch
+        assert _optimizer(writer._cur) is True  # noqa: SLF001
+        reader.append_entry(
+            LogEntry(game, 2, "turn", {"player": "Bert"}, NOW),
+            FactsWrite(game_row(game), append={"turn_facts": [turn_row(game, 1)]}),
+        )
+        assert _optimizer(writer._cur) is False  # noqa: SLF001
+        assert [e.seq for e in reader.load_log(game)] == [1, 2]
+        assert reader.read_facts(game)["turn_facts"] == [turn_row(game, 1)]
+    finally:
+        store.close()

@@ -88,13 +88,17 @@ class GameItem(MethodView):
 
         Phase, Mitte, stacks, active players, whose turn, the round's limit, the current
         round's turns, every resolved round, half losers, Finale, Blattschuss, loser."""
-        svc = services()
-        return svc.game(g.stammtisch, game_id).to_dict()
+        return _shown(services().game(g.stammtisch, game_id).to_dict())
+
+
+def _shown(body):
+    """Note the game version an answer shows, for its ETag (``api/idempotency.py``)."""
+    g.game_seq = (body["game"] if "game" in body else body)["seq"]
+    return body
 
 
 def _write(slug, game_id, kind, body):
-    svc = services()
-    return svc.record(g.stammtisch, game_id, kind, body).to_dict()
+    return _shown(services().record(g.stammtisch, game_id, kind, body).to_dict())
 
 
 @blp.route("/<int:game_id>/turns")
@@ -157,7 +161,7 @@ class Undo(MethodView):
         The log keeps an audit record (what, by whom, why, when); see .../undos."""
         svc = services()
         st = g.stammtisch
-        return svc.undo(st, game_id, data or {}).to_dict()
+        return _shown(svc.undo(st, game_id, data or {}).to_dict())
 
 
 @blp.route("/<int:game_id>/undos")
