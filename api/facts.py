@@ -8,11 +8,12 @@ row changed (undo, rebuild). Players appear by name (as at the table) and by id.
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime
+from typing import Any, NamedTuple
 
 from .gameplay import GameRuntime
 from .rules import RecordPenalty
-from .storage import FactsWrite, GamePlayer
+from .storage import FactsWrite, GamePlayer, GameRecord
 from .storage.records import ROW_TABLES
 
 HALF = {1: "half1", 2: "half2", "finale": "finale"}
@@ -20,11 +21,26 @@ HALF = {1: "half1", 2: "half2", "finale": "finale"}
 Rows = dict[str, list[dict[str, Any]]]
 
 
-def derive_facts(
-    game_id: int, players: tuple[GamePlayer, ...], rt: GameRuntime, prev: Rows | None = None
-) -> Rows:
+class Seating(NamedTuple):
+    """What the facts take from the stored game besides its log."""
+
+    game_id: int
+    players: tuple[GamePlayer, ...]  # in seat order
+    stammtisch_id: int
+    year: int  # at the table
+    played_local: datetime  # wall-clock time at the table
+
+
+def seating_of(record: GameRecord) -> Seating:
+    return Seating(
+        record.id, record.players, record.stammtisch_id, record.year, record.played_local
+    )
+
+
+def derive_facts(seating: Seating, rt: GameRuntime, prev: Rows | None = None) -> Rows:
     """Every fact row of the game. ``prev``: the rows derived before the last entry of the same
     runtime; turns and rounds only grow, so those rows are reused and only new ones built."""
+    game_id, players = seating.game_id, seating.players
     ids = {p.name: p.player_id for p in players}
     game = rt.game
     turn_cmds = rt.turn_commands()
@@ -136,24 +152,98 @@ def derive_facts(
         )
 
     finale = game.finale or [None, None]
-    return {
-        "game_facts": [
-            {
-                "game_id": game_id,
-                "status": "finished" if game.finished else "running",
-                "phase": game.phase.value,
-                "loser_id": ids.get(game.loser) if game.loser else None,
-                "loser": game.loser,
-                "blattschuss": game.blattschuss,
-                "finalist1_id": ids.get(finale[0]) if finale[0] else None,
-                "finalist2_id": ids.get(finale[1]) if finale[1] else None,
-            }
-        ],
+    game_row = {
+        "game_id": game_id,
+        "status": "finished" if game.finished else "running",
+        "phase": game.phase.value,
+        "loser_id": ids.get(game.loser) if game.loser else None,
+        "loser": game.loser,
+        "blattschuss": game.blattschuss,
+        "finalist1_id": ids.get(finale[0]) if finale[0] else None,
+        "finalist2_id": ids.get(finale[1]) if finale[1] else None,
+    }
+    facts = {
+        "game_facts": [game_row],
         "turn_facts": turns,
         "round_facts": rounds,
         "deckel_moves": moves,
         "half_facts": halves,
     }
+    facts["player_game_facts"] = summarize(seating, facts) if game.finished else []
+    return facts
+
+
+#: Straßen by their dice (pips ascending, as in turn_facts)
+STRASSEN = frozenset({"1-2-3", "2-3-4", "3-4-5", "4-5-6"})
+
+
+def summarize(seating: Seating, facts: Rows) -> list[dict[str, Any]]:
+    """The per-player summary of a finished game (table player_game_facts, migration 0003):
+    one row per player (by id), from the game's other facts, so that the statistics of a Stammtisch-year
+    never read the per-turn tables. This is the one definition of these figures.
+
+    A *fair* turn is a single throw nobody chose to keep: three dice from the hand (one throw),
+    thrown blind, or forced by a round limit of one on a player who did not open the round.
+    Only those compare with the probabilities of one throw; their category is read from the
+    dice in the default order (Schock aus, Schock, General, Straße, Zahl)."""
+    game = facts["game_facts"][0]
+    finalists = {game["finalist1_id"], game["finalist2_id"]} - {None}
+    rounds = {r["round_no"]: r for r in facts["round_facts"]}
+    rows = []
+    for pid in sorted(p.player_id for p in seating.players):
+        lost = int(game["loser_id"] == pid)
+        deckel = {"half1": 0, "half2": 0, "finale": 0}
+        for move in facts["deckel_moves"]:
+            if move["receiver_id"] == pid:
+                deckel[move["half"]] += move["amount"]
+        turns = [
+            t for t in facts["turn_facts"] if t["player_id"] == pid and t["round_no"] in rounds
+        ]
+        fair = [t["dice"] for t in turns if _fair(t, rounds[t["round_no"]])]
+        schock_aus = sum(1 for d in fair if d == "1-1-1")
+        schock = sum(1 for d in fair if d != "1-1-1" and d.startswith("1-1"))
+        general = sum(1 for d in fair if d != "1-1-1" and d[0] == d[2] == d[4])
+        strasse = sum(1 for d in fair if d in STRASSEN)
+        rows.append(
+            {
+                "game_id": seating.game_id,
+                "player_id": pid,
+                "stammtisch_id": seating.stammtisch_id,
+                "year": seating.year,
+                "played_local": seating.played_local,
+                "lost": lost,
+                "finalist": int(pid in finalists),
+                "finale_lost": int(pid in finalists and lost == 1),
+                "blattschuss": int(bool(game["blattschuss"]) and lost == 1),
+                "halves_lost": sum(
+                    1
+                    for h in facts["half_facts"]
+                    if h["loser_id"] == pid and h["half"] in ("half1", "half2")
+                ),
+                "deckel": sum(deckel.values()),
+                "deckel_half1": deckel["half1"],
+                "deckel_half2": deckel["half2"],
+                "deckel_finale": deckel["finale"],
+                "turns": len(turns),
+                "schock_aus": sum(1 for t in turns if t["category"] == "schock_aus"),
+                "fair_schock_aus": schock_aus,
+                "fair_schock": schock,
+                "fair_general": general,
+                "fair_strasse": strasse,
+                "fair_zahl": len(fair) - schock_aus - schock - general - strasse,
+            }
+        )
+    return rows
+
+
+def _fair(turn: dict[str, Any], round_row: dict[str, Any]) -> bool:
+    if turn["throws"] != 1 or not turn["hand"] or len(turn["dice"]) != 5:
+        return False
+    forced = round_row["throw_limit"] == 1 and round_row["starter_id"] not in (
+        None,
+        turn["player_id"],
+    )
+    return bool(turn["blind"]) or forced
 
 
 #: the facts of a game stored a moment ago: none yet

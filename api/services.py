@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from .facts import NO_FACTS, derive_facts, facts_write
+from .facts import NO_FACTS, Seating, derive_facts, facts_write, seating_of
 from .gameplay import GameRuntime, effective_entries, header_of
 from .rules import (
     PRESET_HELP,
@@ -389,7 +389,7 @@ class Services:
             header_of(record), effective_entries(log), log[-1].seq if log else 0
         )
         rt.record = record
-        rt.facts = derive_facts(record.id, record.players, rt)
+        rt.facts = derive_facts(seating_of(record), rt)
         self.cache.put(record.id, rt)
         return rt
 
@@ -472,7 +472,7 @@ class Services:
             stored = [LogEntry(game_id, e.seq, e.kind, e.body, e.recorded_at) for e in entries]
             self.repo.append_log_many(stored)
             rt.entries = stored
-            facts = derive_facts(game_id, tuple(seats), rt)
+            facts = derive_facts(Seating(game_id, tuple(seats), st.id, year, local), rt)
             self.repo.write_facts(game_id, facts_write(facts, NO_FACTS))
         rt.facts = facts
         record = self.repo.get_game(st.id, game_id)
@@ -523,7 +523,7 @@ class Services:
             entry = LogEntry(game_id, rt.last_seq + 1, kind, body, self.clock())
             try:
                 events = rt.feed(entry)
-                facts = derive_facts(game_id, record.players, rt, rt.facts)
+                facts = derive_facts(seating_of(record), rt, rt.facts)
                 self.repo.append_entry(entry, facts_write(facts, rt.facts))
             except StorageConflict as err:
                 self.cache.drop(game_id)
@@ -549,7 +549,7 @@ class Services:
             entry = LogEntry(game_id, seq, "undo", body, self.clock())
             new_rt = GameRuntime.replay(header_of(record), rt.entries[:-1], seq)
             new_rt.record = record
-            facts = derive_facts(game_id, record.players, new_rt)
+            facts = derive_facts(seating_of(record), new_rt)
             try:
                 self.repo.append_entry(entry, facts_write(facts, None))
             except StorageConflict as err:
@@ -604,7 +604,7 @@ class Services:
                 rt = GameRuntime.replay(
                     header_of(record), effective_entries(log), log[-1].seq if log else 0
                 )
-                facts = derive_facts(game_id, record.players, rt)
+                facts = derive_facts(seating_of(record), rt)
                 with self.repo.transaction():
                     self.repo.write_facts(game_id, facts_write(facts, None))
                 rt.facts = facts

@@ -23,12 +23,11 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from api.facts import derive_facts
+from api.facts import Seating, derive_facts
 from api.gameplay import GameRuntime
 from api.rules import parse_header
 from api.storage import GamePlayer, LogEntry
 from api.storage.records import FACT_COLUMNS
-from api.storage.sql import queries as storage_queries
 
 #: tables in load order, with their columns in table order
 TABLES: dict[str, tuple[str, ...]] = {
@@ -112,20 +111,13 @@ class BulkLoader:
         path.unlink()
 
     def flush(self) -> dict[str, int]:
-        """Append everything buffered, then derive the per-player summary rows of the finished
-        games loaded (api/storage migration 0003); returns the rows loaded per table so far."""
+        """Append everything buffered; returns the rows loaded per table so far."""
         for table in TABLES:
             self._flush_table(table)
-        summarize_loaded_games(self.conn)
         return dict(self.loaded)
 
     def close(self) -> None:
         self._dir.cleanup()
-
-
-def summarize_loaded_games(conn: Any) -> None:
-    """Insert the per-player summary rows of every finished game that has none yet."""
-    conn.execute(storage_queries()["insert_missing_player_game_facts"])
 
 
 def moment(played_at: str) -> tuple[datetime, datetime, int]:
@@ -155,7 +147,7 @@ def game_rows(
         GamePlayer(seat, player_ids[name], name, name == header.starter)
         for seat, name in enumerate(header.players)
     )
-    facts = derive_facts(game_id, seats, rt)
+    facts = derive_facts(Seating(game_id, seats, stammtisch_id, year, local), rt)
     head = {k: v for k, v in log.items() if k != "events"}
     rows: dict[str, list[tuple[Any, ...]]] = {
         "games": [

@@ -25,9 +25,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from api.storage import DuckDBStore
+from api.facts import Seating, summarize
+from api.storage import DuckDBStore, GamePlayer
 from api.storage.records import FACT_COLUMNS
-from dashboard.bulk import summarize_loaded_games
 
 PLAYERS = [
     (1, 1, "Anna"),
@@ -168,8 +168,26 @@ def make_store(
             for n, (rnd, p, dice, throws, hand, blind, cat) in enumerate(turns, start=1)
         ],
     )
-    summarize_loaded_games(cur)  # the per-player summary rows, as after any bulk load
+    _summarize(store, games, seats)
     return store
+
+
+def _summarize(store: DuckDBStore, games: list[tuple[Any, ...]], seats: list[tuple[Any, ...]]):
+    """The per-player summary rows of the finished games, as the API derives them."""
+    repo = store.repository()
+    rows = []
+    for gid, st, _utc, local, year, _now in games:
+        facts = repo.read_facts(gid)
+        if facts["game_facts"][0]["status"] != "finished":
+            continue
+        players = tuple(GamePlayer(*seat[1:]) for seat in seats if seat[0] == gid)
+        rows += summarize(Seating(gid, players, st, year, local), facts)
+    columns = FACT_COLUMNS["player_game_facts"]
+    _insert(
+        repo._cur,  # noqa: SLF001
+        f"INSERT INTO player_game_facts VALUES ({', '.join('?' * len(columns))})",
+        [tuple(row[c] for c in columns) for row in rows],
+    )
 
 
 def cursor(store: DuckDBStore) -> Any:

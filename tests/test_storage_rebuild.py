@@ -153,20 +153,21 @@ def test_the_game_row_is_written_only_when_the_game_changes_phase():
     """Recording a turn appends rows; the game row (status, phase, loser, finalists) is written
     by the first entry and then only by the entries that lose a half, start the Finale or end
     the game, never by an ordinary round."""
-    from api.facts import derive_facts, facts_write
+    from api.facts import Seating, derive_facts, facts_write
     from api.gameplay import GameRuntime
     from api.rules import GameHeader
     from api.storage import GamePlayer, LogEntry
 
     now = datetime(2025, 3, 1, 20, tzinfo=UTC)
     seats = tuple(GamePlayer(i, i + 1, name, i == 0) for i, name in enumerate(PLAYERS))
+    seating = Seating(1, seats, 1, 2025, datetime(2025, 3, 1, 21))
     for log in simulate_logs(PRESETS["standard"], 3, players=PLAYERS, seed=11):
         header = GameHeader(PRESETS["standard"], tuple(PLAYERS), log["starter"], None)
         rt, written, phases = GameRuntime.new(header), [], []
         for seq, event in enumerate(log["events"], start=1):
             before = rt.game.phase.value
             rt.feed(LogEntry(1, seq, "penalty" if "penalty" in event else "turn", event, now))
-            facts = derive_facts(1, seats, rt, rt.facts)
+            facts = derive_facts(seating, rt, rt.facts)
             write = facts_write(facts, rt.facts)
             if write.game is not None:
                 written.append(write.game)
@@ -175,4 +176,4 @@ def test_the_game_row_is_written_only_when_the_game_changes_phase():
         assert all(a != b for a, b in phases[1:]), phases
         assert phases[0][0] == "half1" and written[-1]["status"] == "finished"
         assert len(written) == 1 + len(rt.game.half_losers) + (rt.game.finale is not None)
-        assert written[-1] == derive_facts(1, seats, rt)["game_facts"][0]
+        assert written[-1] == derive_facts(seating, rt)["game_facts"][0]

@@ -1,10 +1,12 @@
 """The per-player summary of finished games (player_game_facts, migration 0003) that the
 statistics read instead of the per-turn tables: written with the facts of the entry that
-finishes a game, gone when an undo reopens it, equal to its definition after a rebuild."""
+finishes a game, gone when an undo reopens it, equal to an independent SQL definition
+(tests/player_game_summary.sql) on every column, after recording and after a rebuild."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 from conftest import PLAYERS, make_table
 
@@ -23,8 +25,18 @@ def cursor(app):
     return app.extensions["schocken"].store.repository()._cur  # noqa: SLF001
 
 
+ORACLE = (Path(__file__).parent / "player_game_summary.sql").read_text(encoding="utf-8")
+
+
 def rows(app, table):
-    return sorted(cursor(app).execute(f"SELECT {COLUMNS} FROM {table}").fetchall())  # noqa: S608
+    """The summary columns of a table, or of the SQL oracle (``table="oracle"``)."""
+    source = f"({ORACLE})" if table == "oracle" else table
+    return sorted(cursor(app).execute(f"SELECT {COLUMNS} FROM {source}").fetchall())  # noqa: S608
+
+
+def all_rows(app, table):
+    source = f"({ORACLE})" if table == "oracle" else table
+    return sorted(cursor(app).execute(f"SELECT * FROM {source}").fetchall())  # noqa: S608
 
 
 def test_the_summary_of_an_imported_game_matches_the_engine(tmp_path):
@@ -77,7 +89,7 @@ def test_finishing_writes_the_summary_and_undo_removes_it(tmp_path):
         assert t.turn(game, "Anna", [1, 1, 1], 1).status_code == 201
         assert t.game(game)["outcome"]["loser"] == "Bert"
         summary = rows(app, "player_game_facts")
-        assert summary == rows(app, "player_game_summary")
+        assert summary == rows(app, "oracle")
         bert = next(r for r in summary if r[1] == 2)
         assert bert[2:8] == (1, 0, 0, 1, 2, 4)  # lost, no Finale, Blattschuss, 2 halves, 4 Deckel
         assert t.post(f"/games/{game}/undo", {"by": "Anna"}).status_code == 201
@@ -102,6 +114,36 @@ def test_rebuild_rewrites_the_summary_as_defined(tmp_path, capsys):
     capsys.readouterr()
     app = create_app({"DATABASE": str(db), "TESTING": True})
     try:
-        assert rows(app, "player_game_facts") == before == rows(app, "player_game_summary")
+        assert rows(app, "player_game_facts") == before == rows(app, "oracle")
+    finally:
+        app.extensions["schocken"].store.close()
+
+
+def test_every_column_equals_the_sql_definition_under_every_preset(tmp_path):
+    """Imported games (throw by throw, so some turns are single throws) and games recorded turn
+    by turn under every preset: api/facts.summarize gives exactly the oracle's rows."""
+    app = create_app({"DATABASE": str(tmp_path / "p.duckdb"), "TESTING": True})
+    try:
+        t = make_table(app.test_client(), "Post")
+        t.add_players(PLAYERS)
+        start = datetime(2025, 3, 1, 20, tzinfo=UTC)
+        for n, preset in enumerate(sorted(PRESETS)):
+            logs = list(
+                simulate_logs(
+                    PRESETS[preset], 3, players=PLAYERS, seed=20 + n, start=start,
+                    detail=n % 2 == 0,
+                )
+            )  # fmt: skip
+            for log in logs[:2]:
+                assert t.post("/imports", log).status_code == 201
+            live = logs[2]
+            game = t.start(PLAYERS, live["starter"], rules=live["rules"])
+            for event in live["events"]:
+                path = "penalties" if "penalty" in event else "turns"
+                assert t.post(f"/games/{game}/{path}", event).status_code == 201
+        summary = all_rows(app, "player_game_facts")
+        assert len(summary) == 3 * len(PRESETS) * len(PLAYERS)
+        assert summary == all_rows(app, "oracle")
+        assert sum(r[-6] + r[-5] + r[-4] + r[-3] + r[-2] + r[-1] for r in summary) > 0  # fair turns
     finally:
         app.extensions["schocken"].store.close()

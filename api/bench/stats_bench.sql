@@ -94,6 +94,13 @@ SELECT s.* REPLACE (p.game_id AS game_id, pid(p.k, s.loser_id) AS loser_id,
 FROM plan p JOIN half_facts s ON s.game_id = p.src_id
 ORDER BY p.game_id;
 
+-- name: player_game_facts
+INSERT INTO player_game_facts BY NAME
+SELECT s.* REPLACE (p.game_id AS game_id, pid(p.k, s.player_id) AS player_id,
+                    p.k + 1 AS stammtisch_id, wk.year AS year, wk.played_local AS played_local)
+FROM plan p JOIN player_game_facts s ON s.game_id = p.src_id JOIN games wk ON wk.id = p.week_id
+ORDER BY p.game_id, s.player_id;
+
 -- name: count_turns
 SELECT count(*) FROM turn_facts;
 

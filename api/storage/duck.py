@@ -8,8 +8,9 @@ own cursor, reused by the thread's later requests); the Flask app keeps it on ``
 Recording goes through :class:`GroupCommitter`: every DuckDB statement costs about a
 millisecond or two on a small machine whatever it carries, so the log entries and fact rows of
 turns that arrive together are written with one multi-row INSERT per table in one transaction.
-Rows travel as one JSON parameter read with the table's column types (``from_json``), which
-binds faster than one parameter per column.
+A few rows go as ``INSERT … VALUES`` with bound parameters, more as one JSON parameter read
+with the table's column types (``from_json``). The writer's session skips DuckDB's optimizer,
+which has nothing to improve in an append.
 """
 
 from __future__ import annotations
@@ -224,12 +225,6 @@ def _log_row(entry: LogEntry) -> dict[str, Any]:
     }
 
 
-def _summary_changes(write: FactsWrite) -> bool:
-    """Whether a facts write can change the per-player summary: the game is finished now, or
-    earlier rows were rewritten (an undo or a rebuild, which may reopen a finished game)."""
-    return bool(write.replace) or (write.game is not None and write.game["status"] == "finished")
-
-
 #: up to this many rows an insert binds every value; beyond, one JSON parameter is cheaper
 _VALUES_ROWS = 4
 
@@ -255,7 +250,14 @@ def _param(value: Any) -> Any:
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_iso)
+
+
+def _iso(value: Any) -> str:
+    """Timestamps in JSON rows (``from_json`` reads them back with the column's type)."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    raise TypeError(f"not JSON serializable: {type(value).__name__}")
 
 
 class DuckDBRepository(Repository):
@@ -271,7 +273,7 @@ class DuckDBRepository(Repository):
         """``plain``: the cursor of the group commit, whose statements append a few rows.
         DuckDB's optimizer has nothing to improve in an ``INSERT … VALUES`` but costs about
         a third of its time here, so this cursor's session runs without it, except for the
-        statements that filter or join (see :meth:`_planned`)."""
+        statements that filter (see :meth:`_planned`)."""
         self._cur = cursor
         self._q = queries()
         self._depth = 0
@@ -427,6 +429,7 @@ class DuckDBRepository(Repository):
                 source=row[8],
                 created_at=row[9],
                 players=tuple(seats.get(row[0], ())),
+                played_local=row[13],
                 status=row[10],
                 phase=row[11],
                 loser=row[12],
@@ -516,8 +519,6 @@ class DuckDBRepository(Repository):
                             self._insert(table, rows)
             for table, rows in appends.items():
                 self._insert(table, rows)
-            for game_id in dict.fromkeys(e.game_id for e, w in items if _summary_changes(w)):
-                self._summarize(game_id)
 
     # Facts
     def _insert(self, table: str, rows: list[dict[str, Any]]) -> None:
@@ -542,20 +543,11 @@ class DuckDBRepository(Repository):
                 self._insert(table, rows)
             for table, rows in write.append.items():
                 self._insert(table, rows)
-            if _summary_changes(write):
-                self._summarize(game_id)
-
-    def _summarize(self, game_id: int) -> None:
-        """Rewrite a game's per-player summary from its facts (migration 0003); a game that
-        is not finished has none."""
-        with self._planned():
-            self._run("delete_player_game_facts", {"game_id": game_id})
-            self._run("insert_player_game_facts", {"game_id": game_id})
 
     @contextmanager
     def _planned(self) -> Iterator[None]:
-        """Statements that filter or join run with the optimizer (filters pushed into the
-        scans), also on the plain cursor of the group commit."""
+        """Statements that filter (the deletes of a rewrite) run with the optimizer, which
+        pushes the filter into the scan, also on the plain cursor of the group commit."""
         if not self._plain:
             yield
             return

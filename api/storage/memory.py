@@ -142,6 +142,7 @@ class MemoryRepository(Repository):
                 source=game.source,
                 created_at=game.created_at,
                 players=game.players,
+                played_local=game.played_local,
             )
             self.logs[game_id] = []
             return game_id

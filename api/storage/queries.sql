@@ -34,7 +34,7 @@ RETURNING id;
 -- name: get_game
 SELECT g.id, g.stammtisch_id, g.header, g.rules, g.options, g.played_at, g.played_at_utc,
        g.year, g.source, g.created_at,
-       coalesce(f.status, 'running'), coalesce(f.phase, 'half1'), f.loser
+       coalesce(f.status, 'running'), coalesce(f.phase, 'half1'), f.loser, g.played_local
 FROM games g LEFT JOIN game_facts f ON f.game_id = g.id
 WHERE g.id = $game_id;
 
@@ -45,7 +45,7 @@ FROM game_players WHERE list_contains($game_ids, game_id) ORDER BY game_id, seat
 -- name: list_games
 SELECT g.id, g.stammtisch_id, g.header, g.rules, g.options, g.played_at, g.played_at_utc,
        g.year, g.source, g.created_at,
-       coalesce(f.status, 'running'), coalesce(f.phase, 'half1'), f.loser
+       coalesce(f.status, 'running'), coalesce(f.phase, 'half1'), f.loser, g.played_local
 FROM games g LEFT JOIN game_facts f ON f.game_id = g.id
 WHERE g.stammtisch_id = $stammtisch_id
   AND ($year IS NULL OR g.year = $year)
@@ -89,14 +89,6 @@ DELETE FROM half_facts WHERE game_id = $game_id;
 -- name: delete_player_game_facts
 DELETE FROM player_game_facts WHERE game_id = $game_id;
 
--- name: insert_player_game_facts
-INSERT INTO player_game_facts SELECT * FROM player_game_summary WHERE game_id = $game_id;
-
--- name: insert_missing_player_game_facts
--- after a bulk load: the summary rows of every finished game that has none yet
-INSERT INTO player_game_facts
-SELECT s.* FROM player_game_summary s
-WHERE s.game_id NOT IN (SELECT game_id FROM player_game_facts);
 
 -- name: read_game_facts
 SELECT * FROM game_facts WHERE game_id = $game_id;
@@ -112,6 +104,9 @@ SELECT * FROM deckel_moves WHERE game_id = $game_id ORDER BY move_no;
 
 -- name: read_half_facts
 SELECT * FROM half_facts WHERE game_id = $game_id ORDER BY half;
+
+-- name: read_player_game_facts
+SELECT * FROM player_game_facts WHERE game_id = $game_id ORDER BY player_id;
 
 -- Fact rows arrive as one JSON array ($1) read with the table's column types ($2): one bound
 -- parameter instead of one per column (binding dominates the cost of an INSERT here).
@@ -136,6 +131,9 @@ INSERT INTO deckel_moves BY NAME SELECT unnest(from_json(?::JSON, ?), recursive 
 
 -- name: insert_half_facts
 INSERT INTO half_facts BY NAME SELECT unnest(from_json(?::JSON, ?), recursive := true);
+
+-- name: insert_player_game_facts
+INSERT INTO player_game_facts BY NAME SELECT unnest(from_json(?::JSON, ?), recursive := true);
 
 -- name: column_types
 SELECT column_name, data_type FROM information_schema.columns

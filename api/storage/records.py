@@ -64,6 +64,7 @@ class GameRecord:
     source: str
     created_at: datetime
     players: tuple[GamePlayer, ...]
+    played_local: datetime  # wall-clock time at the table
     status: str = "running"
     phase: str = "half1"
     loser: str | None = None
@@ -99,10 +100,19 @@ FACT_COLUMNS: dict[str, tuple[str, ...]] = {
         "source", "source_player_id", "amount",
     ),
     "half_facts": ("game_id", "half", "loser_id", "loser", "rounds"),
+    # migration 0003; derived by api/facts.summarize, rows only for a finished game
+    "player_game_facts": (
+        "game_id", "player_id", "stammtisch_id", "year", "played_local", "lost", "finalist",
+        "finale_lost", "blattschuss", "halves_lost", "deckel", "deckel_half1", "deckel_half2",
+        "deckel_finale", "turns", "schock_aus", "fair_schock_aus", "fair_schock",
+        "fair_general", "fair_strasse", "fair_zahl",
+    ),
 }  # fmt: skip
 
 #: the fact tables with many rows per game, in a stable order
-ROW_TABLES: tuple[str, ...] = ("turn_facts", "round_facts", "deckel_moves", "half_facts")
+ROW_TABLES: tuple[str, ...] = (
+    "turn_facts", "round_facts", "deckel_moves", "half_facts", "player_game_facts",
+)  # fmt: skip
 
 
 @dataclass(slots=True)

@@ -1,0 +1,5 @@
+-- Append the rows of one CSV file (columns in the order of the table, every value as text,
+-- \N for NULL) to player_game_facts; DuckDB casts each value to the column's type.
+INSERT INTO player_game_facts
+SELECT * FROM read_csv($path, header = false, all_varchar = true, delim = ',', quote = '"',
+                       escape = '"', nullstr = '\N', auto_detect = false, columns = $columns)
