@@ -48,7 +48,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         os.makedirs(app.instance_path, exist_ok=True)
         app.config["DATABASE"] = os.path.join(app.instance_path, "schocken.duckdb")
     store = open_store(
-        app.config["STORAGE"], app.config.get("DATABASE"), app.config["DUCKDB_THREADS"]
+        app.config["STORAGE"],
+        app.config.get("DATABASE"),
+        app.config["DUCKDB_THREADS"],
+        app.config["DUCKDB_WRITERS"],
     )
     app.extensions["schocken"] = AppState(store, GameCache(app.config["GAME_CACHE_SIZE"]))
 

@@ -201,9 +201,9 @@ def test_the_group_commit_writes_without_the_optimizer_and_recovers_from_a_faile
     """The writer's session skips DuckDB's optimizer (plain appends); other cursors keep it,
     statements that filter get it back, and a batch that fails halfway leaves the writer
     plain again for the next one, which is stored."""
-    store = DuckDBStore(":memory:")
+    store = DuckDBStore(":memory:", writers=1)  # the failing batch and the next one: same cursor
     try:
-        writer = store._committer._repo  # noqa: SLF001
+        writer = store._committer._repos[0]  # noqa: SLF001
         reader = store.repository()
         assert _optimizer(writer._cur) is False and _optimizer(reader._cur) is True  # noqa: SLF001
         st = reader.add_stammtisch("a", "A", {}, False, "h", NOW)

@@ -44,12 +44,15 @@ __all__ = [
 Store = DuckDBStore | MemoryStore
 
 
-def open_store(storage: str, path: str | Path | None, threads: int | None = None) -> Store:
-    """``storage`` is ``"duckdb"`` (needs ``path``; ``threads``: DuckDB's) or ``"memory"``."""
+def open_store(
+    storage: str, path: str | Path | None, threads: int | None = None, writers: int = 2
+) -> Store:
+    """``storage`` is ``"duckdb"`` (needs ``path``; ``threads``: DuckDB's; ``writers``: threads
+    of the group commit) or ``"memory"``."""
     if storage == "memory":
         return MemoryStore()
     if storage == "duckdb":
         if path is None:
             raise ValueError("DuckDB storage needs a database path")
-        return DuckDBStore(path, threads)
+        return DuckDBStore(path, threads, writers)
     raise ValueError(f"unknown storage {storage!r} (duckdb or memory)")

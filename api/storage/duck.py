@@ -51,8 +51,9 @@ class MigrationError(RuntimeError):
 class DuckDBStore:
     """The process-wide connection to one DuckDB file (or ``":memory:"``)."""
 
-    def __init__(self, path: str | Path, threads: int | None = None) -> None:
-        """``threads``: DuckDB's worker threads (None: one per core, for bulk work)."""
+    def __init__(self, path: str | Path, threads: int | None = None, writers: int = 2) -> None:
+        """``threads``: DuckDB's worker threads (None: one per core, for bulk work);
+        ``writers``: threads of the group commit, each with its own cursor."""
         path = str(path)
         if path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -70,8 +71,12 @@ class DuckDBStore:
             self._conn.close()
             raise
         self._specs = self._row_specs()
-        writer = DuckDBRepository(self._conn.cursor(), self._specs, None, plain=True)
-        self._committer = GroupCommitter(writer)
+        self._committer = GroupCommitter(
+            [
+                DuckDBRepository(self._conn.cursor(), self._specs, None, plain=True)
+                for _ in range(max(1, writers))
+            ]
+        )
 
     def migrate(self) -> list[int]:
         """Apply every pending migration; returns the versions applied now."""
@@ -144,23 +149,36 @@ class _Pending:
 
 
 class GroupCommitter:
-    """Group commit: one writer thread turns the log entries that arrive together (from
-    different games) into one transaction with one multi-row INSERT per table.
+    """Group commit: writer threads turn the log entries that arrive together (from different
+    games) into one transaction with one multi-row INSERT per table.
 
     Every DuckDB statement costs about a millisecond here, whatever it carries, so eight
     concurrent turns cost little more than one. A caller returns only after the commit of its
     entry (acknowledged means durable). When a batch fails, its entries are retried one by one,
     so an entry fails only for its own reason. When entries arrive together (several clients),
     the writer waits ``delay`` seconds for more before it commits (PostgreSQL's
-    ``commit_delay``); a lone client never waits."""
+    ``commit_delay``); a lone client never waits.
 
-    def __init__(self, repo: DuckDBRepository, max_batch: int = 64, delay: float = 0.002) -> None:
-        self._repo = repo
+    Each writer (one per repository, each its own cursor) takes the next batch while another
+    one is still writing: DuckDB runs the two transactions side by side on two cores. They
+    never touch the same game: a game's next entry is only sent after its last one committed
+    (the service's per-game lock), and appends of different games do not conflict."""
+
+    def __init__(
+        self, repos: list[DuckDBRepository], max_batch: int = 64, delay: float = 0.002
+    ) -> None:
+        self._repos = repos
         self._max = max_batch
         self._delay = delay
         self._queue: queue.SimpleQueue[_Pending | None] = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._run, name="duckdb-group-commit", daemon=True)
-        self._thread.start()
+        self._threads = [
+            threading.Thread(
+                target=self._run, args=(repo,), name=f"duckdb-group-commit-{n}", daemon=True
+            )
+            for n, repo in enumerate(repos)
+        ]
+        for thread in self._threads:
+            thread.start()
 
     def submit(self, entry: LogEntry, facts: FactsWrite) -> None:
         pending = _Pending(entry, facts)
@@ -170,11 +188,14 @@ class GroupCommitter:
             raise pending.error
 
     def stop(self) -> None:
-        if self._thread.is_alive():
+        """Each writer commits what it holds and ends at the first stop sentinel it takes."""
+        alive = [t for t in self._threads if t.is_alive()]
+        for _ in alive:
             self._queue.put(None)
-            self._thread.join(timeout=10)
+        for thread in alive:
+            thread.join(timeout=10)
 
-    def _run(self) -> None:
+    def _run(self, repo: DuckDBRepository) -> None:
         while True:
             first = self._queue.get()
             if first is None:
@@ -185,7 +206,7 @@ class GroupCommitter:
                 # others are writing too: wait a moment for more (PostgreSQL's commit_delay)
                 time.sleep(self._delay)
                 stop = self._drain(batch)
-            self._commit(batch)
+            self._commit(repo, batch)
             if stop:
                 return
 
@@ -201,15 +222,15 @@ class GroupCommitter:
             batch.append(item)
         return False
 
-    def _commit(self, batch: list[_Pending]) -> None:
+    def _commit(self, repo: DuckDBRepository, batch: list[_Pending]) -> None:
         try:
-            self._repo.write_batch([(p.entry, p.facts) for p in batch])
+            repo.write_batch([(p.entry, p.facts) for p in batch])
         except BaseException as exc:  # handed to the waiting request
             if len(batch) == 1:
                 batch[0].error = exc
             else:
                 for p in batch:
-                    self._commit([p])
+                    self._commit(repo, [p])
                 return
         for p in batch:
             p.done.set()
