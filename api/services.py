@@ -413,7 +413,7 @@ class Services:
             "starter": data["starter"],
         }
         header, _ = parse_header(doc)  # validates players and starter (engine messages)
-        return self._create_game(st, doc, header, [], "api", now)
+        return self._create_game(st, doc, header, [], "api", now, known)
 
     def import_game(self, st: Stammtisch, doc: dict[str, Any]) -> GameView:
         """A whole game log: validated completely, then stored in one transaction.
@@ -432,7 +432,11 @@ class Services:
         raw_events: list[Any],
         source: str,
         now: datetime,
+        known: dict[str, Player] | None = None,
     ) -> GameView:
+        """Store a new game (and its entries, for an import) in one transaction. ``known``:
+        the Stammtisch's players when every player of the game is among them (nothing to
+        add); otherwise they are read, and the missing ones added, under the Stammtisch's lock."""
         rt = GameRuntime.new(header)
         entries = []
         for index, raw in enumerate(raw_events):
@@ -447,36 +451,52 @@ class Services:
             entries.append(entry)
         utc, local, year = _moment(header.played_at, now)
         with self.cache.locked(-st.id), self.repo.transaction():  # players are added here
-            known = {p.name: p for p in self.repo.list_players(st.id)}
+            if known is None:
+                known = {p.name: p for p in self.repo.list_players(st.id)}
             seats = []
             for seat, name in enumerate(header.players):
                 player = known.get(name)
                 if player is None:
                     player = self.repo.add_player(st.id, name, now)
                 seats.append(GamePlayer(seat, player.id, name, name == header.starter))
-            game_id = self.repo.add_game(
-                NewGame(
-                    stammtisch_id=st.id,
-                    header=head,
-                    rules=header.rules.to_config(),
-                    options=header.rules.options(),
-                    played_at=header.played_at,
-                    played_at_utc=utc,
-                    played_local=local,
-                    year=year,
-                    source=source,
-                    created_at=now,
-                    players=tuple(seats),
-                )
+            new = NewGame(
+                stammtisch_id=st.id,
+                header=head,
+                rules=header.rules.to_config(),
+                options=header.rules.options(),
+                played_at=header.played_at,
+                played_at_utc=utc,
+                played_local=local,
+                year=year,
+                source=source,
+                created_at=now,
+                players=tuple(seats),
             )
+            game_id = self.repo.add_game(new)
             stored = [LogEntry(game_id, e.seq, e.kind, e.body, e.recorded_at) for e in entries]
             self.repo.append_log_many(stored)
             rt.entries = stored
             facts = derive_facts(Seating(game_id, tuple(seats), st.id, year, local), rt)
             self.repo.write_facts(game_id, facts_write(facts, NO_FACTS))
         rt.facts = facts
-        record = self.repo.get_game(st.id, game_id)
-        assert record is not None
+        row = facts["game_facts"][0]
+        record = GameRecord(  # what get_game would read back, without asking
+            id=game_id,
+            stammtisch_id=st.id,
+            header=new.header,
+            rules=new.rules,
+            options=new.options,
+            played_at=new.played_at,
+            played_at_utc=utc,
+            year=year,
+            source=source,
+            created_at=now,
+            players=new.players,
+            played_local=local,
+            status=row["status"],
+            phase=row["phase"],
+            loser=row["loser"],
+        )
         rt.record = record
         self.cache.put(game_id, rt)
         return GameView(record, st.slug, rt)

@@ -502,3 +502,26 @@ def test_a_rejected_throw_does_not_close_the_open_turn_it_would_have_closed(app,
     after = table.game(game)
     assert after == before and after["open_turn"]["player"] == "Anna"
     assert len(facts_and_log(app, game)[1]) == 2
+
+
+@pytest.mark.parametrize("how", ["start", "import"])
+def test_the_game_kept_after_creation_is_the_game_stored(app, table, how):
+    """Creating a game keeps its record for the next entries without reading it back: it must
+    be exactly what the store holds (timestamps, expanded rules, seats, status)."""
+    from api.rules import PRESETS
+    from api.rules.simulate import simulate_logs
+
+    if how == "start":
+        game = table.start(PLAYERS, "Bert", played_at="2025-03-01T20:15:00+01:00")
+    else:
+        (log,) = simulate_logs(PRESETS["nrw"], 1, players=PLAYERS, seed=4)
+        r = table.post("/imports", log)
+        assert r.status_code == 201, r.json
+        game = r.json["id"]
+    with app.app_context():
+        from api.resources._common import services
+
+        svc = services()
+        kept = svc.cache.get(game).record
+        assert kept == svc.repo.get_game_by_id(game)
+        assert kept.status == ("running" if how == "start" else "finished")
