@@ -1,4 +1,4 @@
-"""API benchmark against `schocken serve`: the load comes from processes of its own.
+"""API benchmark against `schocken serve`: the load comes from this (separate) process.
 
 Run: ``python -m api.bench.api_bench [--turns 300] [--seconds 15] [--clients 8]``.
 
@@ -8,10 +8,14 @@ engine-simulated games over HTTP, one turn summary per request, over persistent 
 connections:
 
 1. one client recording turns: p50 / p99 latency per turn (target p50 ≤ 10 ms);
-2. ``--clients`` concurrent clients, each a process of its own playing its own games, for
-   ``--seconds``: turns/s and p99 (target ≥ 200 turns/s, p99 ≤ 100 ms);
+2. ``--clients`` concurrent clients, each playing its own games, for ``--seconds``: turns/s
+   and p99 (target ≥ 200 turns/s, p99 ≤ 100 ms);
 3. the same two figures for ``GET /api/v1/health`` (the framework's floor);
 4. the server's peak memory (VmHWM; target ≤ 200 MB).
+
+The concurrent clients share this process's asyncio event loop, one connection each: no
+client thread waits for another's turn at the interpreter lock, so the latencies are the
+server's, not the load generator's.
 
 Figures depend on what else runs on the machine: the load average is printed with them.
 """
@@ -19,10 +23,10 @@ Figures depend on what else runs on the machine: the load average is printed wit
 from __future__ import annotations
 
 import argparse
+import asyncio
 import functools
 import http.client
 import json
-import multiprocessing
 import os
 import socket
 import statistics
@@ -79,72 +83,98 @@ def new_stammtisch(port: int, name: str) -> tuple[str, str]:
     return st["token"], st["slug"]
 
 
+class AsyncClient:
+    """One keep-alive HTTP/1.1 connection driven by asyncio: all concurrent clients run in this
+    one process without threads, so none waits for another's turn at the interpreter lock."""
+
+    def __init__(self, port: int, token: str | None = None) -> None:
+        self.port = port
+        self.auth = f"Authorization: Bearer {token}\r\n" if token else ""
+        self.streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    async def call(self, method: str, path: str, body: Any = None) -> tuple[int, bytes, float]:
+        """(status, body bytes, seconds from sending the request to its last byte)."""
+        if self.streams is None or self.loop is not asyncio.get_running_loop():
+            self.streams = await asyncio.open_connection("127.0.0.1", self.port)
+            self.loop = asyncio.get_running_loop()  # a connection belongs to one event loop
+        reader, writer = self.streams
+        data = b"" if body is None else json.dumps(body).encode()
+        head = (
+            f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n{self.auth}\r\n"
+        )
+        start = time.perf_counter()
+        writer.write(head.encode("ascii") + data)
+        status = int((await reader.readline()).split()[1])
+        length = 0
+        while (line := await reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.decode("latin-1").partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        raw = await reader.readexactly(length)
+        return status, raw, time.perf_counter() - start
+
+
 class Player:
     """A client of its own Stammtisch (its own token, as at separate pub tables) playing
     simulated games turn by turn, a new game when one ends."""
 
     def __init__(self, port: int, seed: int) -> None:
         token, slug = new_stammtisch(port, f"Benchmark {seed}")
-        self.client = Client(port, token)
+        self.client = AsyncClient(port, token)
         self.base = f"/api/v1/stammtische/{slug}/games"
         self.logs = iter(simulate_logs(PRESETS["standard"], 10_000, players=PLAYERS, seed=seed))
         self.events: list[dict[str, Any]] = []
         self.game = 0
 
-    def turn(self) -> float:
+    async def turn(self) -> float:
         if not self.events:
             log = next(self.logs)
-            status, body, _ = self.client.call(
+            status, raw, _ = await self.client.call(
                 "POST", self.base, {"players": PLAYERS, "starter": log["starter"]}
             )
-            assert status == 201, body
-            self.game = body["id"]
+            assert status == 201, raw
+            self.game = json.loads(raw)["id"]
             self.events = list(log["events"])
         event = self.events.pop(0)
-        status, body, elapsed = self.client.call("POST", f"{self.base}/{self.game}/turns", event)
-        assert status == 201, body
+        status, raw, elapsed = await self.client.call(
+            "POST", f"{self.base}/{self.game}/turns", event
+        )
+        assert status == 201, raw
         return elapsed
 
 
-def _client_process(make_step: Any, i: int, start: Any, stop_at: Any, out: Any) -> None:
-    """One client in a process of its own: ``make_step(i)`` builds it (its Stammtisch, its
-    games), then it steps from the common start until the common deadline."""
-    step = make_step(i)
-    start.wait()
-    latencies = []
-    while time.perf_counter() < stop_at.value:
-        latencies.append(step())
-    out.put(latencies)
+async def _health(client: AsyncClient) -> float:
+    status, raw, elapsed = await client.call("GET", "/api/v1/health")
+    assert status == 200, raw
+    return elapsed
 
 
-def _health(client: Client) -> float:
-    return client.call("GET", "/api/v1/health")[2]
+def run_clients(steps: list[Any], seconds: float) -> tuple[int, list[float]]:
+    """Every step (an async callable returning a latency) is one client, calling it again and
+    again until time is up; all of them concurrently in this process's event loop. Returns
+    (calls per second, latencies)."""
+
+    async def run() -> tuple[int, list[float]]:
+        latencies: list[list[float]] = [[] for _ in steps]
+        stop = time.perf_counter() + seconds
+
+        async def client(i: int) -> None:
+            while time.perf_counter() < stop:
+                latencies[i].append(await steps[i]())
+
+        start = time.perf_counter()
+        await asyncio.gather(*(client(i) for i in range(len(steps))))
+        elapsed = time.perf_counter() - start
+        flat = [x for lat in latencies for x in lat]
+        return int(len(flat) / elapsed), flat
+
+    return asyncio.run(run())
 
 
-def run_parallel(clients: int, seconds: float, make_step: Any) -> tuple[int, list[float]]:
-    """``clients`` concurrent clients, each a process of its own (as separate phones or apps
-    are: no client waits for another's interpreter), each calling the step that
-    ``make_step(i)`` returns (it returns a latency) until time is up. Returns (calls per
-    second, latencies)."""
-    ctx = multiprocessing.get_context("fork")
-    start = ctx.Barrier(clients + 1)
-    stop_at = ctx.Value("d", 0.0)
-    out = ctx.Queue()
-    procs = [
-        ctx.Process(target=_client_process, args=(make_step, i, start, stop_at, out))
-        for i in range(clients)
-    ]
-    for proc in procs:
-        proc.start()
-    stop_at.value = time.perf_counter() + 3600  # set for real once every client is ready
-    start.wait(timeout=600)
-    began = time.perf_counter()
-    stop_at.value = began + seconds
-    flat = [x for _ in procs for x in out.get(timeout=seconds + 120)]
-    elapsed = time.perf_counter() - began
-    for proc in procs:
-        proc.join(timeout=30)
-    return int(len(flat) / elapsed), flat
+async def _sequence(step: Any, n: int) -> list[float]:
+    return [await step() for _ in range(n)]
 
 
 def cpu_seconds(pid: int) -> float:
@@ -198,29 +228,25 @@ def main() -> None:
                     break
             except OSError:
                 time.sleep(0.1)
-        # 1. one client recording turns
+        # 1. one client recording turns (after a warm-up of 20 turns)
         solo = Player(port, seed=1)
-        for _ in range(20):  # warm-up
-            solo.turn()
+        asyncio.run(_sequence(solo.turn, 20))
         cpu0 = cpu_seconds(server.pid)
-        one = [solo.turn() for _ in range(args.turns)]
+        one = asyncio.run(_sequence(solo.turn, args.turns))
         cpu_one = (cpu_seconds(server.pid) - cpu0) / len(one)
 
-        # 2. concurrent clients, each its own games (the server's CPU is measured from the
-        # start of the run: setting up the clients costs it a little too)
+        # 2. concurrent clients, each its own games
+        players = [Player(port, seed=100 + i) for i in range(args.clients)]
         cpu0 = cpu_seconds(server.pid)
-        rate, many = run_parallel(
-            args.clients, args.seconds, lambda i: Player(port, seed=100 + i).turn
-        )
+        rate, many = run_clients([p.turn for p in players], args.seconds)
         cpu_many = (cpu_seconds(server.pid) - cpu0) / len(many)
 
         # 3. the framework's floor: a trivial endpoint of the same server
-        health = Client(port)
-        floor_one = [health.call("GET", "/api/v1/health")[2] for _ in range(args.turns)]
-        floor_rate, floor_many = run_parallel(
-            args.clients,
+        health = functools.partial(_health, AsyncClient(port))
+        floor_one = asyncio.run(_sequence(health, args.turns))
+        floor_rate, floor_many = run_clients(
+            [functools.partial(_health, AsyncClient(port)) for _ in range(args.clients)],
             args.seconds,
-            lambda i: functools.partial(_health, Client(port)),
         )
         peak, rss = peak_memory_mb(server.pid)
     finally:
@@ -262,7 +288,7 @@ def main() -> None:
     print(f"mean turn latency, 1 client: {statistics.mean(one) * ms:.2f} ms")
     print(
         f"server CPU per turn: {cpu_one * ms:.2f} ms (1 client), {cpu_many * ms:.2f} ms "
-        f"({args.clients} clients, one process each)"
+        f"({args.clients} clients)"
     )
 
 
