@@ -179,8 +179,9 @@ STRASSEN = frozenset({"1-2-3", "2-3-4", "3-4-5", "4-5-6"})
 
 def summarize(seating: Seating, facts: Rows) -> list[dict[str, Any]]:
     """The per-player summary of a finished game (table player_game_facts, migration 0003):
-    one row per player (by id), from the game's other facts, so that the statistics of a Stammtisch-year
-    never read the per-turn tables. This is the one definition of these figures.
+    one row per player (by id), from the game's other facts, so that the statistics of a
+    Stammtisch-year never read the per-turn tables. This is the one definition of these
+    figures.
 
     A *fair* turn is a single throw nobody chose to keep: three dice from the hand (one throw),
     thrown blind, or forced by a round limit of one on a player who did not open the round.
@@ -239,11 +240,10 @@ def summarize(seating: Seating, facts: Rows) -> list[dict[str, Any]]:
 def _fair(turn: dict[str, Any], round_row: dict[str, Any]) -> bool:
     if turn["throws"] != 1 or not turn["hand"] or len(turn["dice"]) != 5:
         return False
-    forced = round_row["throw_limit"] == 1 and round_row["starter_id"] not in (
-        None,
-        turn["player_id"],
-    )
-    return bool(turn["blind"]) or forced
+    if turn["blind"]:
+        return True
+    opener = round_row["starter_id"]  # a limit of one forces everybody but the opener
+    return round_row["throw_limit"] == 1 and opener is not None and opener != turn["player_id"]
 
 
 #: the facts of a game stored a moment ago: none yet

@@ -479,24 +479,8 @@ class Services:
             facts = derive_facts(Seating(game_id, tuple(seats), st.id, year, local), rt)
             self.repo.write_facts(game_id, facts_write(facts, NO_FACTS))
         rt.facts = facts
-        row = facts["game_facts"][0]
-        record = GameRecord(  # what get_game would read back, without asking
-            id=game_id,
-            stammtisch_id=st.id,
-            header=new.header,
-            rules=new.rules,
-            options=new.options,
-            played_at=new.played_at,
-            played_at_utc=utc,
-            year=year,
-            source=source,
-            created_at=now,
-            players=new.players,
-            played_local=local,
-            status=row["status"],
-            phase=row["phase"],
-            loser=row["loser"],
-        )
+        # what get_game would read back, without asking
+        record = new.stored(game_id).with_facts(facts["game_facts"][0])
         rt.record = record
         self.cache.put(game_id, rt)
         return GameView(record, st.slug, rt)

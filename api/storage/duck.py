@@ -242,7 +242,7 @@ def _log_row(entry: LogEntry) -> dict[str, Any]:
         "seq": entry.seq,
         "kind": entry.kind,
         "body": entry.body,
-        "recorded_at": entry.recorded_at.isoformat(),
+        "recorded_at": entry.recorded_at,
     }
 
 

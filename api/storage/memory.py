@@ -130,20 +130,7 @@ class MemoryRepository(Repository):
     def add_game(self, game: NewGame) -> int:
         with self._lock:
             game_id = len(self.games) + 1
-            self.games[game_id] = GameRecord(
-                id=game_id,
-                stammtisch_id=game.stammtisch_id,
-                header=copy.deepcopy(game.header),
-                rules=copy.deepcopy(game.rules),
-                options=copy.deepcopy(game.options),
-                played_at=game.played_at,
-                played_at_utc=game.played_at_utc,
-                year=game.year,
-                source=game.source,
-                created_at=game.created_at,
-                players=game.players,
-                played_local=game.played_local,
-            )
+            self.games[game_id] = copy.deepcopy(game).stored(game_id)
             self.logs[game_id] = []
             return game_id
 
@@ -151,8 +138,7 @@ class MemoryRepository(Repository):
         rows = self.facts.get(game.id, {}).get("game_facts")
         if not rows:
             return game
-        row = rows[0]
-        return replace(game, status=row["status"], phase=row["phase"], loser=row["loser"])
+        return game.with_facts(rows[0])
 
     def get_game_by_id(self, game_id: int) -> GameRecord | None:
         game = self.games.get(game_id)

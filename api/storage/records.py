@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -50,6 +50,23 @@ class NewGame:
     created_at: datetime
     players: tuple[GamePlayer, ...]
 
+    def stored(self, game_id: int) -> GameRecord:
+        """The record of this game once stored under ``game_id`` (not played yet)."""
+        return GameRecord(
+            id=game_id,
+            stammtisch_id=self.stammtisch_id,
+            header=self.header,
+            rules=self.rules,
+            options=self.options,
+            played_at=self.played_at,
+            played_at_utc=self.played_at_utc,
+            year=self.year,
+            source=self.source,
+            created_at=self.created_at,
+            players=self.players,
+            played_local=self.played_local,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class GameRecord:
@@ -68,6 +85,12 @@ class GameRecord:
     status: str = "running"
     phase: str = "half1"
     loser: str | None = None
+
+    def with_facts(self, game_row: dict[str, Any]) -> GameRecord:
+        """The record with status, phase and loser of its game row (table game_facts)."""
+        return replace(
+            self, status=game_row["status"], phase=game_row["phase"], loser=game_row["loser"]
+        )
 
 
 @dataclass(frozen=True, slots=True)
