@@ -12,12 +12,17 @@ from dataclasses import dataclass
 from importlib.resources import files
 from typing import Any
 
-from flask import Blueprint, Flask, g, send_from_directory
+from flask import Blueprint, Flask, send_from_directory
+
+from dashboard import web as dashboard_web
 
 from .config import Config
-from .errors import SchockenApi
-from .services import GameCache
+from .domain import GameCache
+from .http import init_http
+from .http.errors import SchockenApi
+from .resources import register, statistics
 from .storage import open_store
+from .web import init_web
 
 
 @dataclass
@@ -55,12 +60,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     app.extensions["schocken"] = AppState(store, GameCache(app.config["GAME_CACHE_SIZE"]))
 
-    @app.teardown_appcontext
-    def _close_repo(_exc: BaseException | None) -> None:
-        repo = g.pop("repo", None)
-        if repo is not None:
-            repo.close()
-
     api = SchockenApi(app)
     api.spec.components.security_scheme(
         "bearerAuth",
@@ -70,27 +69,17 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             "description": "The Stammtisch's write token, returned once when it is created.",
         },
     )
-    from .resources import register
-
     register(api)
     app.register_blueprint(_docs_static())
 
     # the pub form at / (api/web): secret key, session cookie, CSRF, security headers
-    from .web import init_web
-
     init_web(app)
 
     # statistics (dashboard/ queries): JSON under /api/v1, the static site at /dashboard/
-    from dashboard import web as dashboard_web
-
-    from .resources import statistics
-
     api.register_blueprint(statistics.blp)
     dashboard_web.init_app(app)
     app.extensions["schocken_api"] = api
 
-    # retries, If-Match, rate limit, body limits, security headers, backup (api/reliability.py)
-    from .reliability import init_reliability
-
-    init_reliability(app, api)
+    # retries, If-Match, rate limit, body limits, security headers, backup (api/http)
+    init_http(app, api)
     return app

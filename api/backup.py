@@ -36,8 +36,8 @@ import duckdb
 from flask import Flask, current_app, request, send_file
 from flask.views import MethodView
 
-from .gameplay import GameRuntime, effective_entries, header_of
-from .services import Conflict, Forbidden, Unauthorized
+from .domain import Conflict, Forbidden, Unauthorized
+from .domain.runtime import GameRuntime, effective_entries, header_of
 
 _COPY = re.compile(r"COPY (\S+) FROM '([^']+)'")
 
@@ -138,7 +138,7 @@ def _check_admin() -> None:
 
 
 def init_backup(app: Flask, api: Any) -> None:
-    from .resources._common import Blueprint
+    from .http.blueprint import Blueprint
 
     blp = Blueprint(
         "admin",

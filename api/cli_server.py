@@ -88,7 +88,7 @@ def cmd_openapi(args: argparse.Namespace) -> int:
 
 def cmd_rebuild(args: argparse.Namespace) -> int:
     """Replay every game's log and rewrite its facts (the server must not be running)."""
-    from .resources._common import services
+    from .http.context import services
 
     app = _open_app(args)
     if app is None:

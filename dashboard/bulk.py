@@ -7,7 +7,7 @@ CSV file and appends each file with one ``INSERT … SELECT FROM read_csv`` (the
 in ``dashboard/load``): several hundred thousand rows per second, no extra dependency.
 
 :func:`game_rows` turns a game log into the rows of every table with helper code of the API
-(:class:`~api.gameplay.GameRuntime` replays the log, :func:`~api.facts.derive_facts` derives
+(:class:`~api.domain.runtime.GameRuntime` replays the log, :func:`~api.domain.facts.derive_facts` derives
 the facts), so bulk-loaded games look exactly like games recorded through the API.
 """
 
@@ -23,8 +23,8 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from api.facts import Seating, derive_facts
-from api.gameplay import GameRuntime
+from api.domain.facts import Seating, derive_facts
+from api.domain.runtime import GameRuntime
 from api.rules import parse_header
 from api.storage import GamePlayer, LogEntry
 from api.storage.records import FACT_COLUMNS

@@ -129,7 +129,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     """Create the demo Stammtisch (ten years of simulated weekly games) in the DuckDB file."""
     import duckdb
 
-    from api.services import Conflict
+    from api.domain import Conflict
     from api.storage import DuckDBStore
 
     from .demo import create_demo

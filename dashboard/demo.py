@@ -16,10 +16,10 @@ from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from api.domain import Conflict, GameCache, Services, utcnow
 from api.rules import PRESETS
 from api.rules.log import to_log
 from api.rules.simulate import simulate_game
-from api.services import Conflict, GameCache, Services, utcnow
 
 from .bulk import BulkLoader, game_rows, reserve_game_ids
 

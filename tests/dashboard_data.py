@@ -25,7 +25,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from api.facts import Seating, summarize
+from api.domain.facts import Seating, summarize
 from api.storage import DuckDBStore, GamePlayer
 from api.storage.records import FACT_COLUMNS
 

@@ -23,7 +23,7 @@ def play(table, game, events):
 
 def facts_and_log(app, game):
     with app.app_context():
-        from api.resources._common import services
+        from api.http.context import services
 
         repo = services().repo
         return repo.read_facts(game), repo.load_log(game)
@@ -519,7 +519,7 @@ def test_the_game_kept_after_creation_is_the_game_stored(app, table, how):
         assert r.status_code == 201, r.json
         game = r.json["id"]
     with app.app_context():
-        from api.resources._common import services
+        from api.http.context import services
 
         svc = services()
         kept = svc.cache.get(game).record

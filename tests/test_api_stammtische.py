@@ -23,7 +23,7 @@ def test_creating_a_stammtisch_returns_its_token_once_and_stores_only_a_hash(cli
     read = client.get("/api/v1/stammtische/knobelrunde-zur-post")
     assert read.status_code == 200 and "token" not in read.json
     with app.app_context():
-        from api.resources._common import services
+        from api.http.context import services
 
         stored = services().repo.get_stammtisch("knobelrunde-zur-post")
     assert stored.token_hash == hashlib.sha256(body["token"].encode()).hexdigest()

@@ -22,7 +22,7 @@ def send(table, path, body, headers):
 def state_of(app, game):
     """The game's log and facts as stored: what a rejected request must leave alone."""
     with app.app_context():
-        from api.resources._common import services
+        from api.http.context import services
 
         repo = services().repo
         return repo.load_log(game), repo.read_facts(game)
@@ -98,12 +98,12 @@ def test_creating_a_stammtisch_twice_with_one_key_gives_the_same_token_once_stor
     assert again.json == first.json  # the token again, so a retrying client is not locked out
     assert client.get("/api/v1/stammtische/zur-linde-2").status_code == 404
     with app.app_context():
-        from api.resources._common import services
+        from api.http.context import services
 
         repo = services().repo
         stammtisch = services().stammtisch("zur-linde")
         assert stammtisch.token_hash != first.json["token"]
-        from api.idempotency import key_hash
+        from api.http.idempotency import key_hash
 
         stored = repo.get_response(0, key_hash("new-st"))
     assert stored is not None and first.json["token"].encode() not in stored.body
@@ -120,18 +120,18 @@ def test_a_malformed_key_is_422(table, key):
 def test_old_keys_are_forgotten_after_the_retention(app, table):
     from datetime import timedelta
 
-    from api.services import utcnow
+    from api.domain import utcnow
 
     game = table.start()
     key = {"Idempotency-Key": "old"}
     assert send(table, f"/games/{game}/turns", TURN, key).status_code == 201
     with app.app_context():
-        from api.resources._common import services
+        from api.http.context import services
         from api.storage import StorageConflict  # noqa: F401  (port imported for its adapters)
 
         repo = services().repo
         st_id = services().stammtisch(table.slug).id
-        from api.idempotency import key_hash
+        from api.http.idempotency import key_hash
 
         with repo.transaction():
             repo.purge_responses(utcnow() - timedelta(hours=24))
@@ -294,7 +294,7 @@ def test_html_pages_send_security_headers(client):
 
 
 def test_the_docs_page_allows_exactly_its_own_inline_script_by_hash(client):
-    from api.reliability import csp_for
+    from api.http import csp_for
 
     page = client.get("/docs")
     assert page.headers["Content-Security-Policy"] == csp_for(page.data)

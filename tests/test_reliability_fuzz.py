@@ -15,7 +15,7 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 from test_api_contract import _seeded_schema
 
 from api.bench.fuzz_check import fuzz_engine, fuzz_imports, fuzz_operations, fuzz_turn_detail
-from api.services import GameCache
+from api.domain import GameCache
 
 SLOW = 200
 

@@ -37,7 +37,7 @@ def test_concurrent_games_are_all_stored_and_their_facts_equal_a_rebuild(tmp_pat
     finished = table.get("/games?status=finished").json
     assert finished["total"] == 6
     with app.app_context():
-        from api.resources._common import services
+        from api.http.context import services
 
         svc = services()
         stored = {g: svc.repo.read_facts(g) for g in svc.repo.game_ids()}

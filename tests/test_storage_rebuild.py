@@ -15,7 +15,7 @@ from api.rules.simulate import simulate_logs
 
 def all_facts(app):
     with app.app_context():
-        from api.resources._common import services
+        from api.http.context import services
 
         repo = services().repo
         return {g: repo.read_facts(g) for g in repo.game_ids()}
@@ -92,7 +92,7 @@ def test_rebuild_repairs_facts_that_were_lost(tmp_path):
     conn.execute("DELETE FROM turn_facts")
     conn.execute("DELETE FROM game_facts")
     with app.app_context():
-        from api.resources._common import services
+        from api.http.context import services
 
         assert services().rebuild() == 7
     assert all_facts(app) == before
@@ -153,8 +153,8 @@ def test_the_game_row_is_written_only_when_the_game_changes_phase():
     """Recording a turn appends rows; the game row (status, phase, loser, finalists) is written
     by the first entry and then only by the entries that lose a half, start the Finale or end
     the game, never by an ordinary round."""
-    from api.facts import Seating, derive_facts, facts_write
-    from api.gameplay import GameRuntime
+    from api.domain.facts import Seating, derive_facts, facts_write
+    from api.domain.runtime import GameRuntime
     from api.rules import GameHeader
     from api.storage import GamePlayer, LogEntry
 

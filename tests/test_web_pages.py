@@ -18,7 +18,7 @@ import pytest
 from flask import Flask
 
 from api.app import create_app
-from api.resources._common import services
+from api.http.context import services
 from api.rules import OPTION_HELP, PRESET_HELP, Game, parse_event, ruleset_from_config
 from api.web import _secret_key
 
@@ -701,15 +701,15 @@ def test_two_undo_taps_at_the_same_moment_undo_only_one_entry(
     seq = seq_of(owner.get(game))
     assert seq_of(second.get(game)) == seq
 
-    import api.services
+    import api.domain.services
 
-    original = api.services.Services.undo
+    original = api.domain.services.Services.undo
 
     def slow_undo(self: Any, *args: Any, **kw: Any) -> Any:
         time.sleep(0.2)  # both taps arrive while the first undo is still being written
         return original(self, *args, **kw)
 
-    monkeypatch.setattr(api.services.Services, "undo", slow_undo)
+    monkeypatch.setattr(api.domain.services.Services, "undo", slow_undo)
     barrier = threading.Barrier(2)
     statuses: list[int] = []
 

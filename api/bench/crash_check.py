@@ -309,7 +309,7 @@ class Run:
     def check(self, label: str, final: bool = False) -> None:
         """Check a copy of the database file (the server is down)."""
         from api.app import create_app
-        from api.resources._common import services
+        from api.http.context import services
 
         copy = self.workdir / f"check-{label}"
         copy.mkdir()

@@ -130,7 +130,7 @@ def _app(storage: str = "duckdb") -> Any:
 def snapshot(app: Any) -> Any:
     """Everything a write could change: every game's log and facts, players, stored answers."""
     with app.app_context():
-        from api.resources._common import services
+        from api.http.context import services
 
         repo = services().repo
         games = repo.game_ids()

@@ -19,14 +19,9 @@ from schemas import (
     WriteResultSchema,
 )
 
-from ._common import (
-    BEARER,
-    OPTIONAL_BEARER,
-    Blueprint,
-    read_access,
-    services,
-    write_access,
-)
+from ..http.auth import BEARER, OPTIONAL_BEARER, read_access, write_access
+from ..http.blueprint import Blueprint
+from ..http.context import services
 
 blp = Blueprint(
     "games",

@@ -7,7 +7,7 @@ from flask.views import MethodView
 
 from schemas import HealthSchema
 
-from ._common import Blueprint
+from ..http.blueprint import Blueprint
 
 blp = Blueprint("health", __name__, url_prefix="/api/v1", description="Is the API up?")
 

@@ -7,7 +7,9 @@ from flask.views import MethodView
 
 from schemas import GameLogSchema, GameSchema
 
-from ._common import BEARER, Blueprint, services, write_access
+from ..http.auth import BEARER, write_access
+from ..http.blueprint import Blueprint
+from ..http.context import services
 
 blp = Blueprint(
     "imports",

@@ -7,14 +7,9 @@ from flask.views import MethodView
 
 from schemas import PlayerCreateSchema, PlayerSchema, PlayerUpdateSchema
 
-from ._common import (
-    BEARER,
-    OPTIONAL_BEARER,
-    Blueprint,
-    read_access,
-    services,
-    write_access,
-)
+from ..http.auth import BEARER, OPTIONAL_BEARER, read_access, write_access
+from ..http.blueprint import Blueprint
+from ..http.context import services
 
 blp = Blueprint(
     "players",

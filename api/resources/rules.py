@@ -6,8 +6,8 @@ from flask.views import MethodView
 
 from schemas import EvaluateRequestSchema, EvaluationSchema, PresetSchema
 
-from ..services import Services
-from ._common import Blueprint
+from ..domain import catalog
+from ..http.blueprint import Blueprint
 
 blp = Blueprint(
     "rules",
@@ -23,7 +23,7 @@ class Presets(MethodView):
     @blp.doc(operationId="listPresets")
     def get(self):
         """List the presets with every option and a German description"""
-        return Services.presets()
+        return catalog.presets()
 
 
 @blp.route("/presets/<name>")
@@ -33,7 +33,7 @@ class PresetItem(MethodView):
     @blp.doc(operationId="getPreset")
     def get(self, name):
         """Read one preset"""
-        return Services.preset(name)
+        return catalog.preset(name)
 
 
 @blp.route("/evaluate")
@@ -46,4 +46,4 @@ class Evaluate(MethodView):
 
         Category, German name, the Deckel it is worth as a round's best, and the comparison
         key (higher beats lower)."""
-        return Services.evaluate(data)
+        return catalog.evaluate_result(data)

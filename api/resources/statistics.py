@@ -27,7 +27,9 @@ from schemas.statistics import (
     YearSchema,
 )
 
-from ._common import OPTIONAL_BEARER, Blueprint, read_access, services
+from ..http.auth import OPTIONAL_BEARER, read_access
+from ..http.blueprint import Blueprint
+from ..http.context import services
 
 blp = Blueprint(
     "statistics",

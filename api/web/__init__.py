@@ -11,7 +11,7 @@
 * CSRF protection (a per-session token in every form, checked on every POST) and security
   headers (a strict Content-Security-Policy without inline scripts, ``nosniff``, frame denial).
 
-Every use case goes through :class:`api.services.Services`, the same layer the REST API uses;
+Every use case goes through :class:`api.domain.services.Services`, the same layer the REST API uses;
 the pages never compute a rule themselves.
 """
 

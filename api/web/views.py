@@ -1,4 +1,4 @@
-"""The pages of the pub form. Every use case goes through :class:`api.services.Services`.
+"""The pages of the pub form. Every use case goes through :class:`api.domain.services.Services`.
 
 Pages (German URLs, the users' language):
 
@@ -43,7 +43,10 @@ from flask import (
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response
 
-from ..resources._common import services
+from ..domain import Conflict, NotFound, describe_entry
+from ..domain import DomainError as ServiceError
+from ..http.context import services
+from ..http.errors import status_of
 from ..rules import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -52,7 +55,6 @@ from ..rules import (
     SchockenError,
     ruleset_from_config,
 )
-from ..services import NotFound, ServiceError, describe_entry
 from ..storage import Stammtisch
 from .forms import (
     FormErrors,
@@ -164,7 +166,8 @@ def _http_error(error: HTTPException) -> tuple[str, int]:
 
 @bp.errorhandler(ServiceError)
 def _service_error(error: ServiceError) -> tuple[str, int]:
-    return render_template("error.html", code=error.status, message=error.message), error.status
+    status = status_of(error)
+    return render_template("error.html", code=status, message=error.message), status
 
 
 @bp.app_template_filter("when")
@@ -299,7 +302,7 @@ def create_stammtisch() -> Any:
         try:
             st, token = services().create_stammtisch(data)
         except ServiceError as err:
-            errors.add("slug" if err.status == 409 else "rules", err.message)
+            errors.add("slug" if isinstance(err, Conflict) else "rules", err.message)
         else:
             _remember(st)
             return render_template("created.html", st=st, token=token), 201
@@ -713,6 +716,6 @@ def undo(st: Stammtisch, game_id: int) -> Any:
         return _game_page(st, game_id, 409, errors=errors)
     except ServiceError as err:
         errors.add("undo", err.message)
-        return _game_page(st, game_id, err.status, errors=errors)
+        return _game_page(st, game_id, status_of(err), errors=errors)
     _announce(result.events)
     return redirect(url_for("web.game", slug=slug, game_id=game_id))

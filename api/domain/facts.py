@@ -11,10 +11,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from .gameplay import GameRuntime
-from .rules import RecordPenalty
-from .storage import FactsWrite, GamePlayer, GameRecord
-from .storage.records import ROW_TABLES
+from ..rules import RecordPenalty
+from ..storage import FactsWrite, GamePlayer, GameRecord
+from ..storage.records import ROW_TABLES
+from .runtime import GameRuntime
 
 HALF = {1: "half1", 2: "half2", "finale": "finale"}
 

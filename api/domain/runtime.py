@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .rules import (
+from ..rules import (
     Game,
     GameHeader,
     RecordTurn,
@@ -27,7 +27,7 @@ from .rules import (
     new_game,
     parse_event,
 )
-from .storage import GameRecord, LogEntry
+from ..storage import GameRecord, LogEntry
 
 Event = dict[str, Any]  # {"kind", "message", "data"}
 
@@ -47,7 +47,7 @@ class OpenTurn:
 
 def header_of(record: GameRecord) -> GameHeader:
     """The engine header of a stored game, its ruleset rebuilt from the *expanded* options."""
-    from .rules import ruleset_from_config
+    from ..rules import ruleset_from_config
 
     rules = ruleset_from_config({"preset": record.rules["preset"], "overrides": record.options})
     starter = next(p.name for p in record.players if p.starter)

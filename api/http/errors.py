@@ -2,7 +2,8 @@
 
 * engine :class:`~api.rules.MalformedInput` → 422, :class:`~api.rules.RuleViolation` → 409,
   with the engine's German message (and the field it names under ``errors.json``);
-* service errors carry their own status (404, 409, 422, 401, 403);
+* use-case errors (:mod:`api.domain.errors`) by their kind: not found 404, conflict 409,
+  invalid 422, no token 401, another Stammtisch's token 403;
 * werkzeug errors keep their status (413 for oversized bodies, 405 with ``Allow``).
 """
 
@@ -15,8 +16,24 @@ from werkzeug.exceptions import HTTPException, default_exceptions
 
 from schemas import ErrorSchema
 
-from .rules import MalformedInput, RuleViolation, SchockenError
-from .services import ServiceError, Unauthorized
+from ..domain import Conflict, DomainError, Forbidden, Invalid, NotFound, Unauthorized
+from ..rules import MalformedInput, RuleViolation, SchockenError
+
+#: the one table from a use case's error to its HTTP status
+STATUS: dict[type[DomainError], int] = {
+    NotFound: 404,
+    Conflict: 409,
+    Invalid: 422,
+    Unauthorized: 401,
+    Forbidden: 403,
+}
+
+
+def status_of(error: DomainError) -> int:
+    for kind, status in STATUS.items():
+        if isinstance(error, kind):
+            return status
+    raise TypeError(f"no HTTP status for {type(error).__name__}")  # pragma: no cover
 
 
 def _http(status: int, message: str, errors: dict[str, Any] | None = None) -> HTTPException:
@@ -38,7 +55,7 @@ class SchockenApi(Api):
     def _register_error_handlers(self) -> None:
         super()._register_error_handlers()
         self._app.register_error_handler(SchockenError, self.handle_domain_error)
-        self._app.register_error_handler(ServiceError, self.handle_domain_error)
+        self._app.register_error_handler(DomainError, self.handle_domain_error)
 
     def handle_http_exception(self, error: HTTPException) -> Any:
         payload, code, headers = super().handle_http_exception(error)
@@ -55,8 +72,8 @@ class SchockenApi(Api):
         return payload, code, headers
 
     def handle_domain_error(self, error: Exception) -> Any:
-        if isinstance(error, ServiceError):
-            exc = _http(error.status, error.message, error.errors)
+        if isinstance(error, DomainError):
+            exc = _http(status_of(error), error.message, _field_errors(error))
         elif isinstance(error, RuleViolation):
             exc = _http(409, error.message, _field_errors(error))
         elif isinstance(error, MalformedInput):
@@ -66,8 +83,5 @@ class SchockenApi(Api):
         return self.handle_http_exception(exc)
 
 
-def _field_errors(error: SchockenError) -> dict[str, Any] | None:
+def _field_errors(error: SchockenError | DomainError) -> dict[str, Any] | None:
     return {"json": {error.field: [error.message]}} if error.field else None
-
-
-__all__ = ["SchockenApi", "Unauthorized"]

@@ -30,13 +30,15 @@ import re
 import threading
 import time
 from datetime import timedelta
-from typing import Any
+from typing import Any, NoReturn
 
 from flask import Flask, Response, current_app, g, jsonify, make_response, request
+from webargs.flaskparser import abort
 
-from .resources._common import bearer_token, services
-from .services import Conflict, Invalid, utcnow
-from .storage import StorageConflict, StoredResponse
+from ..domain import CONCURRENT_CHANGE, Conflict, utcnow
+from ..storage import StorageConflict, StoredResponse
+from .auth import bearer_token
+from .context import services
 
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 KEY_HEADER = "Idempotency-Key"
@@ -138,6 +140,10 @@ def _malformed(view: Any) -> bool:
     return False
 
 
+def _bad_key(msg: str) -> NoReturn:
+    abort(422, message=msg, messages={"headers": {KEY_HEADER: [msg]}})
+
+
 def _precondition_failed(header: str, state: dict[str, Any]) -> Response:
     response = jsonify(
         {
@@ -197,8 +203,7 @@ def _guarded(view: Any, endpoint: str) -> Any:
             response = make_response(view(*args, **kwargs))
             return _with_etag(response) if game_id is not None else response
         if key is not None and not _KEY.match(key):
-            msg = "Der Idempotency-Key muss 1 bis 255 sichtbare ASCII-Zeichen lang sein."
-            raise Invalid(msg, {"headers": {KEY_HEADER: [msg]}})
+            _bad_key("Der Idempotency-Key muss 1 bis 255 sichtbare ASCII-Zeichen lang sein.")
         svc = services()
         st = svc.writable(kwargs["slug"], bearer_token()) if "slug" in kwargs else None
         scope = st.id if st is not None else 0
@@ -210,11 +215,10 @@ def _guarded(view: Any, endpoint: str) -> Any:
                 stored = svc.repo.get_response(scope, key_hash(key))
                 if stored is not None:
                     if stored.fingerprint != fingerprint():
-                        msg = (
+                        _bad_key(
                             "Dieser Idempotency-Key wurde schon für eine andere Anfrage benutzt; "
                             "für einen neuen Eintrag bitte einen neuen Schlüssel senden."
                         )
-                        raise Invalid(msg, {"headers": {KEY_HEADER: [msg]}})
                     return _with_etag(_replay(stored, key))
             if (
                 if_match is not None
@@ -247,9 +251,7 @@ def _guarded(view: Any, endpoint: str) -> Any:
                 if game_id is not None:  # the cached engine state may be ahead of the store
                     cache.drop(game_id)
                 if isinstance(err, StorageConflict):
-                    raise Conflict(
-                        "Das Spiel wurde gleichzeitig geändert; bitte den Stand neu laden."
-                    ) from err
+                    raise Conflict(CONCURRENT_CHANGE) from err
                 raise
         if _purge_now(current_app):
             hours = current_app.config.get("IDEMPOTENCY_TTL_HOURS", 48)

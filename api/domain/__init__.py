@@ -1,0 +1,44 @@
+"""Use cases: load → rules engine → persist log entry and facts in one transaction → return.
+
+The domain layer knows the repository port (``api/storage``) and the engine (``api/rules``),
+never Flask or HTTP. Its errors (:mod:`api.domain.errors`) carry no status codes: each
+entrypoint maps them in one place.
+
+Writes to one game are serialised by a per-game lock, and each game's engine state is cached
+between requests (:class:`GameCache`), so recording a turn costs one engine step, not a replay
+of the whole game.
+"""
+
+from .base import utcnow
+from .cache import GameCache
+from .errors import (
+    CONCURRENT_CHANGE,
+    Conflict,
+    DomainError,
+    Forbidden,
+    Invalid,
+    NotFound,
+    Unauthorized,
+)
+from .recording import describe_entry
+from .services import Services
+from .stammtische import hash_token, slugify
+from .views import GameView, WriteResult
+
+__all__ = [
+    "CONCURRENT_CHANGE",
+    "Conflict",
+    "DomainError",
+    "Forbidden",
+    "GameCache",
+    "GameView",
+    "Invalid",
+    "NotFound",
+    "Services",
+    "Unauthorized",
+    "WriteResult",
+    "describe_entry",
+    "hash_token",
+    "slugify",
+    "utcnow",
+]

@@ -1,0 +1,66 @@
+"""What every use case stands on: one repository (one request), the process's cache, a clock."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from ..rules import InvalidRules, Ruleset, ruleset_from_config
+from ..storage import GameRecord, Repository, Stammtisch
+from .cache import GameCache
+from .errors import Invalid, NotFound
+from .facts import derive_facts, seating_of
+from .runtime import GameRuntime, effective_entries, header_of
+
+
+def utcnow() -> datetime:
+    """Now, in UTC, without tzinfo (how the stores keep moments)."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def rules_of(config: Any) -> Ruleset:
+    """A ruleset from a ``{"preset", "overrides"}`` config; a bad one is invalid input."""
+    try:
+        return ruleset_from_config(config)
+    except InvalidRules as err:
+        raise Invalid(err.message, field="rules") from err
+
+
+class UseCases:
+    """The state the use-case mixins of :class:`~api.domain.Services` share."""
+
+    def __init__(
+        self, repo: Repository, cache: GameCache, clock: Callable[[], datetime] = utcnow
+    ) -> None:
+        self.repo = repo
+        self.cache = cache
+        self.clock = clock
+
+    def _game(self, st: Stammtisch, game_id: int) -> GameRecord:
+        record = self.repo.get_game(st.id, game_id)
+        if record is None:
+            raise NotFound(f"Kein Spiel {game_id} an diesem Stammtisch.")
+        return record
+
+    def _runtime(self, st: Stammtisch, game_id: int) -> GameRuntime:
+        """The cached engine state, or a replay of the stored log (caller holds the lock)."""
+        rt = self.cache.get(game_id)
+        if rt is not None and rt.record is not None:
+            if rt.record.stammtisch_id != st.id:
+                raise NotFound(f"Kein Spiel {game_id} an diesem Stammtisch.")
+            return rt
+        record = self._game(st, game_id)
+        rt = self._replay(record)
+        self.cache.put(record.id, rt)
+        return rt
+
+    def _replay(self, record: GameRecord) -> GameRuntime:
+        """A stored game's engine state and facts, from its log."""
+        log = self.repo.load_log(record.id)
+        rt = GameRuntime.replay(
+            header_of(record), effective_entries(log), log[-1].seq if log else 0
+        )
+        rt.record = record
+        rt.facts = derive_facts(seating_of(record), rt)
+        return rt

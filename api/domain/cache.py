@@ -1,0 +1,55 @@
+"""Per process: engine state of recently used games, the Stammtische by slug, per-game locks."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from ..storage import Stammtisch
+from .runtime import GameRuntime
+
+
+@dataclass
+class GameCache:
+    """Per process: engine state of recently used games and the Stammtische by slug.
+
+    A game's runtime is used only by the holder of that game's lock (striped: a fixed set of
+    locks). DuckDB allows one writing process, so this process sees every change; a
+    multi-process adapter (PostgreSQL) would have to check ``last_seq`` against the log."""
+
+    size: int = 256
+    _items: OrderedDict[int, GameRuntime] = field(default_factory=OrderedDict)
+    # re-entrant: an idempotent or conditional write (api/http/idempotency.py) holds the
+    # game's lock around the whole use case, which takes it again
+    _locks: tuple[threading.RLock, ...] = field(
+        default_factory=lambda: tuple(threading.RLock() for _ in range(64))
+    )
+    _guard: threading.Lock = field(default_factory=threading.Lock)
+    stammtische: dict[str, Stammtisch] = field(default_factory=dict)
+
+    @contextmanager
+    def locked(self, key: int) -> Iterator[None]:
+        """Hold the lock of a game (its id) or of a Stammtisch's players (minus its id)."""
+        with self._locks[key % len(self._locks)]:
+            yield
+
+    def get(self, game_id: int) -> GameRuntime | None:
+        with self._guard:
+            rt = self._items.get(game_id)
+            if rt is not None:
+                self._items.move_to_end(game_id)
+            return rt
+
+    def put(self, game_id: int, rt: GameRuntime) -> None:
+        with self._guard:
+            self._items[game_id] = rt
+            self._items.move_to_end(game_id)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def drop(self, game_id: int) -> None:
+        with self._guard:
+            self._items.pop(game_id, None)

@@ -1,0 +1,41 @@
+"""What a use case refuses, in words a player understands; no HTTP here.
+
+The entrypoints map these to their own answers in one place each (``api/http/errors.py`` for
+the API, the error pages of ``api/web``). ``field`` names the input the message is about.
+The engine's own errors (:class:`~api.rules.SchockenError`) pass through unchanged.
+"""
+
+from __future__ import annotations
+
+
+class DomainError(Exception):
+    """Base of every error a use case raises (besides the engine's)."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+class NotFound(DomainError):
+    """No such Stammtisch, player, game or preset (here)."""
+
+
+class Conflict(DomainError):
+    """The request is understood but clashes with what is stored (a taken name, a race)."""
+
+
+class Invalid(DomainError):
+    """The input is malformed for this use case (an empty name, an unknown player)."""
+
+
+class Unauthorized(DomainError):
+    """The Stammtisch's key is needed and was not given."""
+
+
+class Forbidden(DomainError):
+    """A key was given but it is not this Stammtisch's."""
+
+
+#: a write lost a race with another write to the same game
+CONCURRENT_CHANGE = "Das Spiel wurde gleichzeitig geändert; bitte den Stand neu laden."

@@ -1,0 +1,110 @@
+"""Recording: a turn, a single throw or a penalty; undo; the undo history; the game log.
+
+The engine checks first, then the log entry and the facts it changes are stored atomically
+(``Repository.append_entry``). A rejected command leaves nothing behind: the engine checks
+before it changes anything, and a runtime that may have changed is dropped from the cache and
+replayed from the stored log on the next request."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..rules import format_dice
+from ..storage import LogEntry, Stammtisch, StorageConflict
+from .base import UseCases
+from .errors import CONCURRENT_CHANGE, Conflict
+from .facts import derive_facts, facts_write, seating_of
+from .runtime import GameRuntime, header_of
+from .views import GameView, WriteResult
+
+
+def describe_entry(kind: str, body: dict[str, Any]) -> str:
+    """A log entry in a few German words ("Zug von Bert (5-6-6)"), for undo buttons and audit."""
+    if kind == "penalty":
+        p = body["penalty"]
+        return f"Strafe für {p['player']} ({p['reason']})"
+    if kind == "throw":
+        if "dice" not in body:
+            return f"{body['player']} hört auf"
+        return f"Wurf von {body['player']} ({format_dice(body['dice'])})"
+    if "detail" in body:
+        return f"Zug von {body['player']} ({len(body['detail'])} Würfe einzeln)"
+    return f"Zug von {body['player']} ({format_dice(body['dice'])})"
+
+
+class RecordingUseCases(UseCases):
+    def record(self, st: Stammtisch, game_id: int, kind: str, body: dict[str, Any]) -> WriteResult:
+        """Record a turn, a throw or a penalty: engine first, then log + facts, atomically."""
+        with self.cache.locked(game_id):
+            rt = self._runtime(st, game_id)
+            record = rt.record
+            assert record is not None
+            entry = LogEntry(game_id, rt.last_seq + 1, kind, body, self.clock())
+            try:
+                events = rt.feed(entry)
+                facts = derive_facts(seating_of(record), rt, rt.facts)
+                self.repo.append_entry(entry, facts_write(facts, rt.facts))
+            except StorageConflict as err:
+                self.cache.drop(game_id)
+                raise Conflict(CONCURRENT_CHANGE) from err
+            except BaseException:
+                self.cache.drop(game_id)  # the engine state may be half-changed: replay later
+                raise
+            rt.facts = facts
+            return WriteResult(entry.seq, events, GameView(record, st.slug, rt))
+
+    def undo(self, st: Stammtisch, game_id: int, data: dict[str, Any]) -> WriteResult:
+        """Undo the last effective entry; the log keeps an ``undo`` entry as audit record."""
+        with self.cache.locked(game_id):
+            rt = self._runtime(st, game_id)
+            record = rt.record
+            assert record is not None
+            if not rt.entries:
+                raise Conflict("Es gibt nichts rückgängig zu machen.")
+            target = rt.entries[-1]
+            seq = rt.last_seq + 1
+            body = {"undoes": target.seq, "by": data.get("by"), "reason": data.get("reason")}
+            entry = LogEntry(game_id, seq, "undo", body, self.clock())
+            new_rt = GameRuntime.replay(header_of(record), rt.entries[:-1], seq)
+            new_rt.record = record
+            facts = derive_facts(seating_of(record), new_rt)
+            try:
+                self.repo.append_entry(entry, facts_write(facts, None))
+            except StorageConflict as err:
+                self.cache.drop(game_id)
+                raise Conflict(CONCURRENT_CHANGE) from err
+            new_rt.facts = facts
+            self.cache.put(game_id, new_rt)
+            event = {
+                "kind": "undone",
+                "message": f"Rückgängig gemacht: {describe_entry(target.kind, target.body)}.",
+                "data": {"seq": target.seq, "kind": target.kind, "entry": target.body},
+            }
+            return WriteResult(seq, [event], GameView(record, st.slug, new_rt))
+
+    def undo_history(self, st: Stammtisch, game_id: int) -> list[dict[str, Any]]:
+        """Every undo of the game: what was undone, by whom, why, when."""
+        self._game(st, game_id)
+        log = self.repo.load_log(game_id)
+        by_seq = {e.seq: e for e in log}
+        return [
+            {
+                "seq": e.seq,
+                "undone_seq": e.body["undoes"],
+                "undone_kind": by_seq[e.body["undoes"]].kind,
+                "undone": by_seq[e.body["undoes"]].body,
+                "by": e.body.get("by"),
+                "reason": e.body.get("reason"),
+                "recorded_at": e.recorded_at,
+            }
+            for e in log
+            if e.kind == "undo"
+        ]
+
+    def export(self, st: Stammtisch, game_id: int) -> dict[str, Any]:
+        """The game as a game log: the header as given and every finished turn and penalty
+        (an open throw-by-throw turn is not part of it until it ends)."""
+        with self.cache.locked(game_id):
+            rt = self._runtime(st, game_id)
+            assert rt.record is not None
+            return {**rt.record.header, "events": [dict(e) for e in rt.export]}

@@ -1,0 +1,21 @@
+"""The use cases behind one name: what entrypoints (API resources, the form, the CLI) call.
+
+Each aggregate has its own module (``stammtische``, ``players``, ``games``, ``recording``,
+``rebuild``); :class:`Services` joins them over one repository (one request), the process's
+:class:`~api.domain.cache.GameCache` and a clock. The rules catalogue needs no storage and is
+plain functions (``api/domain/catalog.py``).
+"""
+
+from __future__ import annotations
+
+from .games import GameUseCases
+from .players import PlayerUseCases
+from .rebuild import RebuildUseCases
+from .recording import RecordingUseCases
+from .stammtische import StammtischUseCases
+
+
+class Services(
+    StammtischUseCases, PlayerUseCases, GameUseCases, RecordingUseCases, RebuildUseCases
+):
+    """The use cases, on one repository (one request)."""

@@ -1,0 +1,93 @@
+"""Stammtische: create one (its write token is shown once and kept as a hash), read, change,
+and the access rule: writes (and reads of a private Stammtisch) need its token."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import unicodedata
+from typing import Any
+
+from ..storage import Stammtisch, StorageConflict
+from .base import UseCases, rules_of
+from .errors import Conflict, Forbidden, NotFound, Unauthorized
+
+_UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
+
+
+def hash_token(token: str) -> str:
+    """How a write token is stored: its sha256, never the token itself."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def slugify(name: str) -> str:
+    """The Kurzname proposed for a Stammtisch's name: ASCII, lower case, dashes."""
+    text = unicodedata.normalize("NFKD", name.lower().translate(_UMLAUTS))
+    text = text.encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", text).strip("-")[:40].strip("-")
+    return slug or "stammtisch"
+
+
+class StammtischUseCases(UseCases):
+    def create_stammtisch(self, data: dict[str, Any]) -> tuple[Stammtisch, str]:
+        """A new Stammtisch and its write token (the only time the token is seen)."""
+        rules = rules_of(data["rules"]).to_config()
+        token = secrets.token_urlsafe(32)
+        now = self.clock()
+        explicit = data.get("slug")
+        base = explicit or slugify(data["name"])
+        for attempt in range(1, 1000):
+            slug = base if attempt == 1 else f"{base[:36]}-{attempt}"
+            if self.repo.get_stammtisch(slug) is None:
+                try:
+                    with self.repo.transaction():
+                        st = self.repo.add_stammtisch(
+                            slug, data["name"], rules, data["private"], hash_token(token), now
+                        )
+                    return st, token
+                except StorageConflict:
+                    pass
+            if explicit:
+                raise Conflict(f"Den Stammtisch „{slug}“ gibt es schon.")
+        raise Conflict("Kein freier Kurzname gefunden.")  # pragma: no cover
+
+    def stammtisch(self, slug: str) -> Stammtisch:
+        st = self.cache.stammtische.get(slug)
+        if st is None:
+            st = self.repo.get_stammtisch(slug)
+            if st is None:
+                raise NotFound(f"Keinen Stammtisch „{slug}“ gefunden.")
+            self.cache.stammtische[slug] = st
+        return st
+
+    @staticmethod
+    def authorize(st: Stammtisch, token: str | None) -> None:
+        """A write (or a read of a private Stammtisch) needs this Stammtisch's token."""
+        if not token:
+            raise Unauthorized("Dafür braucht es den Schlüssel des Stammtischs (Bearer-Token).")
+        if not hmac.compare_digest(hash_token(token), st.token_hash):
+            raise Forbidden("Dieser Schlüssel gehört nicht zu diesem Stammtisch.")
+
+    def readable(self, slug: str, token: str | None) -> Stammtisch:
+        st = self.stammtisch(slug)
+        if st.private:
+            self.authorize(st, token)
+        return st
+
+    def writable(self, slug: str, token: str | None) -> Stammtisch:
+        st = self.stammtisch(slug)
+        self.authorize(st, token)
+        return st
+
+    def update_stammtisch(self, st: Stammtisch, data: dict[str, Any]) -> Stammtisch:
+        rules = rules_of(data["rules"]).to_config() if "rules" in data else st.rules
+        name = data.get("name", st.name)
+        private = data.get("private", st.private)
+        try:
+            with self.repo.transaction():
+                self.repo.update_stammtisch(st.id, name, rules, private)
+        finally:
+            self.cache.stammtische.pop(st.slug, None)
+        return self.stammtisch(st.slug)

@@ -1,0 +1,65 @@
+"""What the use cases answer: a game's state and the result of a write, ready for JSON."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..storage import GameRecord
+from .runtime import GameRuntime
+
+
+@dataclass(frozen=True, slots=True)
+class GameView:
+    """A game's state for clients. The JSON-ready ``data`` is taken when the view is made,
+    under the game's lock, so serialising it later never races a concurrent write."""
+
+    record: GameRecord
+    stammtisch: str
+    runtime: GameRuntime
+    data: dict[str, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "data", self._snapshot())
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.data
+
+    def _snapshot(self) -> dict[str, Any]:
+        rt = self.runtime
+        game = rt.game
+        return {
+            "id": self.record.id,
+            "stammtisch": self.stammtisch,
+            "played_at": self.record.played_at,
+            "year": self.record.year,
+            "status": "finished" if game.finished else "running",
+            "source": self.record.source,
+            "players": list(game.players),
+            "starter": game.first_starter,
+            "rules": rt.rules_config(),
+            "options": rt.rules_options(),
+            "seq": rt.last_seq,
+            "open_turn": (
+                None
+                if rt.open_turn is None
+                else {
+                    "player": rt.open_turn.player,
+                    "throws": rt.open_turn.throws,
+                    "blind": rt.open_turn.blind,
+                }
+            ),
+            "outcome": game.outcome(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class WriteResult:
+    """A recorded entry: its sequence number, the domain events it caused, the new state."""
+
+    seq: int
+    events: list[dict[str, Any]]
+    game: GameView
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seq": self.seq, "events": self.events, "game": self.game.to_dict()}
