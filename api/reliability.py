@@ -4,10 +4,10 @@
 * a per-token rate limit on writes with 429 and ``Retry-After`` (api/ratelimit.py)
 * request bodies: over ``MAX_CONTENT_LENGTH`` 413 (Flask), JSON nested deeper than
   ``MAX_JSON_DEPTH`` 422 (Python's parser would otherwise hit its recursion limit: a 500)
-* security headers on every HTML page that did not set its own (the pub form sets stricter
-  ones): a Content-Security-Policy that allows scripts only from this server plus the
-  page's own inline scripts by hash (Swagger UI's start-up, the dashboard's figures),
-  ``nosniff``, frame denial, no referrer
+* security headers on every HTML page that did not set its own (the pub form sets the strict
+  CSP), from the one policy in api/http/headers.py: a Content-Security-Policy that allows
+  scripts only from this server plus the page's own inline scripts by hash (Swagger UI's
+  start-up, the dashboard's figures), ``nosniff``, frame denial, same-origin referrer
 * the OpenAPI document gets the headers and answers this layer adds (:func:`document`)
 * ``POST /api/v1/admin/backup`` (api/backup.py)
 
@@ -19,17 +19,15 @@ Configuration (``create_app(config)`` or the environment): ``WRITE_RATE_PER_MINU
 
 from __future__ import annotations
 
-import base64
 import copy
-import hashlib
 import json
 import os
-import re
 from typing import Any
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, current_app, request
 from webargs.flaskparser import abort
 
+from .http.headers import secure_html
 from .idempotency import KEY_HEADER, KEY_PATTERN, WRITE_METHODS, guard_writes
 from .ratelimit import init_rate_limit
 
@@ -40,8 +38,6 @@ DEFAULTS: dict[str, Any] = {
     "MAX_JSON_DEPTH": 32,
     "ADMIN_TOKEN": os.environ.get("SCHOCKEN_ADMIN_TOKEN"),
 }
-
-_INLINE_SCRIPT = re.compile(rb"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", re.S | re.I)
 
 
 def _depth(value: Any) -> int:
@@ -71,30 +67,6 @@ def _check_json_depth() -> None:
     if too_deep:
         msg = f"Der JSON-Inhalt ist tiefer als {limit} Ebenen verschachtelt."
         abort(422, message=msg, messages={"json": {"_schema": [msg]}})
-
-
-def csp_for(body: bytes) -> str:
-    hashes = " ".join(
-        "'sha256-" + base64.b64encode(hashlib.sha256(script).digest()).decode() + "'"
-        for script in _INLINE_SCRIPT.findall(body)
-    )
-    return (
-        f"default-src 'self'; script-src 'self' {hashes}".rstrip()
-        + "; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; "
-        "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-    )
-
-
-def _security_headers(response: Response) -> Response:
-    if response.mimetype == "text/html":
-        headers = response.headers
-        if "Content-Security-Policy" not in headers:
-            response.direct_passthrough = False  # a page sent from a file: read it (small)
-            headers["Content-Security-Policy"] = csp_for(response.get_data())
-        headers.setdefault("X-Content-Type-Options", "nosniff")
-        headers.setdefault("X-Frame-Options", "DENY")
-        headers.setdefault("Referrer-Policy", "no-referrer")
-    return response
 
 
 # ------------------------------------------------------------------------------ OpenAPI
@@ -176,5 +148,5 @@ def init_reliability(app: Flask, api: Any) -> None:
     init_rate_limit(app)
     app.before_request(_check_json_depth)
     guard_writes(app)
-    app.after_request(_security_headers)
+    app.after_request(secure_html)
     document(api)
