@@ -294,7 +294,7 @@ def test_html_pages_send_security_headers(client):
 
 
 def test_the_docs_page_allows_exactly_its_own_inline_script_by_hash(client):
-    from api.http import csp_for
+    from api.http.headers import csp_for
 
     page = client.get("/docs")
     assert page.headers["Content-Security-Policy"] == csp_for(page.data)

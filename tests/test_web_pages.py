@@ -19,6 +19,7 @@ from flask import Flask
 
 from api.app import create_app
 from api.http.context import services
+from api.http.headers import HEADERS, HSTS, STRICT_CSP, csp_for
 from api.rules import OPTION_HELP, PRESET_HELP, Game, parse_event, ruleset_from_config
 from api.web import _secret_key
 
@@ -201,6 +202,26 @@ def test_assets_are_local_files_and_pages_name_no_other_host(web: Browser) -> No
     for path in WEB_ROOT.rglob("*"):
         if path.is_file() and path.suffix in (".html", ".css", ".js"):
             assert not re.search(r"https?://", path.read_text(encoding="utf-8")), path
+
+
+def test_the_form_and_the_api_docs_send_the_headers_of_one_policy(app: Flask) -> None:
+    def directives(csp: str) -> dict[str, list[str]]:
+        return {name: sources for name, *sources in (d.split() for d in csp.split("; "))}
+
+    form, docs = Browser(app, https=True).get("/"), Browser(app, https=True).get("/docs")
+    assert docs.status_code == 200 and docs.mimetype == "text/html"
+    for name, value in [*HEADERS.items(), ("Strict-Transport-Security", HSTS)]:
+        assert form.headers[name] == docs.headers[name] == value, name
+    assert form.headers["Referrer-Policy"] == "same-origin"
+    assert form.headers["Content-Security-Policy"] == STRICT_CSP
+    assert docs.headers["Content-Security-Policy"] == csp_for(docs.data)
+    # the docs page differs only in its own inline scripts (by hash) and inline styles
+    strict, own = directives(STRICT_CSP), directives(docs.headers["Content-Security-Policy"])
+    assert {k: v for k, v in own.items() if k not in ("script-src", "style-src")} == {
+        k: v for k, v in strict.items() if k not in ("script-src", "style-src")
+    }
+    assert own["script-src"][0] == "'self'" and own["script-src"][1].startswith("'sha256-")
+    assert own["style-src"] == ["'self'", "'unsafe-inline'"]
 
 
 def test_the_start_page_explains_every_preset_and_option_in_german(web: Browser) -> None:
@@ -836,12 +857,12 @@ def test_an_unexpected_error_is_a_german_page_with_the_security_headers(
 ) -> None:
     slug, game = table
     web.app.config["PROPAGATE_EXCEPTIONS"] = False
-    import api.web.views
+    import api.web.games
 
     def broken(*_args: Any, **_kw: Any) -> Any:
         raise RuntimeError("kaputt")
 
-    monkeypatch.setattr(api.web.views, "board", broken)
+    monkeypatch.setattr(api.web.games, "board", broken)
     r = web.get(game)
     assert r.status_code == 500
     assert "Da ist etwas schiefgegangen." in text_of(r) and "kaputt" not in r.text

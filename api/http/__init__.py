@@ -7,10 +7,10 @@ entrypoints (``api/resources``, ``api/web``, ``api/app.py``), never by the layer
 * ``idempotency``: ``Idempotency-Key``, ``ETag`` / ``If-Match`` on every write
 * ``ratelimit``: a per-token rate limit on writes with 429 and ``Retry-After``
 * ``limits``: JSON nested deeper than ``MAX_JSON_DEPTH`` is a 422 (oversized bodies: 413)
-* security headers on every HTML page that did not set its own (the pub form sets stricter
-  ones): a Content-Security-Policy that allows scripts only from this server plus the
-  page's own inline scripts by hash (Swagger UI's start-up, the dashboard's figures),
-  ``nosniff``, frame denial, no referrer
+* ``headers``: the one security-header policy of every HTML page (the pub form's strict CSP;
+  elsewhere scripts only from this server plus the page's own inline scripts by hash:
+  Swagger UI's start-up, the dashboard's figures), ``nosniff``, frame denial, same-origin
+  referrer
 * ``openapi``: the headers and answers this layer adds, in the OpenAPI document
 
 Configuration (``create_app(config)`` or the environment): ``WRITE_RATE_PER_MINUTE``
@@ -21,15 +21,13 @@ Configuration (``create_app(config)`` or the environment): ``WRITE_RATE_PER_MINU
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import os
-import re
 from typing import Any
 
-from flask import Flask, Response
+from flask import Flask
 
 from .context import init_context
+from .headers import secure_html
 from .idempotency import guard_writes
 from .limits import init_limits
 from .openapi import document
@@ -43,32 +41,6 @@ DEFAULTS: dict[str, Any] = {
     "ADMIN_TOKEN": os.environ.get("SCHOCKEN_ADMIN_TOKEN"),
 }
 
-_INLINE_SCRIPT = re.compile(rb"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", re.S | re.I)
-
-
-def csp_for(body: bytes) -> str:
-    hashes = " ".join(
-        "'sha256-" + base64.b64encode(hashlib.sha256(script).digest()).decode() + "'"
-        for script in _INLINE_SCRIPT.findall(body)
-    )
-    return (
-        f"default-src 'self'; script-src 'self' {hashes}".rstrip()
-        + "; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; "
-        "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-    )
-
-
-def _security_headers(response: Response) -> Response:
-    if response.mimetype == "text/html":
-        headers = response.headers
-        if "Content-Security-Policy" not in headers:
-            response.direct_passthrough = False  # a page sent from a file: read it (small)
-            headers["Content-Security-Policy"] = csp_for(response.get_data())
-        headers.setdefault("X-Content-Type-Options", "nosniff")
-        headers.setdefault("X-Frame-Options", "DENY")
-        headers.setdefault("Referrer-Policy", "no-referrer")
-    return response
-
 
 def init_http(app: Flask, api: Any) -> None:
     """Call at the end of ``create_app``, after every blueprint is registered."""
@@ -81,5 +53,5 @@ def init_http(app: Flask, api: Any) -> None:
     init_rate_limit(app)
     init_limits(app)
     guard_writes(app)
-    app.after_request(_security_headers)
+    app.after_request(secure_html)
     document(api)

@@ -9,7 +9,26 @@
   over HTTPS (or always, with ``SESSION_COOKIE_SECURE``) — a phone on the pub's Wi-Fi that talks
   plain HTTP to ``schocken serve`` on a laptop can still log in;
 * CSRF protection (a per-session token in every form, checked on every POST) and security
-  headers (a strict Content-Security-Policy without inline scripts, ``nosniff``, frame denial).
+  headers (api/http/headers.py: a strict Content-Security-Policy without inline scripts,
+  ``nosniff``, frame denial).
+
+The modules: ``blueprint`` (the Blueprint, asset URLs, date filter, headers, error pages),
+``session`` (CSRF token, login state), and the pages: ``home`` (create, log in, log out),
+``stammtisch`` (overview, history, house rules), ``players``, ``new_game``, ``games`` (the game
+screen: turn, penalty, undo); ``forms`` and ``protocol`` turn form fields and engine events
+into what the templates show.
+
+Pages (German URLs, the users' language):
+
+* ``/`` — create a Stammtisch or log in with its Kurzname and Schlüssel;
+* ``/s/<slug>/`` — the Stammtisch: running games, new game, players, history, statistics;
+* ``/s/<slug>/spieler`` — add, rename, retire players;
+* ``/s/<slug>/neu`` — a new game: tap the players in seat order, choose who opens, start;
+* ``/s/<slug>/spiel/<id>`` — the game screen: board, turn entry, penalty, undo, history.
+
+Every POST answers with a redirect (so a reload never records twice) or, when the input is
+rejected, with the same page, the entered values kept and the German message beside the field.
+Nothing is stored when the input is rejected: the service layer checks with the engine first.
 
 Every use case goes through :class:`api.domain.services.Services`, the same layer the REST API uses;
 the pages never compute a rule themselves.
@@ -25,7 +44,12 @@ from pathlib import Path
 from flask import Flask, Request
 from flask.sessions import SecureCookieSessionInterface
 
+from . import games, home, new_game, players, session, stammtisch
+from .blueprint import bp
+
 SECRET_FILE = "secret_key"
+#: the modules that register their hooks and pages on :data:`bp`
+MODULES = (session, home, stammtisch, players, new_game, games)
 
 
 class _AutoSecureSessionInterface(SecureCookieSessionInterface):
@@ -73,8 +97,6 @@ def _secret_key(app: Flask) -> str:
 
 def init_web(app: Flask) -> None:
     """Register the pub form at ``/`` and configure the session it relies on."""
-    from .views import bp
-
     app.config["SECRET_KEY"] = _secret_key(app)
     app.config.setdefault("STATS_URL", "/dashboard/{slug}/")
     app.config.setdefault("WEB_TIMEZONE", "Europe/Berlin")

@@ -1,0 +1,106 @@
+"""The one security-header policy of every HTML page (pub form, API docs, dashboard).
+
+* ``Content-Security-Policy``: everything from this server only; no frames, plugins or foreign
+  form targets. The pub form's pages (and its assets) get the strict policy, :data:`STRICT_CSP`,
+  without any inline code. Pages that carry inline scripts of their own (Swagger UI's start-up,
+  the dashboard's figures) get exactly those scripts allowed by hash, and inline styles
+  (:func:`csp_for`);
+* ``X-Content-Type-Options: nosniff``, ``X-Frame-Options: DENY``, a ``Permissions-Policy``
+  without camera, microphone and location;
+* ``Referrer-Policy: same-origin``: no other site learns a URL of ours (they name the
+  Stammtisch and the game), while this server still gets the real ``Origin`` of a form POST;
+  ``no-referrer`` would make browsers send ``Origin: null`` there, which defeats any origin
+  check (a proxy's, or a later defence in depth next to the CSRF token);
+* ``Strict-Transport-Security`` only on HTTPS requests: a laptop serving plain HTTP on the
+  pub's Wi-Fi must stay reachable.
+
+A header the response already set is kept.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from collections.abc import Iterable
+
+from flask import request
+from werkzeug.wrappers import Response
+
+REFERRER_POLICY = "same-origin"
+HSTS = "max-age=31536000"
+#: the headers every page gets besides its Content-Security-Policy
+HEADERS: dict[str, str] = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": REFERRER_POLICY,
+    "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
+}
+
+_DIRECTIVES = (
+    ("default-src", "'self'"),
+    ("script-src", "'self'"),
+    ("style-src", "'self'"),
+    ("img-src", "'self' data:"),
+    ("font-src", "'self'"),
+    ("connect-src", "'self'"),
+    ("form-action", "'self'"),
+    ("frame-ancestors", "'none'"),
+    ("base-uri", "'none'"),
+    ("object-src", "'none'"),
+)
+_INLINE_SCRIPT = re.compile(rb"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", re.S | re.I)
+
+
+def content_security_policy(scripts: Iterable[str] = (), inline_styles: bool = False) -> str:
+    """The policy's CSP, allowing the given extra script sources and, if asked, inline styles."""
+    extra = {"script-src": [*scripts], "style-src": ["'unsafe-inline'"] if inline_styles else []}
+    return "; ".join(" ".join([name, value, *extra.get(name, [])]) for name, value in _DIRECTIVES)
+
+
+#: the pub form: no inline scripts or styles at all
+STRICT_CSP = content_security_policy()
+
+
+def csp_for(body: bytes) -> str:
+    """The CSP of a page with inline scripts: each of them allowed by its SHA-256 hash."""
+    hashes = (
+        "'sha256-" + base64.b64encode(hashlib.sha256(script).digest()).decode() + "'"
+        for script in _INLINE_SCRIPT.findall(body)
+    )
+    return content_security_policy(hashes, inline_styles=True)
+
+
+def secure(response: Response, csp: str | None = None) -> Response:
+    """Set the policy's headers the response does not set itself. ``csp``: the page's
+    Content-Security-Policy; by default the one that allows the page's own inline scripts."""
+    headers = response.headers
+    if "Content-Security-Policy" not in headers:
+        if csp is None:
+            response.direct_passthrough = False  # a page sent from a file: read it (small)
+            csp = csp_for(response.get_data())
+        headers["Content-Security-Policy"] = csp
+    for name, value in HEADERS.items():
+        headers.setdefault(name, value)
+    if request.is_secure:
+        headers.setdefault("Strict-Transport-Security", HSTS)
+    return response
+
+
+def secure_html(response: Response) -> Response:
+    """The app-wide hook: every HTML page that did not set its own headers gets the policy's."""
+    if response.mimetype == "text/html":
+        secure(response)
+    return response
+
+
+__all__ = [
+    "HEADERS",
+    "HSTS",
+    "REFERRER_POLICY",
+    "STRICT_CSP",
+    "content_security_policy",
+    "csp_for",
+    "secure",
+    "secure_html",
+]

@@ -1,0 +1,104 @@
+"""The start page: create a Stammtisch, log in with its Kurzname and Schlüssel, log out."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from flask import flash, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
+
+from ..domain import Conflict, DomainError, NotFound
+from ..http.context import services
+from .blueprint import bp
+from .forms import FormErrors, option_fields, presets
+from .session import forget, logged_in, may_write, remember
+from .stammtisch import options_open, stammtisch_form
+
+#: a Kurzname as the API accepts it (``schemas/stammtische.py:SLUG``)
+SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?")
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+
+
+def _home(status: int = 200, **ctx: Any) -> tuple[str, int]:
+    """The start page: the Stammtische this session is logged in to, the two forms."""
+    known = []
+    svc = services()
+    for slug in logged_in():
+        try:
+            st = svc.stammtisch(slug)
+        except NotFound:
+            continue
+        if may_write(st):
+            known.append(st)
+    ctx.setdefault("create", {"name": "", "slug": "", "preset": "standard", "public": True})
+    ctx.setdefault("options", option_fields())
+    ctx.setdefault("login", {"slug": request.args.get("stammtisch", ""), "token": ""})
+    ctx.setdefault("errors", FormErrors())
+    local = request.host.split(":")[0] in LOCAL_HOSTS
+    ctx.setdefault("plain_http", not request.is_secure and not local)
+    page = render_template(
+        "home.html",
+        known=known,
+        presets=presets(),
+        options_open=options_open(ctx["errors"]),
+        **ctx,
+    )
+    return page, status
+
+
+@bp.get("/")
+def home() -> ResponseReturnValue:
+    return _home()
+
+
+@bp.post("/stammtisch")
+def create_stammtisch() -> ResponseReturnValue:
+    errors = FormErrors()
+    entered, data = stammtisch_form(errors)
+    slug = entered["slug"]
+    if slug:
+        data["slug"] = slug
+        if not SLUG.fullmatch(slug):
+            errors.add(
+                "slug", "Nur Kleinbuchstaben, Ziffern und Bindestriche (höchstens 40 Zeichen)."
+            )
+    if not errors:
+        try:
+            st, token = services().create_stammtisch(data)
+        except DomainError as err:
+            errors.add("slug" if isinstance(err, Conflict) else "rules", err.message)
+        else:
+            remember(st)
+            return render_template("created.html", st=st, token=token), 201
+    options = option_fields(entered["selected"])
+    return _home(422, create=entered, options=options, errors=errors)
+
+
+@bp.post("/anmelden")
+def login() -> ResponseReturnValue:
+    slug = (request.form.get("slug") or "").strip().lower()
+    token = (request.form.get("token") or "").strip()
+    errors = FormErrors()
+    if not slug:
+        errors.add("login_slug", "Bitte den Kurznamen des Stammtischs eintragen.")
+    if not token:
+        errors.add("login_token", "Bitte den Schlüssel eintragen.")
+    if not errors:
+        try:
+            st = services().writable(slug, token)
+        except NotFound:
+            errors.add("login_slug", f"Einen Stammtisch „{slug}“ gibt es nicht.")
+        except DomainError:
+            errors.add("login_token", "Dieser Schlüssel passt nicht zu diesem Stammtisch.")
+        else:
+            remember(st)
+            return redirect(url_for("web.stammtisch", slug=st.slug))
+    return _home(422, login={"slug": slug, "token": ""}, errors=errors)
+
+
+@bp.post("/s/<slug>/abmelden")
+def logout(slug: str) -> ResponseReturnValue:
+    forget(slug)
+    flash("Abgemeldet. Zum Weiterspielen wieder mit dem Schlüssel anmelden.", "info")
+    return redirect(url_for("web.home"))
