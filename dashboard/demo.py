@@ -13,13 +13,14 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import TypedDict
 from zoneinfo import ZoneInfo
 
 from api.rules import PRESETS
 from api.rules.log import to_log
 from api.rules.simulate import simulate_game
 from api.services import Conflict, GameCache, Services, utcnow
+from api.storage import DuckDBStore
 
 from .bulk import BulkLoader, game_rows, reserve_game_ids
 
@@ -71,8 +72,18 @@ def evening(week: int, people: list[Regular], rng: random.Random) -> list[str]:
     return [p.name for p in present[:8]]
 
 
+class Demo(TypedDict):
+    """What :func:`create_demo` made."""
+
+    slug: str
+    token: str  # the Stammtisch's write token (shown only once)
+    games: int
+    turns: int
+    years: tuple[int, int]  # first and last calendar year
+
+
 def create_demo(
-    store: Any,
+    store: DuckDBStore,
     *,
     slug: str = "demo",
     name: str = "Demo-Stammtisch „Zur Post“",
@@ -80,7 +91,7 @@ def create_demo(
     seed: int = 1,
     first_year: int | None = None,
     progress: Callable[[int, int], None] | None = None,
-) -> dict[str, Any]:
+) -> Demo:
     """Create the demo Stammtisch in a DuckDB store; returns slug, token and counts."""
     repo = store.repository()
     try:

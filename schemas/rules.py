@@ -17,7 +17,7 @@ def _choice(values: tuple[str, ...], description: str) -> fields.String:
     return fields.String(validate=validate.OneOf(values), metadata=doc(description, values[-1]))
 
 
-def _subset(values: tuple[str, ...], description: str) -> fields.List:
+def _subset(values: tuple[str, ...], description: str) -> fields.List[str]:
     return fields.List(
         fields.String(validate=validate.OneOf(values), metadata=doc("One value.", values[0])),
         validate=validate.Length(max=len(values)),
