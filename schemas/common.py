@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
+
+from api.rules.turns import MAX_NAME
 
 #: printable text only: line breaks and other control characters in a name break logs, CSV
 #: exports and pages (a carriage return in a name made the statistics fail)
@@ -13,7 +16,7 @@ PRINTABLE = validate.Regexp(
     r"^[^\x00-\x1f\x7f]*$",
     error="Nur druckbare Zeichen, keine Zeilenumbrüche oder Steuerzeichen.",
 )
-PLAYER_NAME = [validate.Length(min=1, max=40), PRINTABLE]
+PLAYER_NAME = [validate.Length(min=1, max=MAX_NAME), PRINTABLE]
 
 
 class Bool(fields.Boolean):
@@ -30,6 +33,12 @@ class Int(fields.Integer):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(strict=True, **kwargs)
+
+
+def either(values: Iterable[str]) -> str:
+    """``["a", "b", "c"]`` → ``"a, b or c"``: the values of a documented field."""
+    *first, last = values
+    return f"{', '.join(first)} or {last}" if first else last
 
 
 def doc(description: str, example: Any, **extra: Any) -> dict[str, Any]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields
 
-from .common import Bool, DomainEventSchema, Int, UtcDateTime, Verbatim, doc
+from api.rules import Phase
+
+from .common import Bool, DomainEventSchema, Int, UtcDateTime, Verbatim, doc, either
 from .games import ThrowDetailSchema
 from .rules import RulesConfigSchema
 
@@ -86,7 +88,7 @@ class PenaltyFactSchema(Schema):
 class StateSchema(Schema):
     phase = fields.String(
         required=True,
-        metadata=doc("half1, half2, finale or finished.", "half1"),
+        metadata=doc(f"{either(Phase)}.", "half1"),
     )
     mitte = Int(required=True, metadata=doc("Deckel in the Mitte (the middle of the table).", 9))
     stacks = fields.Dict(
@@ -227,9 +229,7 @@ class GameSummarySchema(Schema):
     )
     year = Int(required=True, metadata=doc("Calendar year at the table.", 2026))
     status = fields.String(required=True, metadata=doc("running or finished.", "finished"))
-    phase = fields.String(
-        required=True, metadata=doc("half1, half2, finale or finished.", "finished")
-    )
+    phase = fields.String(required=True, metadata=doc(f"{either(Phase)}.", "finished"))
     players = fields.List(
         fields.String(metadata=doc("Name.", "Anna")),
         required=True,

@@ -7,6 +7,8 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from api.rules import MAX_PLAYERS, MIN_PLAYERS
+
 from .common import PLAYER_NAME, Bool, Int, IsoDateTime, dice_field, doc, player_field
 from .rules import RulesConfigSchema
 
@@ -15,7 +17,7 @@ class GameStartSchema(Schema):
     players = fields.List(
         fields.String(validate=PLAYER_NAME, metadata=doc("Name.", "Anna")),
         required=True,
-        validate=validate.Length(min=2, max=20),
+        validate=validate.Length(min=MIN_PLAYERS, max=MAX_PLAYERS),
         metadata=doc(
             "Names of the Stammtisch's players in seat order (clockwise, the order of play).",
             ["Anna", "Bert", "Clara", "Dieter"],
@@ -216,8 +218,10 @@ class GameLogSchema(Schema):
     players = fields.List(
         fields.String(validate=PLAYER_NAME, metadata=doc("Name.", "Anna")),
         required=True,
-        validate=validate.Length(min=2, max=20),
-        metadata=doc("Seat order, clockwise (2 to 20 players).", ["Anna", "Bert"]),
+        validate=validate.Length(min=MIN_PLAYERS, max=MAX_PLAYERS),
+        metadata=doc(
+            f"Seat order, clockwise ({MIN_PLAYERS} to {MAX_PLAYERS} players).", ["Anna", "Bert"]
+        ),
     )
     starter = fields.String(
         required=True,
