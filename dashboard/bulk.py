@@ -16,7 +16,7 @@ from __future__ import annotations
 import csv
 import json
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from importlib.resources import files
@@ -28,6 +28,8 @@ from api.domain.runtime import GameRuntime
 from api.rules import parse_header
 from api.storage import GamePlayer, LogEntry
 from api.storage.records import FACT_COLUMNS
+
+from .stats import Connection
 
 #: tables in load order, with their columns in table order
 TABLES: dict[str, tuple[str, ...]] = {
@@ -56,14 +58,14 @@ def _statements() -> dict[str, str]:
     }
 
 
-def reserve_game_ids(conn: Any, count: int) -> list[int]:
+def reserve_game_ids(conn: Connection, count: int) -> list[int]:
     """``count`` fresh game ids from the sequence the API uses (so later API games never clash)."""
     if count <= 0:
         return []
     return [row[0] for row in conn.execute(_statements()["game_ids"], {"count": count}).fetchall()]
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     if value is None:
         return NULL
     if isinstance(value, bool):
@@ -79,7 +81,7 @@ class BulkLoader:
     """Buffers rows per table; :meth:`flush` appends them all (call it inside a transaction
     to make the load atomic)."""
 
-    def __init__(self, conn: Any, batch_rows: int = 500_000) -> None:
+    def __init__(self, conn: Connection, batch_rows: int = 500_000) -> None:
         self.conn = conn
         self.batch_rows = batch_rows
         self.rows: dict[str, list[Sequence[Any]]] = {t: [] for t in TABLES}
@@ -92,7 +94,7 @@ class BulkLoader:
         if len(buffer) >= self.batch_rows:
             self._flush_table(table)
 
-    def add_game(self, rows: dict[str, list[Sequence[Any]]]) -> None:
+    def add_game(self, rows: Mapping[str, Iterable[Sequence[Any]]]) -> None:
         for table, table_rows in rows.items():
             self.add(table, table_rows)
 

@@ -13,13 +13,14 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import TypedDict
 from zoneinfo import ZoneInfo
 
 from api.domain import Conflict, GameCache, Services, utcnow
 from api.rules import PRESETS
 from api.rules.log import to_log
 from api.rules.simulate import simulate_game
+from api.storage import DuckDBRepository, DuckDBStore
 
 from .bulk import BulkLoader, game_rows, reserve_game_ids
 
@@ -71,8 +72,51 @@ def evening(week: int, people: list[Regular], rng: random.Random) -> list[str]:
     return [p.name for p in present[:8]]
 
 
+class Demo(TypedDict):
+    """What :func:`create_demo` made."""
+
+    slug: str
+    token: str  # the Stammtisch's write token (shown only once)
+    games: int
+    turns: int
+    years: tuple[int, int]  # first and last calendar year
+
+
+def _play(
+    repo: DuckDBRepository,
+    stammtisch_id: int,
+    people: list[Regular],
+    ids: dict[str, int],
+    evenings: list[datetime],
+    rng: random.Random,
+    progress: Callable[[int, int], None] | None,
+) -> tuple[int, int]:
+    """Simulate a game on every evening and bulk-load them in one transaction; returns the
+    games and turns loaded."""
+    rules = PRESETS["standard"]
+    game_ids = reserve_game_ids(repo._cur, len(evenings))  # noqa: SLF001
+    now = utcnow()
+    loader = BulkLoader(repo._cur)  # noqa: SLF001
+    try:
+        turns = 0
+        for week, (at, game_id) in enumerate(zip(evenings, game_ids, strict=True)):
+            names = evening(week, people, rng)
+            starter = names[int(rng.random() * len(names))]
+            game = simulate_game(rules, names, starter, rng, played_at=at.isoformat())
+            rows = game_rows(game_id, stammtisch_id, ids, to_log(game), now)
+            turns += len(rows["turn_facts"])
+            loader.add_game(rows)
+            if progress:
+                progress(week + 1, len(evenings))
+        with repo.transaction():
+            loaded = loader.flush()
+    finally:
+        loader.close()
+    return loaded["games"], turns
+
+
 def create_demo(
-    store: Any,
+    store: DuckDBStore,
     *,
     slug: str = "demo",
     name: str = "Demo-Stammtisch „Zur Post“",
@@ -80,7 +124,7 @@ def create_demo(
     seed: int = 1,
     first_year: int | None = None,
     progress: Callable[[int, int], None] | None = None,
-) -> dict[str, Any]:
+) -> Demo:
     """Create the demo Stammtisch in a DuckDB store; returns slug, token and counts."""
     repo = store.repository()
     try:
@@ -92,35 +136,17 @@ def create_demo(
         )
         people = regulars()
         ids = {p.name: svc.add_player(st, p.name).id for p in people}
-        rules = PRESETS["standard"]
         rng = random.Random(seed)
         first = first_year if first_year is not None else date.today().year - years
         evenings = fridays(first, years)
-        game_ids = reserve_game_ids(repo._cur, len(evenings))  # noqa: SLF001
-        now = utcnow()
-        loader = BulkLoader(repo._cur)  # noqa: SLF001
-        try:
-            turns = 0
-            for week, (at, game_id) in enumerate(zip(evenings, game_ids, strict=True)):
-                names = evening(week, people, rng)
-                starter = names[int(rng.random() * len(names))]
-                game = simulate_game(rules, names, starter, rng, played_at=at.isoformat())
-                rows = game_rows(game_id, st.id, ids, to_log(game), now)
-                turns += len(rows["turn_facts"])
-                loader.add_game(rows)
-                if progress:
-                    progress(week + 1, len(evenings))
-            with repo.transaction():
-                loaded = loader.flush()
-        finally:
-            loader.close()
+        games, turns = _play(repo, st.id, people, ids, evenings, rng, progress)
         for p in people:
             if p.leaves is not None and p.leaves < len(evenings):
                 svc.update_player(st, ids[p.name], {"retired": True})
         return {
             "slug": st.slug,
             "token": token,
-            "games": loaded["games"],
+            "games": games,
             "turns": turns,
             "years": (first, first + years - 1),
         }

@@ -14,7 +14,7 @@ from typing import Any
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from .stats import CATEGORIES
+from .stats import CATEGORIES, SHORT_NAMES, Categories, Row
 
 TEMPLATE = "schocken"
 #: one colour per player, in order of the player ids (stable across pages)
@@ -24,13 +24,6 @@ PALETTE = (
 )  # fmt: skip
 ACCENT = "#c23b3b"
 MUTED = "#9aa7b4"
-SHORT_NAMES = {
-    "schock_aus": "Schock aus",
-    "schock": "Schock",
-    "general": "General",
-    "strasse": "Straße",
-    "zahl": "Zahl",
-}
 MONTHS = ("Jan", "Feb", "Mär", "Apr", "Mai", "Jun", "Jul", "Aug", "Sep", "Okt", "Nov", "Dez")
 
 
@@ -66,7 +59,7 @@ def player_colors(player_ids: Sequence[int]) -> dict[int, str]:
     return {pid: PALETTE[i % len(PALETTE)] for i, pid in enumerate(sorted(set(player_ids)))}
 
 
-def verlierer(ranking: list[dict[str, Any]]) -> go.Figure:
+def verlierer(ranking: list[Row]) -> go.Figure:
     """Verlorene Spiele je Spieler, the Verlierer des Jahres (rank 1) highlighted."""
     rows = list(reversed(ranking))  # horizontal bars: the first rank at the top
     fig = _figure("Verlorene Spiele", height=max(220, 34 * len(rows) + 80))
@@ -89,7 +82,7 @@ def verlierer(ranking: list[dict[str, Any]]) -> go.Figure:
     return fig
 
 
-def deckel(players: list[dict[str, Any]]) -> go.Figure:
+def deckel(players: list[Row]) -> go.Figure:
     """Deckel pro Spiel je Spieler."""
     rows = sorted(players, key=lambda r: r["deckel_per_game"])
     fig = _figure("Deckel pro Spiel", height=max(220, 34 * len(rows) + 80))
@@ -110,7 +103,7 @@ def deckel(players: list[dict[str, Any]]) -> go.Figure:
     return fig
 
 
-def streaks(players: list[dict[str, Any]]) -> go.Figure:
+def streaks(players: list[Row]) -> go.Figure:
     """Längste Serie ohne verlorenes Spiel je Spieler."""
     rows = sorted(players, key=lambda r: r["longest_without_loss"])
     fig = _figure("Längste Serie ohne Niederlage", height=max(220, 34 * len(rows) + 80))
@@ -127,7 +120,7 @@ def streaks(players: list[dict[str, Any]]) -> go.Figure:
     return fig
 
 
-def categories(cats: dict[str, Any]) -> go.Figure:
+def categories(cats: Categories) -> go.Figure:
     """Anteil der Ergebnisse fairer Einzelwürfe gegen die exakte Wahrscheinlichkeit."""
     total = cats["total"]
     n = total["throws"] or 1
@@ -166,7 +159,7 @@ def categories(cats: dict[str, Any]) -> go.Figure:
     return fig
 
 
-def head_to_head(pairs: list[dict[str, Any]]) -> go.Figure:
+def head_to_head(pairs: list[Row]) -> go.Figure:
     """Finale-Siege: Zeile gegen Spalte (wie oft hat die Zeile das Finale gewonnen)."""
     names: dict[int, str] = {}
     wins: dict[tuple[int, int], int] = {}
@@ -203,7 +196,7 @@ def head_to_head(pairs: list[dict[str, Any]]) -> go.Figure:
     return fig
 
 
-def trend(rows: list[dict[str, Any]], year: int | None, colors: dict[int, str]) -> go.Figure:
+def trend(rows: list[Row], year: int | None, colors: dict[int, str]) -> go.Figure:
     """Verlorene Spiele pro Monat, gestapelt nach Spieler (ein Jahr: zwölf Monate)."""
     if year is not None:
         months = [f"{year}-{m:02d}" for m in range(1, 13)]
@@ -236,7 +229,7 @@ def trend(rows: list[dict[str, Any]], year: int | None, colors: dict[int, str]) 
     return fig
 
 
-def attendance(rows: list[dict[str, Any]]) -> go.Figure:
+def attendance(rows: list[Row]) -> go.Figure:
     """Anwesenheit: Spiele je Spieler und Jahr als Heatmap."""
     years = sorted({r["year"] for r in rows})
     names = sorted({r["name"] for r in rows})

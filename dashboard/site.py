@@ -25,11 +25,22 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+import plotly.graph_objects as go
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from api.rules import Phase
+
 from . import figures
-from .stats import CATEGORIES, CATEGORY_NAMES, MIN_GAMES_SHARE, Statistics
+from .stats import (
+    CATEGORIES,
+    CATEGORY_NAMES,
+    MIN_GAMES_SHARE,
+    Connection,
+    Period,
+    Row,
+    Statistics,
+)
 
 Progress = Callable[[int, int, str], None]
 
@@ -43,7 +54,7 @@ class BuildResult:
     out: Path
 
 
-def _num(value: Any, digits: int = 0) -> str:
+def _num(value: float | None, digits: int = 0) -> str:
     """German number: 1.234,5."""
     if value is None:
         return "–"
@@ -51,11 +62,11 @@ def _num(value: Any, digits: int = 0) -> str:
     return text.replace(",", "\0").replace(".", ",").replace("\0", ".")
 
 
-def _pct(value: Any, digits: int = 1) -> str:
+def _pct(value: float | None, digits: int = 1) -> str:
     return "–" if value is None else f"{_num(100 * value, digits)} %"
 
 
-def _date(value: Any) -> str:
+def _date(value: datetime | str | None) -> str:
     if value is None:
         return "–"
     if isinstance(value, str):
@@ -63,7 +74,16 @@ def _date(value: Any) -> str:
     return value.strftime("%d.%m.%Y")
 
 
-HALF_NAMES = {"half1": "1. Hälfte", "half2": "2. Hälfte", "finale": "Finale"}
+#: the parts of a game (the engine's phases, as the fact tables name them)
+HALF_NAMES = {
+    Phase.HALF1.value: "1. Hälfte",
+    Phase.HALF2.value: "2. Hälfte",
+    Phase.FINALE.value: "Finale",
+}
+
+
+def _half(value: str) -> str:
+    return HALF_NAMES.get(value, value)
 
 
 @cache
@@ -74,7 +94,7 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(num=_num, pct=_pct, date=_date, half=lambda h: HALF_NAMES.get(h, h))
+    env.filters.update(num=_num, pct=_pct, date=_date, half=_half)
     return env
 
 
@@ -90,7 +110,7 @@ def write_assets(out: Path) -> None:
     """plotly.min.js (once, skipped when unchanged) and the stylesheet."""
     from plotly.offline import get_plotlyjs
 
-    js = get_plotlyjs()
+    js: str = get_plotlyjs()
     target = out / "plotly.min.js"
     if not target.exists() or target.stat().st_size != len(js.encode("utf-8")):
         _write(target, js)
@@ -98,34 +118,37 @@ def write_assets(out: Path) -> None:
     _write(out / "style.css", css)
 
 
-def _html(fig: Any, div_id: str) -> Markup:
-    return Markup(
-        fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id, config=PLOTLY_CONFIG)
+def _html(fig: go.Figure, div_id: str) -> Markup:
+    html: str = fig.to_html(
+        full_html=False, include_plotlyjs=False, div_id=div_id, config=PLOTLY_CONFIG
     )
+    return Markup(html)
+
+
+def _charts(stats: Period, year: int | None, colors: dict[int, str]) -> dict[str, Markup]:
+    """The figures of a period page as HTML (none for a period without games)."""
+    if not stats["overview"]["games"]:
+        return {}
+    players = stats["players"]
+    charts = {
+        "verlierer": _html(figures.verlierer(stats["verlierer"]["ranking"]), "chart-verlierer"),
+        "deckel": _html(figures.deckel(players), "chart-deckel"),
+        "streaks": _html(figures.streaks(players), "chart-serien"),
+        "categories": _html(figures.categories(stats["categories"]), "chart-wuerfe"),
+        "trend": _html(figures.trend(stats["trend"], year, colors), "chart-trend"),
+    }
+    if stats["head_to_head"]:
+        charts["head_to_head"] = _html(figures.head_to_head(stats["head_to_head"]), "chart-finale")
+    if year is None:
+        charts["attendance"] = _html(figures.attendance(stats["attendance"]), "chart-anwesenheit")
+    return charts
 
 
 def page_context(
-    stats: dict[str, Any], stammtisch: dict[str, Any], year: int | None, colors: dict[int, str]
+    stats: Period, stammtisch: Row, year: int | None, colors: dict[int, str]
 ) -> dict[str, Any]:
     """Everything a period page shows: the statistics, the figures as HTML, labels."""
-    players = stats["players"]
-    charts = {}
-    if stats["overview"]["games"]:
-        charts = {
-            "verlierer": _html(figures.verlierer(stats["verlierer"]["ranking"]), "chart-verlierer"),
-            "deckel": _html(figures.deckel(players), "chart-deckel"),
-            "streaks": _html(figures.streaks(players), "chart-serien"),
-            "categories": _html(figures.categories(stats["categories"]), "chart-wuerfe"),
-            "trend": _html(figures.trend(stats["trend"], year, colors), "chart-trend"),
-        }
-        if stats["head_to_head"]:
-            charts["head_to_head"] = _html(
-                figures.head_to_head(stats["head_to_head"]), "chart-finale"
-            )
-        if year is None:
-            charts["attendance"] = _html(
-                figures.attendance(stats["attendance"]), "chart-anwesenheit"
-            )
+    charts = _charts(stats, year, colors)
     months = sorted({r["month"] for r in stats["trend"]})
     trend_names = sorted({(r["name"], r["player_id"]) for r in stats["trend"]})
     trend_cells = {(r["month"], r["player_id"]): r["games_lost"] for r in stats["trend"]}
@@ -151,24 +174,14 @@ def page_context(
     }
 
 
-def build_site(
-    conn: Any,
-    out: str | Path,
-    *,
-    slugs: Iterable[str] | None = None,
-    include_private: bool = False,
-    periods: dict[str, set[int | None]] | None = None,
-    index_all: bool = False,
-    progress: Progress | None = None,
-) -> BuildResult:
-    """Write the site for every (public) Stammtisch, or only those of ``slugs``.
-
-    ``periods`` limits a Stammtisch's pages to some years (``None``: the all-time page); a
-    Stammtisch missing from it gets every page. The index is always rewritten; it lists the
-    Stammtische built now or before (``index_all``: every visible one, built later on demand)."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    stats = Statistics(conn)
+def _select(
+    stats: Statistics,
+    out: Path,
+    slugs: Iterable[str] | None,
+    include_private: bool,
+    index_all: bool,
+) -> tuple[list[Row], list[Row]]:
+    """The Stammtische to build now and those the index lists (see :func:`build_site`)."""
     wanted = set(slugs) if slugs is not None else None
     everything = stats.stammtische(include_private=include_private or wanted is not None)
     chosen = [s for s in everything if wanted is None or s["slug"] in wanted]
@@ -185,18 +198,32 @@ def build_site(
         for s in [*visible, *(c for c in chosen if c not in visible)]
         if index_all or s["slug"] in built_now or (out / s["slug"] / "index.html").exists()
     ]
-    env = environment()
-    write_assets(out)
-    plan = []
+    return chosen, listed
+
+
+#: a Stammtisch to build: its row, its years (rows of the query ``years``), the periods to write
+_Plan = list[tuple[Row, list[Row], list[int | None]]]
+
+
+def _plan(
+    stats: Statistics, chosen: list[Row], periods: dict[str, set[int | None]] | None
+) -> _Plan:
+    plan: _Plan = []
     for st in chosen:
         years = stats.years(st["id"])
-        todo = [None, *(r["year"] for r in years)]
+        todo: list[int | None] = [None, *(r["year"] for r in years)]
         if periods is not None and st["slug"] in periods:
             todo = [y for y in todo if y in periods[st["slug"]]]
         plan.append((st, years, todo))
+    return plan
+
+
+def _write_pages(
+    stats: Statistics, env: Environment, out: Path, plan: _Plan, progress: Progress | None
+) -> int:
+    """Write the period pages of the plan; returns how many."""
     total = sum(len(todo) for _, _, todo in plan)
     done = 0
-    summaries: dict[int, dict[str, Any]] = {}
     for st, years, todo in plan:
         # colours follow the all-time players, so a player keeps their colour on every page
         colors = figures.player_colors([r["player_id"] for r in stats.attendance(st["id"], None)])
@@ -210,6 +237,12 @@ def build_site(
             done += 1
             if progress:
                 progress(done, total, f"{st['slug']}/{name}")
+    return done
+
+
+def _write_index(stats: Statistics, env: Environment, out: Path, listed: list[Row]) -> None:
+    """The index: the listed Stammtische with the Verlierer of their last year."""
+    summaries: dict[int, dict[str, Any]] = {}
     for st in listed:
         if st["last_year"] is not None:
             games = stats.overview(st["id"], st["last_year"])["games"]
@@ -219,4 +252,29 @@ def build_site(
         root="", stammtische=listed, latest=summaries, built=datetime.now()
     )
     _write(out / "index.html", index)
+
+
+def build_site(
+    conn: Connection,
+    out: str | Path,
+    *,
+    slugs: Iterable[str] | None = None,
+    include_private: bool = False,
+    periods: dict[str, set[int | None]] | None = None,
+    index_all: bool = False,
+    progress: Progress | None = None,
+) -> BuildResult:
+    """Write the site for every (public) Stammtisch, or only those of ``slugs``.
+
+    ``periods`` limits a Stammtisch's pages to some years (``None``: the all-time page); a
+    Stammtisch missing from it gets every page. The index is always rewritten; it lists the
+    Stammtische built now or before (``index_all``: every visible one, built later on demand)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    stats = Statistics(conn)
+    chosen, listed = _select(stats, out, slugs, include_private, index_all)
+    env = environment()
+    write_assets(out)
+    done = _write_pages(stats, env, out, _plan(stats, chosen, periods), progress)
+    _write_index(stats, env, out, listed)
     return BuildResult(len(chosen), done + 1, out)

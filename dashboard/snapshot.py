@@ -10,18 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 import duckdb
 
+from api.storage import DuckDBRepository, MemoryRepository
 from api.storage.records import FACT_COLUMNS
 from api.storage.sql import migrations
 
 from .bulk import BulkLoader, moment
-from .stats import Statistics
+from .stats import Connection, Statistics
 
 
-def memory_to_duckdb(repo: Any) -> duckdb.DuckDBPyConnection:
+def memory_to_duckdb(repo: MemoryRepository) -> duckdb.DuckDBPyConnection:
     """A new in-memory DuckDB holding everything of a :class:`~api.storage.MemoryRepository`."""
     conn = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False})
     for _, _, sql in migrations():
@@ -69,11 +69,10 @@ def memory_to_duckdb(repo: Any) -> duckdb.DuckDBPyConnection:
 
 
 @contextmanager
-def connection_for(repo: Any) -> Iterator[Any]:
+def connection_for(repo: DuckDBRepository | MemoryRepository) -> Iterator[Connection]:
     """The repository's DuckDB cursor, or a DuckDB copy of the in-memory fake."""
-    cursor = getattr(repo, "_cur", None)  # the DuckDB adapter keeps its cursor here
-    if cursor is not None:
-        yield cursor
+    if isinstance(repo, DuckDBRepository):
+        yield repo._cur  # noqa: SLF001 - the DuckDB adapter's cursor
         return
     conn = memory_to_duckdb(repo)
     try:
@@ -83,7 +82,7 @@ def connection_for(repo: Any) -> Iterator[Any]:
 
 
 @contextmanager
-def statistics_for(repo: Any) -> Iterator[Statistics]:
+def statistics_for(repo: DuckDBRepository | MemoryRepository) -> Iterator[Statistics]:
     """:class:`Statistics` on the repository's store (see :func:`connection_for`)."""
     with connection_for(repo) as conn:
         yield Statistics(conn)

@@ -11,35 +11,54 @@ Only finished games count. A game's year is its calendar year at the table (``ga
 
 from __future__ import annotations
 
+import itertools
 import math
+import os.path
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 from importlib.resources import files
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
+
+from api.rules import Category, Evaluation, Ruleset, evaluate
 
 #: the safest player needs at least this share of the period's games (rounded up, at least 1)
 MIN_GAMES_SHARE = Fraction(1, 4)
 #: rows per record list
 RECORD_LIMIT = 5
 
-#: categories of one throw of three dice, read from the dice in the default order
-CATEGORIES = ("schock_aus", "schock", "general", "strasse", "zahl")
-CATEGORY_NAMES = {
-    "schock_aus": "Schock aus",
-    "schock": "Schock (6 bis 2)",
-    "general": "General",
-    "strasse": "Straße",
-    "zahl": "Zahl",
+#: one row of a query: column name → value
+Row = dict[str, Any]
+
+
+def _one_throw() -> dict[Category, list[Evaluation]]:
+    """The engine's evaluation of every ordered throw of three dice in the default order
+    (a default :class:`~api.rules.Ruleset`: no special results), by category."""
+    rules = Ruleset()
+    found: dict[Category, list[Evaluation]] = {}
+    for dice in itertools.product(range(1, 7), repeat=3):
+        ev = evaluate(dice, False, rules)
+        found.setdefault(ev.category, []).append(ev)
+    return found
+
+
+_ONE_THROW = _one_throw()
+#: categories of one throw of three dice, read from the dice in the default order: the engine's
+#: categories (in their order) that some throw has there – every one but the special results
+CATEGORIES: tuple[str, ...] = tuple(c.value for c in Category if c in _ONE_THROW)
+#: the engine's name of each category: what the names of its results share ("Schock 4" → Schock)
+SHORT_NAMES: dict[str, str] = {
+    c: os.path.commonprefix([ev.name for ev in _ONE_THROW[Category(c)]]).strip() for c in CATEGORIES
+}
+#: the names the statistics show; a Schock's height is part of its result's name
+CATEGORY_NAMES: dict[str, str] = {
+    c: f"{SHORT_NAMES[c]} (6 bis 2)" if c == Category.SCHOCK else SHORT_NAMES[c] for c in CATEGORIES
 }
 #: exact probabilities of one throw of three dice (RULES.md section 2): 216 equally likely outcomes
-PROBABILITIES = {
-    "schock_aus": Fraction(1, 216),
-    "schock": Fraction(15, 216),
-    "general": Fraction(5, 216),
-    "strasse": Fraction(24, 216),
-    "zahl": Fraction(171, 216),
+PROBABILITIES: dict[str, Fraction] = {
+    c: Fraction(len(_ONE_THROW[Category(c)]), 6**3) for c in CATEGORIES
 }
 
 _PARAM = re.compile(r"\$(\w+)")
@@ -50,10 +69,71 @@ RANKING_FIELDS = (
 )  # fmt: skip
 
 
+class Cursor(Protocol):
+    """The result of :meth:`Connection.execute`."""
+
+    @property
+    def description(self) -> Sequence[Sequence[Any]]: ...
+
+    def fetchall(self) -> Sequence[Sequence[Any]]: ...
+
+
 class Connection(Protocol):
     """What a DuckDB cursor and an ``sqlite3`` connection have in common."""
 
-    def execute(self, sql: str, parameters: Any = ..., /) -> Any: ...
+    def execute(self, sql: str, parameters: Mapping[str, Any] = ..., /) -> Cursor: ...
+
+
+class Verlierer(TypedDict):
+    ranking: list[Row]
+    verlierer: list[Row]
+    safest: list[Row]
+    min_games: int
+
+
+class CategoryInfo(TypedDict):
+    category: str
+    name: str
+    probability: float
+    outcomes: int
+
+
+class Tally(TypedDict):
+    """Fair one-throw results of a player (``player_id`` ``None``: everybody) per category."""
+
+    player_id: int | None
+    name: str
+    counts: dict[str, int]
+
+
+class CategoryThrows(Tally):
+    throws: int
+    expected: dict[str, float]
+
+
+class Categories(TypedDict):
+    categories: list[CategoryInfo]
+    players: list[CategoryThrows]
+    total: CategoryThrows
+
+
+class Records(TypedDict):
+    longest_games: list[Row]
+    most_schock_aus: list[Row]
+    most_deckel_in_half: list[Row]
+
+
+class Period(TypedDict):
+    """Everything of one period (:meth:`Statistics.collect`)."""
+
+    overview: Row
+    verlierer: Verlierer
+    players: list[Row]
+    categories: Categories
+    head_to_head: list[Row]
+    records: Records
+    trend: list[Row]
+    attendance: list[Row]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +155,7 @@ def queries() -> dict[str, Query]:
     return found
 
 
-def run(conn: Connection, name: str, **params: Any) -> list[dict[str, Any]]:
+def run(conn: Connection, name: str, **params: Any) -> list[Row]:
     """Run one named query with bound parameters; rows as dicts (column name → value)."""
     query = queries()[name]
     missing = query.params - params.keys()
@@ -97,24 +177,24 @@ class Statistics:
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
 
-    def _run(self, name: str, stammtisch_id: int, year: int | None, **extra: Any):
+    def _run(self, name: str, stammtisch_id: int, year: int | None, **extra: Any) -> list[Row]:
         return run(self.conn, name, stammtisch_id=stammtisch_id, year=year, **extra)
 
     # ------------------------------------------------------------------ listings
-    def stammtische(self, include_private: bool = False) -> list[dict[str, Any]]:
+    def stammtische(self, include_private: bool = False) -> list[Row]:
         return [
             {**row, "private": bool(row["private"])}
             for row in run(self.conn, "stammtische", include_private=include_private)
         ]
 
-    def years(self, stammtisch_id: int) -> list[dict[str, Any]]:
+    def years(self, stammtisch_id: int) -> list[Row]:
         return run(self.conn, "years", stammtisch_id=stammtisch_id)
 
     # ------------------------------------------------------------------ statistics
-    def overview(self, stammtisch_id: int, year: int | None) -> dict[str, Any]:
+    def overview(self, stammtisch_id: int, year: int | None) -> Row:
         return {"year": year, **self._run("overview", stammtisch_id, year)[0]}
 
-    def players(self, stammtisch_id: int, year: int | None, games: int) -> list[dict[str, Any]]:
+    def players(self, stammtisch_id: int, year: int | None, games: int) -> list[Row]:
         """Per player stats with both ranks; ``games`` is the number of finished games in the
         period (see :meth:`overview`), which sets the minimum for the safest player."""
         return self._run("player_stats", stammtisch_id, year, min_games=min_games(games))
@@ -124,8 +204,8 @@ class Statistics:
         stammtisch_id: int,
         year: int | None,
         games: int,
-        players: list[dict[str, Any]] | None = None,
-    ) -> dict[str, Any]:
+        players: list[Row] | None = None,
+    ) -> Verlierer:
         """The ranking, the Verlierer des Jahres (rank 1, may be shared) and the safest player(s).
 
         ``players`` are the rows of :meth:`players` when the caller has them already."""
@@ -142,9 +222,9 @@ class Statistics:
             "min_games": min_games(games),
         }
 
-    def categories(self, stammtisch_id: int, year: int | None) -> dict[str, Any]:
+    def categories(self, stammtisch_id: int, year: int | None) -> Categories:
         """Fair one-throw results per player and in total, against the exact probabilities."""
-        by_player: dict[int, dict[str, Any]] = {}
+        by_player: dict[int, Tally] = {}
         for row in self._run("categories", stammtisch_id, year):
             entry = by_player.setdefault(
                 row["player_id"],
@@ -175,10 +255,10 @@ class Statistics:
             "total": _with_expected({"player_id": None, "name": "Alle", "counts": total}),
         }
 
-    def head_to_head(self, stammtisch_id: int, year: int | None) -> list[dict[str, Any]]:
+    def head_to_head(self, stammtisch_id: int, year: int | None) -> list[Row]:
         return self._run("head_to_head", stammtisch_id, year)
 
-    def records(self, stammtisch_id: int, year: int | None) -> dict[str, Any]:
+    def records(self, stammtisch_id: int, year: int | None) -> Records:
         return {
             "longest_games": self._run(
                 "record_longest_games", stammtisch_id, year, limit=RECORD_LIMIT
@@ -191,13 +271,13 @@ class Statistics:
             ),
         }
 
-    def trend(self, stammtisch_id: int, year: int | None) -> list[dict[str, Any]]:
+    def trend(self, stammtisch_id: int, year: int | None) -> list[Row]:
         return self._run("trend_month", stammtisch_id, year)
 
-    def attendance(self, stammtisch_id: int, year: int | None) -> list[dict[str, Any]]:
+    def attendance(self, stammtisch_id: int, year: int | None) -> list[Row]:
         return self._run("attendance_year", stammtisch_id, year)
 
-    def collect(self, stammtisch_id: int, year: int | None) -> dict[str, Any]:
+    def collect(self, stammtisch_id: int, year: int | None) -> Period:
         """Everything of one period, as the site and ``/statistics`` show it."""
         overview = self.overview(stammtisch_id, year)
         players = self.players(stammtisch_id, year, overview["games"])
@@ -213,7 +293,7 @@ class Statistics:
         }
 
 
-def _with_expected(entry: dict[str, Any]) -> dict[str, Any]:
+def _with_expected(entry: Tally) -> CategoryThrows:
     n = sum(entry["counts"].values())
     expected = {cat: float(n * PROBABILITIES[cat]) for cat in CATEGORIES}
     return {**entry, "throws": n, "expected": expected}

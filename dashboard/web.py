@@ -19,15 +19,18 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Flask, current_app, send_file, send_from_directory
+from flask import Blueprint, Flask, Response, current_app, send_file, send_from_directory
+
+from api.storage import DuckDBStore, MemoryStore
 
 from .site import build_site
 from .snapshot import connection_for
-from .stats import run
+from .stats import Connection, run
 
 EXTENSION = "schocken_dashboard"
 MARKER = ".schocken-dashboard"
 
+#: per year (``None``: all time) what the pages of that period depend on (``freshness.sql``)
 Versions = dict[int | None, tuple[Any, ...]]
 
 
@@ -50,14 +53,16 @@ class SiteCache:
         marker.write_text("built by the Schocken server; emptied on every start\n")
 
     @staticmethod
-    def versions(cursor: Any) -> dict[str, Versions]:
+    def versions(cursor: Connection) -> dict[str, Versions]:
         now: dict[str, Versions] = {}
         for row in run(cursor, "freshness", include_private=False):
             key = (row["games"], row["entries"], row["last_game"], row["about"])
             now.setdefault(row["slug"], {})[row["year"]] = key
         return now
 
-    def refresh(self, cursor: Any, slug: str | None = None, everything: bool = False) -> None:
+    def refresh(
+        self, cursor: Connection, slug: str | None = None, everything: bool = False
+    ) -> None:
         """Rebuild the index when stale, and the pages of ``slug`` (or of every Stammtisch)."""
         with self.lock:
             if self.index is None:
@@ -83,8 +88,8 @@ class SiteCache:
 
 def _refresh(slug: str | None = None, everything: bool = False) -> Path:
     """The site folder, rebuilt where stale."""
-    state = current_app.extensions["schocken"]
-    repository = state.store.repository()
+    store: DuckDBStore | MemoryStore = current_app.extensions["schocken"].store
+    repository = store.repository()
     try:
         with connection_for(repository) as conn:
             site: SiteCache = current_app.extensions[EXTENSION]
@@ -98,11 +103,11 @@ def blueprint() -> Blueprint:
     bp = Blueprint("dashboard", __name__)
 
     @bp.route("/dashboard/")
-    def index():
+    def index() -> Response:
         return send_from_directory(_refresh(), "index.html", max_age=0)
 
     @bp.route("/dashboard/site.zip")
-    def archive():
+    def archive() -> Response:
         folder = _refresh(everything=True)
         buffer = io.BytesIO()
         with current_app.extensions[EXTENSION].lock:
@@ -114,7 +119,7 @@ def blueprint() -> Blueprint:
         return send_file(buffer, mimetype="application/zip", download_name="dashboard.zip")
 
     @bp.route("/dashboard/<path:filename>")
-    def page(filename: str):
+    def page(filename: str) -> Response:
         if filename.endswith("/") or "." not in filename.rpartition("/")[2]:
             filename = filename.rstrip("/") + "/index.html"  # a Stammtisch's folder
         slug, _, rest = filename.partition("/")

@@ -6,18 +6,15 @@ move is legal. Every field carries a description and an example; German domain t
 """
 
 from .common import DomainEventSchema, ErrorSchema, HealthSchema
+from .game_state import GameListSchema, GameSchema, UndoRecordSchema, WriteResultSchema
 from .games import (
     GameListQuerySchema,
-    GameListSchema,
     GameLogSchema,
-    GameSchema,
     GameStartSchema,
     PenaltyRequestSchema,
     ThrowRequestSchema,
     TurnRequestSchema,
-    UndoRecordSchema,
     UndoRequestSchema,
-    WriteResultSchema,
 )
 from .players import PlayerCreateSchema, PlayerSchema, PlayerUpdateSchema
 from .rules import EvaluateRequestSchema, EvaluationSchema, PresetSchema, RulesConfigSchema

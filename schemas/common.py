@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
+
+from api.rules.turns import MAX_NAME
 
 #: printable text only: line breaks and other control characters in a name break logs, CSV
 #: exports and pages (a carriage return in a name made the statistics fail)
@@ -13,7 +16,7 @@ PRINTABLE = validate.Regexp(
     r"^[^\x00-\x1f\x7f]*$",
     error="Nur druckbare Zeichen, keine Zeilenumbrüche oder Steuerzeichen.",
 )
-PLAYER_NAME = [validate.Length(min=1, max=40), PRINTABLE]
+PLAYER_NAME = [validate.Length(min=1, max=MAX_NAME), PRINTABLE]
 
 
 class Bool(fields.Boolean):
@@ -30,6 +33,12 @@ class Int(fields.Integer):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(strict=True, **kwargs)
+
+
+def either(values: Iterable[str]) -> str:
+    """``["a", "b", "c"]`` → ``"a, b or c"``: the values of a documented field."""
+    *first, last = values
+    return f"{', '.join(first)} or {last}" if first else last
 
 
 def doc(description: str, example: Any, **extra: Any) -> dict[str, Any]:
@@ -69,7 +78,10 @@ class Verbatim(fields.Nested):
     documented keys; marshmallow's field-by-field dump of a long game's history would cost
     more than recording the turn. The contract test checks every response against the schema."""
 
-    def _serialize(self, nested_obj: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
+    # marshmallow's Nested calls the value nested_obj where its base class Field says value
+    def _serialize(  # type: ignore[override]
+        self, nested_obj: Any, attr: str | None, obj: Any, **kwargs: Any
+    ) -> Any:
         return nested_obj
 
 
@@ -77,7 +89,9 @@ def player_field(description: str, example: str = "Anna", **kwargs: Any) -> fiel
     return fields.String(validate=PLAYER_NAME, metadata=doc(description, example), **kwargs)
 
 
-def dice_field(description: str, example: list[int], *, minimum: int, maximum: int, **kw: Any):
+def dice_field(
+    description: str, example: list[int], *, minimum: int, maximum: int, **kw: Any
+) -> fields.List[int]:
     return fields.List(
         Int(validate=validate.Range(1, 6), metadata=doc("Pips of one die, 1 to 6.", 4)),
         validate=validate.Length(min=minimum, max=maximum),

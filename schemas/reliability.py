@@ -5,7 +5,7 @@ from __future__ import annotations
 from marshmallow import fields
 
 from .common import ErrorSchema, doc
-from .games import GameSchema
+from .game_state import GameSchema
 
 
 class PreconditionFailedSchema(ErrorSchema):

@@ -2,11 +2,32 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from marshmallow import Schema, fields, validate
+
+from api.rules import PRESETS
+from api.rules.ruleset import (
+    HAND_BEATS_VALUES,
+    HAND_ONLY_VALUES,
+    FinaleOpener,
+    Jule,
+    NextStarter,
+    PenaltyMode,
+    SchockAus,
+    Strassen,
+    Ties,
+)
 
 from .common import Bool, Int, dice_field, doc
 
-PRESET_NAMES = ("standard", "wikipedia", "bvb", "hennef", "wolbeck", "party", "nrw")
+#: the engine's presets, in its order
+PRESET_NAMES: tuple[str, ...] = tuple(PRESETS)
+
+
+def _values(option: type[StrEnum]) -> tuple[str, ...]:
+    """The values of one of the engine's options, in its order."""
+    return tuple(member.value for member in option)
 
 
 def _flag(description: str, example: bool = True) -> fields.Boolean:
@@ -17,7 +38,7 @@ def _choice(values: tuple[str, ...], description: str) -> fields.String:
     return fields.String(validate=validate.OneOf(values), metadata=doc(description, values[-1]))
 
 
-def _subset(values: tuple[str, ...], description: str) -> fields.List:
+def _subset(values: tuple[str, ...], description: str) -> fields.List[str]:
     return fields.List(
         fields.String(validate=validate.OneOf(values), metadata=doc("One value.", values[0])),
         validate=validate.Length(max=len(values)),
@@ -39,18 +60,18 @@ class OverridesSchema(Schema):
     sixes_turning = _flag("Two sixes of one throw may be turned into a one (umdrehen).")
     ones_only_aside = _flag("Only ones may be set aside.")
     general_over_schock2 = _flag("A General (three of a kind) beats Schock 2.")
-    strassen = _choice(("height", "equal"), "Straßen (runs) ranked by height or all equal.")
+    strassen = _choice(_values(Strassen), "Straßen (runs) ranked by height or all equal.")
     hand_only = _subset(
-        ("general", "strasse"), "Results that count only from the hand (else they are a Zahl)."
+        HAND_ONLY_VALUES, "Results that count only from the hand (else they are a Zahl)."
     )
     hand_beats_assembled = _subset(
-        ("schock_aus", "schock"), "Results where one from the hand beats an equal assembled one."
+        HAND_BEATS_VALUES, "Results where one from the hand beats an equal assembled one."
     )
     ties = _choice(
-        ("throws_then_repeat", "later_lower_unless_fewer", "earlier_wins"),
+        _values(Ties),
         "Tie rule between equal results (RULES.md 4.4).",
     )
-    jule = _choice(("off", "top", "sieben"), "Jule 4-2-1: off, top (takes all) or sieben (7).")
+    jule = _choice(_values(Jule), "Jule 4-2-1: off, top (takes all) or sieben (7).")
     specials = fields.List(
         fields.Raw(
             metadata=doc(
@@ -64,15 +85,15 @@ class OverridesSchema(Schema):
     )
     two_fives_never_lose = _flag("A result with two fives never loses the round.")
     schock_aus = _choice(
-        ("half", "total"),
+        _values(SchockAus),
         "Schock aus (1-1-1): the worst takes every Deckel and loses the half (half), or it is "
         "worth the game's Deckel under the normal rules (total, 'Schock aus kostet 13').",
     )
     schock_aus_ends_round = _flag("A Schock aus ends the round at once.")
     passing_on = _flag("The best player passes own Deckel on even while the Mitte holds some.")
-    next_starter = _choice(("round_loser", "last_receiver"), "Who opens the next round.")
+    next_starter = _choice(_values(NextStarter), "Who opens the next round.")
     finale_opener = _choice(
-        ("last_loser", "first_half_loser"),
+        _values(FinaleOpener),
         "Who opens the Finale (the decider between the two half losers).",
     )
     blind = _flag("Blind allowed: one throw, the round's best result counts double.")
@@ -82,7 +103,7 @@ class OverridesSchema(Schema):
         metadata=doc("Strafdeckel (penalty Deckel) per violation; null: no fixed amount.", 1),
     )
     penalty_mode = _choice(
-        ("deckel", "round_loser"), "A penalty gives Deckel, or makes the offender lose the round."
+        _values(PenaltyMode), "A penalty gives Deckel, or makes the offender lose the round."
     )
     two_dice = _flag("Played with two dice; the third is imagined to fit best.", False)
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from .common import doc
+from api.rules import Phase
+
+from .common import doc, either
 
 Int = fields.Integer
 Float = fields.Float
@@ -234,7 +236,11 @@ class DeckelRecordSchema(Schema):
     played_local = _date("Start of the game")
     half = Str(
         required=True,
-        metadata=doc("half1, half2 or finale (the decider between the half losers).", "half1"),
+        metadata=doc(
+            f"{either(p for p in Phase if p is not Phase.FINISHED)} (the decider between the "
+            "half losers).",
+            "half1",
+        ),
     )
     player_id = Int(required=True, metadata=doc("The player's id.", 1))
     name = Str(required=True, metadata=doc("The player's name.", "Anna"))
