@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import Blueprint, Flask, g, send_from_directory
 
-from .config import Config
+from .config import load_config
 from .errors import SchockenApi
 from .services import GameCache
 from .storage import open_store
@@ -39,9 +39,7 @@ def _docs_static() -> Blueprint:
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__, instance_relative_config=True)
-    app.config.from_object(Config)
-    if config:
-        app.config.update(config)
+    load_config(app.config, config)  # defaults, SCHOCKEN_* from the environment, `config`
     app.json.sort_keys = False  # type: ignore[attr-defined]
 
     if app.config["STORAGE"] == "duckdb" and not app.config.get("DATABASE"):
@@ -89,7 +87,12 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     dashboard_web.init_app(app)
     app.extensions["schocken_api"] = api
 
-    # retries, If-Match, rate limit, body limits, security headers, backup (api/reliability.py)
+    # the backup endpoint, POST /api/v1/admin/backup (api/resources/admin.py)
+    from .resources import admin
+
+    admin.register(api)
+
+    # retries, If-Match, rate limit, body limits, security headers (api/reliability.py)
     from .reliability import init_reliability
 
     init_reliability(app, api)

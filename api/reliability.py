@@ -9,10 +9,9 @@
   page's own inline scripts by hash (Swagger UI's start-up, the dashboard's figures),
   ``nosniff``, frame denial, no referrer
 * the OpenAPI document gets the headers and answers this layer adds (:func:`document`)
-* ``POST /api/v1/admin/backup`` (api/backup.py)
 
-Configuration (``create_app(config)`` or the environment): ``WRITE_RATE_PER_MINUTE``
-(``SCHOCKEN_WRITE_RATE_PER_MINUTE``, default 3000, 0 = off), ``WRITE_RATE_BURST`` (default 1000),
+Configuration (defaults in api/config.py; ``create_app(config)`` or the environment):
+``WRITE_RATE_PER_MINUTE`` (``SCHOCKEN_WRITE_RATE_PER_MINUTE``, default 3000, 0 = off), ``WRITE_RATE_BURST`` (default 1000),
 ``IDEMPOTENCY_TTL_HOURS`` (default 48), ``MAX_JSON_DEPTH`` (default 32), ``ADMIN_TOKEN``
 (``SCHOCKEN_ADMIN_TOKEN``; default: generated into ``<instance>/admin_token``).
 """
@@ -23,7 +22,6 @@ import base64
 import copy
 import hashlib
 import json
-import os
 import re
 from typing import Any
 
@@ -32,14 +30,6 @@ from webargs.flaskparser import abort
 
 from .idempotency import KEY_HEADER, KEY_PATTERN, WRITE_METHODS, guard_writes
 from .ratelimit import init_rate_limit
-
-DEFAULTS: dict[str, Any] = {
-    "WRITE_RATE_PER_MINUTE": float(os.environ.get("SCHOCKEN_WRITE_RATE_PER_MINUTE", 3000)),
-    "WRITE_RATE_BURST": int(os.environ.get("SCHOCKEN_WRITE_RATE_BURST", 1000)),
-    "IDEMPOTENCY_TTL_HOURS": 48,
-    "MAX_JSON_DEPTH": 32,
-    "ADMIN_TOKEN": os.environ.get("SCHOCKEN_ADMIN_TOKEN"),
-}
 
 _INLINE_SCRIPT = re.compile(rb"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", re.S | re.I)
 
@@ -168,11 +158,6 @@ def document(api: Any) -> None:
 
 def init_reliability(app: Flask, api: Any) -> None:
     """Call at the end of ``create_app``, after every blueprint is registered."""
-    for name, value in DEFAULTS.items():
-        app.config.setdefault(name, value)
-    from .backup import init_backup
-
-    init_backup(app, api)
     init_rate_limit(app)
     app.before_request(_check_json_depth)
     guard_writes(app)
