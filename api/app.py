@@ -16,11 +16,11 @@ from flask import Blueprint, Flask, send_from_directory
 
 from dashboard import web as dashboard_web
 
-from .config import Config
+from .config import load_config
 from .domain import GameCache
 from .http import init_http
 from .http.errors import SchockenApi
-from .resources import register, statistics
+from .resources import admin, register, statistics
 from .storage import open_store
 from .web import init_web
 
@@ -44,9 +44,7 @@ def _docs_static() -> Blueprint:
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__, instance_relative_config=True)
-    app.config.from_object(Config)
-    if config:
-        app.config.update(config)
+    load_config(app.config, config)  # defaults, SCHOCKEN_* from the environment, `config`
     app.json.sort_keys = False  # type: ignore[attr-defined]
 
     if app.config["STORAGE"] == "duckdb" and not app.config.get("DATABASE"):
@@ -80,6 +78,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     dashboard_web.init_app(app)
     app.extensions["schocken_api"] = api
 
-    # retries, If-Match, rate limit, body limits, security headers, backup (api/http)
+    # the backup endpoint, POST /api/v1/admin/backup (api/resources/admin.py)
+    admin.register(api)
+
+    # retries, If-Match, rate limit, body limits, security headers (api/http)
     init_http(app, api)
     return app

@@ -1,13 +1,38 @@
-"""Configuration of the web application.
+"""Configuration of the web application: one object, three layers, read when an app is made.
 
-:class:`Config` holds the defaults; ``create_app(config)`` takes a mapping that overrides any key.
+:class:`Config` holds every default as a plain value; `load_config` (called by ``create_app``)
+puts them into ``app.config``, then the environment through Flask's
+``app.config.from_prefixed_env("SCHOCKEN")`` (``SCHOCKEN_DATABASE`` sets ``DATABASE``,
+``SCHOCKEN_WRITE_RATE_PER_MINUTE`` sets ``WRITE_RATE_PER_MINUTE``, …), then the mapping given to
+``create_app(config)``, which wins. Nothing is read at import time.
+
+An environment value becomes the type of the setting's default: ``SCHOCKEN_DUCKDB_THREADS=4``
+an ``int``, ``SCHOCKEN_COOKIE_SECURE=1`` (or ``true``/``yes``/``on``) ``True``, and a string
+setting stays the string it is (a secret key of digits is not a number). A variable for a
+setting without a default here is parsed as JSON, as Flask does, else kept as a string.
+
 Every ``API_*`` / ``OPENAPI_*`` key is read once, when flask-smorest's ``Api`` is initialised.
 """
 
 from __future__ import annotations
 
+import copy
+import functools
+import json
 import os
+from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any, get_type_hints
+
+from flask import Config as FlaskConfig
+from flask import Flask
+
+#: environment variables ``SCHOCKEN_<KEY>`` set the setting ``<KEY>``
+PREFIX = "SCHOCKEN"
+#: the app's import name (``create_app`` in :mod:`api.app`): its instance folder
+APP_NAME = "api.app"
+#: spellings of "yes" for a boolean setting in the environment
+TRUE = frozenset({"1", "true", "yes", "on"})
 
 
 def _version() -> str:
@@ -18,20 +43,21 @@ def _version() -> str:
 
 
 class Config:
-    """Defaults; environment variables ``SCHOCKEN_DATABASE`` and ``SCHOCKEN_STORAGE`` override."""
+    """Every default of the app; ``SCHOCKEN_<KEY>`` in the environment overrides ``<KEY>``."""
 
+    # ---- storage -------------------------------------------------------------------------
     #: path of the DuckDB file; ``None`` means ``<instance folder>/schocken.duckdb``;
     #: ``":memory:"`` an in-process database that vanishes with the process
-    DATABASE: str | None = os.environ.get("SCHOCKEN_DATABASE")
+    DATABASE: str | None = None
     #: ``"duckdb"`` (the embedded default) or ``"memory"`` (the in-memory fake, for tests)
-    STORAGE: str = os.environ.get("SCHOCKEN_STORAGE", "duckdb")
+    STORAGE: str = "duckdb"
     #: DuckDB worker threads of the server. Its statements are small (one entry, one
     #: Stammtisch-year) and come from several request threads at once: splitting each over
     #: more threads only adds coordination (statistics of a Stammtisch-year: 85 → 66 ms here)
-    DUCKDB_THREADS: int = int(os.environ.get("SCHOCKEN_DUCKDB_THREADS", "1"))
+    DUCKDB_THREADS: int = 1
     #: threads that commit recorded entries (group commit), each with its own cursor: while
     #: one writes a batch, the next batch is written beside it (8 clients here: about +10 %)
-    DUCKDB_WRITERS: int = int(os.environ.get("SCHOCKEN_DUCKDB_WRITERS", "2"))
+    DUCKDB_WRITERS: int = 2
     #: request bodies above this size get 413; a whole game log fits easily
     MAX_CONTENT_LENGTH: int = 1024 * 1024
     #: games whose engine state is kept in memory between requests (per process)
@@ -39,28 +65,47 @@ class Config:
     #: biggest page of the game list
     MAX_PAGE_SIZE: int = 100
 
+    # ---- reliability (api/reliability.py) --------------------------------------------------
+    #: writes per minute and token (0: no limit), refilled continuously up to the burst
+    WRITE_RATE_PER_MINUTE: float = 3000.0
+    WRITE_RATE_BURST: int = 1000
+    #: how long the answer of an idempotent write is kept for a repeat
+    IDEMPOTENCY_TTL_HOURS: int = 48
+    #: JSON bodies nested deeper than this are a 422
+    MAX_JSON_DEPTH: int = 32
+    #: token of ``POST /api/v1/admin/backup``; ``None``: generated once into
+    #: ``<instance>/admin_token``
+    ADMIN_TOKEN: str | None = None
+
     # ---- the pub form (api/web) ----------------------------------------------------------
     #: signs the session cookie; ``None``: generated once into ``<instance>/secret_key``
-    SECRET_KEY: str | None = os.environ.get("SCHOCKEN_SECRET_KEY")
-    SESSION_COOKIE_NAME = "schocken_session"
-    SESSION_COOKIE_HTTPONLY = True
-    SESSION_COOKIE_SAMESITE = "Lax"
-    #: ``True``: always ``Secure``; ``False``: ``Secure`` whenever the request is HTTPS
-    SESSION_COOKIE_SECURE = os.environ.get("SCHOCKEN_COOKIE_SECURE", "") == "1"
+    SECRET_KEY: str | None = None
+    SESSION_COOKIE_NAME: str = "schocken_session"
+    SESSION_COOKIE_HTTPONLY: bool = True
+    SESSION_COOKIE_SAMESITE: str = "Lax"
+    #: ``True`` (``SCHOCKEN_COOKIE_SECURE=1``): the session cookie is always ``Secure``;
+    #: ``False``: ``Secure`` whenever the request is HTTPS. Sets ``SESSION_COOKIE_SECURE``.
+    COOKIE_SECURE: bool = False
+    SESSION_COOKIE_SECURE: bool = False
     #: where the Stammtisch's statistics live (the dashboard)
-    STATS_URL = "/dashboard/{slug}/"
+    STATS_URL: str = "/dashboard/{slug}/"
     #: time zone of the pub table (dates shown on the pages, ``played_at`` of new games)
-    WEB_TIMEZONE = "Europe/Berlin"
+    WEB_TIMEZONE: str = "Europe/Berlin"
 
-    API_TITLE = "Schocken scorekeeper API"
-    API_VERSION = _version()
-    OPENAPI_VERSION = "3.1.0"
-    OPENAPI_URL_PREFIX = "/"
-    OPENAPI_JSON_PATH = "openapi.json"
-    OPENAPI_SWAGGER_UI_PATH = "/docs"
+    # ---- the statistics site (dashboard/web.py) ------------------------------------------
+    #: folder of the built site; ``None``: ``<instance>/dashboard``
+    DASHBOARD_DIR: str | None = None
+
+    # ---- the OpenAPI document ------------------------------------------------------------
+    API_TITLE: str = "Schocken scorekeeper API"
+    API_VERSION: str = _version()
+    OPENAPI_VERSION: str = "3.1.0"
+    OPENAPI_URL_PREFIX: str = "/"
+    OPENAPI_JSON_PATH: str = "openapi.json"
+    OPENAPI_SWAGGER_UI_PATH: str = "/docs"
     #: Swagger UI is served from the files of the ``flask-swagger-ui`` package (no CDN)
-    OPENAPI_SWAGGER_UI_URL = "/docs/static/"
-    API_SPEC_OPTIONS = {
+    OPENAPI_SWAGGER_UI_URL: str = "/docs/static/"
+    API_SPEC_OPTIONS: dict[str, Any] = {
         "info": {
             "description": (
                 "Record Schocken games from any client. The API validates every throw against "
@@ -74,3 +119,70 @@ class Config:
         },
         "servers": [{"url": "/", "description": "this server"}],
     }
+
+
+@functools.cache
+def _hints() -> dict[str, Any]:
+    return get_type_hints(Config)
+
+
+class _Raw(str):
+    """A value as the environment spells it, before :func:`_typed` converts it."""
+
+
+def _typed(key: str, value: Any) -> Any:
+    """An environment value as the type of the setting's default (see the module's text)."""
+    if isinstance(value, dict):
+        return {k: _typed("", v) for k, v in value.items()}
+    if not isinstance(value, _Raw):
+        return value
+    raw = str(value)
+    kind = _hints().get(key)
+    try:
+        if kind is bool:
+            return raw.strip().lower() in TRUE
+        if kind is int:
+            return int(raw)
+        if kind is float:
+            return float(raw)
+    except ValueError:
+        raise ValueError(f"{PREFIX}_{key}={raw!r}: expected a number") from None
+    if kind in (str, str | None):
+        return raw
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
+
+
+def load_config(config: FlaskConfig, overrides: Mapping[str, Any] | None = None) -> None:
+    """Fill ``config``: the defaults of :class:`Config`, the environment, then ``overrides``."""
+    config.from_object(Config)
+    for key, value in config.items():  # no app may change the class's nested defaults
+        if isinstance(value, dict | list):
+            config[key] = copy.deepcopy(value)
+    config.from_prefixed_env(PREFIX, loads=_Raw)
+    for key, value in list(config.items()):
+        config[key] = _typed(key, value)
+    if config["COOKIE_SECURE"]:
+        config["SESSION_COOKIE_SECURE"] = True
+    if overrides:
+        config.update(overrides)
+
+
+def settings(overrides: Mapping[str, Any] | None = None) -> FlaskConfig:
+    """The configuration an app made now would get, without making one (for the CLI)."""
+    config = FlaskConfig(instance_path())
+    load_config(config, overrides)
+    return config
+
+
+def instance_path() -> str:
+    """The app's instance folder (``instance/`` of a source checkout)."""
+    return Flask(APP_NAME, instance_relative_config=True).instance_path
+
+
+def default_database() -> str:
+    """The DuckDB file ``schocken serve`` opens: ``DATABASE`` (``SCHOCKEN_DATABASE``) or
+    ``<instance>/schocken.duckdb``."""
+    return str(settings()["DATABASE"] or os.path.join(instance_path(), "schocken.duckdb"))

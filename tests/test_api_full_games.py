@@ -25,7 +25,7 @@ def replay_cli(log, tmp_path, capsys):
     path = tmp_path / "game.json"
     path.write_text(json.dumps(log, ensure_ascii=False), encoding="utf-8")
     capsys.readouterr()
-    assert main(["replay", str(path)]) == 0
+    assert main(["replay", str(path)], standalone_mode=False) == 0
     return json.loads(capsys.readouterr().out)
 
 

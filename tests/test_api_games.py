@@ -417,7 +417,7 @@ def test_an_api_game_exports_a_log_that_replays_to_the_same_outcome(table, capsy
     path = tmp_path / "log.json"
     path.write_text(json.dumps(exported))
     capsys.readouterr()
-    assert main(["replay", str(path)]) == 0
+    assert main(["replay", str(path)], standalone_mode=False) == 0
     replayed = json.loads(capsys.readouterr().out)
     g = table.game(game)
     assert g["outcome"]["state"]["limit"] == 2

@@ -16,7 +16,7 @@ from werkzeug.serving import make_server
 
 from api.app import create_app
 from api.cli import main
-from api.cli_server import openapi_yaml
+from api.cli.server import openapi_yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,9 +29,9 @@ def test_the_committed_openapi_yaml_is_what_the_app_generates():
 def test_schocken_openapi_check_fails_on_drift(tmp_path, capsys):
     out = tmp_path / "openapi.yaml"
     out.write_text("openapi: 3.1.0\n")
-    assert main(["openapi", "--check", "--out", str(out)]) == 1
-    assert main(["openapi", "--out", str(out)]) == 0
-    assert main(["openapi", "--check", "--out", str(out)]) == 0
+    assert main(["openapi", "--check", "--out", str(out)], standalone_mode=False) == 1
+    assert main(["openapi", "--out", str(out)], standalone_mode=False) == 0
+    assert main(["openapi", "--check", "--out", str(out)], standalone_mode=False) == 0
 
 
 def test_openapi_yaml_is_valid_openapi_3_1():

@@ -25,7 +25,7 @@ EXAMPLE = {
 
 
 def run(capsys, *argv: str) -> tuple[int, str]:
-    code = main(list(argv))
+    code = main(list(argv), standalone_mode=False)
     return code, capsys.readouterr().out
 
 
@@ -127,3 +127,32 @@ def test_simulate_is_reproducible_with_a_seed(capsys):
     _, second = run(capsys, "simulate", "-n", "3", "--seed", "42")
     _, other = run(capsys, "simulate", "-n", "3", "--seed", "43")
     assert first == second != other
+
+
+def test_replay_never_imports_flask_or_duckdb():
+    script = (
+        "import sys; from api.cli import main; "
+        "code = main(['replay', '-'], standalone_mode=False); "
+        "main(['--help'], standalone_mode=False); "
+        "heavy = sorted({'flask', 'duckdb', 'api.app'} & set(sys.modules)); "
+        "print(code, heavy, file=sys.stderr)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        input=json.dumps(EXAMPLE),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(result.stdout.splitlines()[0])["state"]["phase"] == "half1"
+    assert result.stderr.strip().splitlines()[-1] == "0 []"
+
+
+def test_every_command_has_help(capsys):
+    for argv in (
+        [], ["replay"], ["simulate"], ["serve"], ["openapi"], ["rebuild"], ["export"],
+        ["import"], ["backup"], ["dashboard"], ["dashboard", "build"], ["demo"],
+    ):  # fmt: skip
+        assert main([*argv, "--help"], standalone_mode=False) == 0, argv
+        out = capsys.readouterr().out
+        assert out.startswith("Usage: ") and "Options:" in out, argv

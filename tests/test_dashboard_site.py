@@ -127,7 +127,11 @@ def test_dashboard_build_reads_a_stopped_servers_file(tmp_path, capsys):
     db = str(tmp_path / "schocken.duckdb")
     make_store(path=db).close()
     assert (
-        main(["dashboard", "build", "--db", db, "--out", str(tmp_path / "out"), "--progress"]) == 0
+        main(
+            ["dashboard", "build", "--db", db, "--out", str(tmp_path / "out"), "--progress"],
+            standalone_mode=False,
+        )
+        == 0
     )
     err = capsys.readouterr().err
     assert "3/3 zur-post/2023.html" in err and "4 Seiten" in err
@@ -217,7 +221,10 @@ def test_dashboard_build_through_a_running_server(tmp_path):
     try:
         url = f"http://127.0.0.1:{httpd.server_port}"
         out = tmp_path / "copy"
-        assert main(["dashboard", "build", "--server", url, "--out", str(out)]) == 0
+        assert (
+            main(["dashboard", "build", "--server", url, "--out", str(out)], standalone_mode=False)
+            == 0
+        )
     finally:
         httpd.shutdown()
         thread.join(5)

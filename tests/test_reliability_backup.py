@@ -16,6 +16,11 @@ from api.rules import PRESETS, replay_text
 from api.rules.simulate import simulate_logs
 
 
+def schocken(*argv: str) -> int:
+    """``schocken ARGV…`` in this process: its exit code."""
+    return main(list(argv), standalone_mode=False)
+
+
 def tables_of(db) -> dict[str, list[tuple]]:
     """Every table's rows in a stable order, and the value each sequence gives next."""
     conn = duckdb.connect(str(db), read_only=True)
@@ -57,7 +62,7 @@ def test_export_and_import_round_trip_a_database_exactly(tmp_path, capsys):
     db = tmp_path / "a.duckdb"
     filled_database(db)
     out = tmp_path / "export"
-    assert main(["export", str(out), "--db", str(db)]) == 0
+    assert schocken("export", str(out), "--db", str(db)) == 0
     assert (out / "schema.sql").exists() and list(out.glob("*.parquet"))
     logs = sorted((out / "logs" / "zur-post").glob("*.json"))
     assert len(logs) == 4
@@ -67,10 +72,10 @@ def test_export_and_import_round_trip_a_database_exactly(tmp_path, capsys):
     moved.parent.mkdir()
     out.rename(moved)
     db2 = tmp_path / "b.duckdb"
-    assert main(["import", str(moved), "--db", str(db2)]) == 0
+    assert schocken("import", str(moved), "--db", str(db2)) == 0
     assert tables_of(db2) == tables_of(db)
-    assert main(["import", str(moved), "--db", str(db2)]) == 1  # never over an existing file
-    assert main(["export", str(moved), "--db", str(db)]) == 1  # never into a full folder
+    assert schocken("import", str(moved), "--db", str(db2)) == 1  # never over an existing file
+    assert schocken("export", str(moved), "--db", str(db)) == 1  # never into a full folder
     # the imported database works: migrations done, ids continue, the idempotent answer kept
     app = create_app({"DATABASE": str(db2)})
     client = app.test_client()
@@ -97,7 +102,8 @@ def test_export_and_import_round_trip_a_database_exactly(tmp_path, capsys):
 
 
 def test_backup_goes_through_the_running_server_and_restores(tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("SCHOCKEN_ADMIN_TOKEN", "admin-geheim")
+    admin = "-admin-geheim"  # a token may start with "-" (token_urlsafe: 1.5 % of them)
+    monkeypatch.setenv("SCHOCKEN_ADMIN_TOKEN", admin)
     db = tmp_path / "data" / "schocken.duckdb"
     port = free_port()
     base = f"http://127.0.0.1:{port}"
@@ -114,8 +120,10 @@ def test_backup_goes_through_the_running_server_and_restores(tmp_path, monkeypat
         url = f"/api/v1/stammtische/zur-post/games/{game['id']}"
         turn = {"player": "Anna", "dice": [1, 1, 4], "throws": 2}
         assert call(base, "POST", url + "/turns", turn, token)[0] == 201
-        assert main(["backup", str(tmp_path / "wrong"), "--server", base, "--token", token]) == 1
-        assert main(["backup", str(tmp_path / "b1"), "--server", base]) == 0
+        assert schocken("backup", str(tmp_path / "wrong"), "--server", base, "--token", token) == 1
+        assert "(403)" in capsys.readouterr().err
+        assert schocken("backup", str(tmp_path / "b1"), "--server", base) == 0
+        assert schocken("backup", str(tmp_path / "b2"), "--server", base, "--token", admin) == 0
         # the server goes on recording; the backup is the moment it was taken
         assert call(base, "POST", url + "/turns", {**turn, "player": "Bert"}, token)[0] == 201
         _, state = call(base, "GET", url)
@@ -123,7 +131,7 @@ def test_backup_goes_through_the_running_server_and_restores(tmp_path, monkeypat
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=10)
     restored = tmp_path / "restored.duckdb"
-    assert main(["import", str(tmp_path / "b1"), "--db", str(restored)]) == 0
+    assert schocken("import", str(tmp_path / "b1"), "--db", str(restored)) == 0
     app = create_app({"DATABASE": str(restored)})
     game_then = app.test_client().get(url).json
     assert game_then["seq"] == 1 and state["seq"] == 2
@@ -131,4 +139,28 @@ def test_backup_goes_through_the_running_server_and_restores(tmp_path, monkeypat
         turn
     ]
     app.extensions["schocken"].store.close()
+    capsys.readouterr()
+
+
+def test_backup_takes_a_token_that_starts_with_a_dash(tmp_path, monkeypatch, capsys):
+    from api.cli import backup as commands
+    from api.domain.backup import tar_folder
+
+    export = tmp_path / "export"
+    (export / "logs").mkdir(parents=True)
+    (export / "schema.sql").write_text("")
+    sent: list[str] = []
+
+    def fetch(server: str, token: str, timeout: float) -> bytes:
+        sent.append(token)
+        return tar_folder(export)
+
+    monkeypatch.setattr(commands, "_fetch_backup", fetch)
+    monkeypatch.delenv("SCHOCKEN_ADMIN_TOKEN", raising=False)
+    for n, argv in enumerate((["--token", "-abc"], ["--token=-abc"], ["--token", "--abc"])):
+        assert schocken("backup", str(tmp_path / f"b{n}"), *argv) == 0, argv
+        assert (tmp_path / f"b{n}" / "schema.sql").exists()
+    monkeypatch.setenv("SCHOCKEN_ADMIN_TOKEN", "-xyz")
+    assert schocken("backup", str(tmp_path / "b3")) == 0
+    assert sent == ["-abc", "-abc", "--abc", "-xyz"]
     capsys.readouterr()

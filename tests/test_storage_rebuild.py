@@ -72,7 +72,7 @@ def test_rebuild_gives_exactly_the_facts_stored_incrementally(tmp_path, capsys):
         ("round", "Dieter", 4),
     ]
 
-    assert main(["rebuild", "--db", str(db)]) == 0
+    assert main(["rebuild", "--db", str(db)], standalone_mode=False) == 0
     assert "rebuilt the facts of 7 games" in capsys.readouterr().err
 
     again = create_app({"DATABASE": str(db)})
@@ -116,7 +116,7 @@ def test_rebuild_refuses_clearly_while_another_process_holds_the_file(tmp_path, 
     )
     try:
         assert holder.stdout.readline().strip() == "ok"
-        assert main(["rebuild", "--db", str(db)]) == 1
+        assert main(["rebuild", "--db", str(db)], standalone_mode=False) == 1
         assert "läuft schon ein Server" in capsys.readouterr().err
     finally:
         holder.kill()

@@ -110,7 +110,7 @@ def test_rebuild_rewrites_the_summary_as_defined(tmp_path, capsys):
     before = rows(app, "player_game_facts")
     assert len(before) == 3 * len(PLAYERS)
     app.extensions["schocken"].store.close()
-    assert main(["rebuild", "--db", str(db)]) == 0
+    assert main(["rebuild", "--db", str(db)], standalone_mode=False) == 0
     capsys.readouterr()
     app = create_app({"DATABASE": str(db), "TESTING": True})
     try:

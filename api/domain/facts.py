@@ -1,6 +1,6 @@
 """Derived facts of one game, as rows of the fact tables (shaped for the statistics).
 
-:func:`derive_facts` is a pure function of a :class:`~api.gameplay.GameRuntime`; the service
+:func:`derive_facts` is a pure function of a :class:`~api.domain.runtime.GameRuntime`; the service
 writes its rows in the same transaction as the log entry. :func:`facts_write` compares them
 with what was written before and appends only new rows, rewriting a table only when an earlier
 row changed (undo, rebuild). Players appear by name (as at the table) and by id.

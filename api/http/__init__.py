@@ -21,7 +21,6 @@ Configuration (``create_app(config)`` or the environment): ``WRITE_RATE_PER_MINU
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from flask import Flask
@@ -33,22 +32,9 @@ from .limits import init_limits
 from .openapi import document
 from .ratelimit import init_rate_limit
 
-DEFAULTS: dict[str, Any] = {
-    "WRITE_RATE_PER_MINUTE": float(os.environ.get("SCHOCKEN_WRITE_RATE_PER_MINUTE", 3000)),
-    "WRITE_RATE_BURST": int(os.environ.get("SCHOCKEN_WRITE_RATE_BURST", 1000)),
-    "IDEMPOTENCY_TTL_HOURS": 48,
-    "MAX_JSON_DEPTH": 32,
-    "ADMIN_TOKEN": os.environ.get("SCHOCKEN_ADMIN_TOKEN"),
-}
-
 
 def init_http(app: Flask, api: Any) -> None:
     """Call at the end of ``create_app``, after every blueprint is registered."""
-    for name, value in DEFAULTS.items():
-        app.config.setdefault(name, value)
-    from ..backup import init_backup
-
-    init_backup(app, api)
     init_context(app)
     init_rate_limit(app)
     init_limits(app)

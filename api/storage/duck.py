@@ -485,6 +485,17 @@ class DuckDBRepository(Repository):
     def game_ids(self) -> list[int]:
         return [row[0] for row in self._run("game_ids").fetchall()]
 
+    # Backups (api/domain/backup.py)
+    def export_database(self, folder: Path) -> None:
+        """DuckDB's ``EXPORT DATABASE`` into ``folder`` (``schema.sql``, ``load.sql``, one
+        Parquet file per table), inside the current transaction: one consistent moment."""
+        path = str(folder).replace("'", "''")  # EXPORT takes no bound parameter
+        self._cur.execute(f"EXPORT DATABASE '{path}' (FORMAT parquet)")
+
+    def stammtisch_slugs(self) -> dict[int, str]:
+        """Every Stammtisch's slug by its id."""
+        return {int(row[0]): str(row[1]) for row in self._run("stammtisch_slugs").fetchall()}
+
     # The log
     def load_log(self, game_id: int) -> list[LogEntry]:
         rows = self._run("load_log", {"game_id": game_id}).fetchall()

@@ -9,6 +9,9 @@ RETURNING id;
 SELECT id, slug, name, rules, private, token_hash, created_at
 FROM stammtische WHERE slug = $slug;
 
+-- name: stammtisch_slugs
+SELECT id, slug FROM stammtische ORDER BY id;
+
 -- name: update_stammtisch
 UPDATE stammtische SET name = $name, rules = $rules, private = $private WHERE id = $id;
 

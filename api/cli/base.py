@@ -1,0 +1,38 @@
+"""What every ``schocken`` command shares: its callback returns the exit code.
+
+A command's function returns ``0`` (done), ``1`` (refused, with a message on stderr) or ``2``
+(the database is held by another process), like the argparse commands before it; the
+:class:`Command` class turns that into the process's exit code, and ``main(args,
+standalone_mode=False)`` returns it (tests call the commands so).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+#: ``-h`` as well as ``--help`` on every command (subcommands inherit it from the group)
+CONTEXT = {"help_option_names": ["-h", "--help"]}
+
+
+class Command(click.Command):
+    """A click command whose callback returns its exit code."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        code = super().invoke(ctx)
+        ctx.exit(int(code or 0))
+
+
+class Group(click.Group):
+    """A click group whose commands (and subgroups) return their exit codes."""
+
+    command_class = Command
+    group_class = type
+
+
+def command(name: str, short_help: str) -> Callable[[Callable[..., Any]], Command]:
+    """Decorator: a :class:`Command` named ``name``; ``short_help`` is its line in the list
+    of commands, the function's docstring its ``--help``."""
+    return click.command(name, cls=Command, short_help=short_help)

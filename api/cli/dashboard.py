@@ -1,0 +1,229 @@
+"""``schocken dashboard build`` and ``schocken demo``: the statistics site.
+
+``dashboard build`` reads a stopped server's DuckDB file read-only. While ``schocken serve``
+runs, DuckDB refuses a second process, so the command says so and offers the way through the
+server: ``--server URL`` downloads the site the server builds (``/dashboard/site.zip``).
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+import time
+import urllib.request
+import zipfile
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+import click
+
+from .base import Group, command
+
+if TYPE_CHECKING:
+    from ..storage import DuckDBStore
+
+LOCKED_HINT = (
+    "Die Datenbank {db} ist gerade von einem anderen Prozess geöffnet (läuft `schocken serve`?). "
+    "DuckDB erlaubt nur einen Prozess pro Datei. Der laufende Server zeigt das Dashboard unter "
+    "/dashboard/; als Dateien holen: schocken dashboard build --server http://127.0.0.1:5000 "
+    "--out {out}"
+)
+DB_HELP = "DuckDB file (default: the server's, instance/schocken.duckdb)"
+PROGRESS_HELP = "show the bar even without a terminal"
+
+
+class ProgressBar:
+    """A one-line bar on stderr: ``[#####.....] 5/11 demo/2020.html``; silent unless a TTY."""
+
+    def __init__(self, label: str, stream: TextIO | None = None, force: bool = False) -> None:
+        self.stream = stream or sys.stderr
+        self.enabled = force or self.stream.isatty()
+        self.label = label
+        self.last = 0.0
+
+    def __call__(self, done: int, total: int, what: str = "") -> None:
+        now = time.monotonic()
+        if not self.enabled or (done < total and now - self.last < 0.1):
+            return
+        self.last = now
+        width = 30
+        filled = width * done // max(total, 1)
+        line = f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} {what}"
+        self.stream.write(line[:120].ljust(80))
+        if done >= total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def _is_locked(err: Exception) -> bool:
+    return "lock" in str(err).lower()
+
+
+dashboard = Group(
+    "dashboard",
+    short_help="the static statistics site",
+    help="The static statistics site.",
+)
+
+
+@dashboard.command("build", short_help="write the static site (plain files, opens from file://)")
+@click.option("--out", metavar="DIR", required=True, help="output folder")
+@click.option("--stammtisch", metavar="SLUG", help="only this Stammtisch")
+@click.option("--db", metavar="PATH", help=DB_HELP)
+@click.option("--server", metavar="URL", help="fetch the site from a running server instead")
+@click.option("--include-private", is_flag=True, help="also private Stammtische (the file's owner)")
+@click.option("--progress", is_flag=True, help=PROGRESS_HELP)
+def build(
+    out: str,
+    stammtisch: str | None,
+    db: str | None,
+    server: str | None,
+    include_private: bool,
+    progress: bool,
+) -> int:
+    """Write the static site (plain files that open from file://) from a DuckDB file, read
+    only, or from a running server (--server)."""
+    import duckdb
+
+    from dashboard.site import build_site
+
+    from ..config import default_database
+
+    folder = Path(out)
+    if server:
+        return _from_server(server, folder, stammtisch)
+    db = db or default_database()
+    if not Path(db).exists():
+        print(
+            f"Keine Datenbank {db} (erst `schocken demo` oder `schocken serve`).", file=sys.stderr
+        )
+        return 1
+    try:
+        conn = duckdb.connect(db, read_only=True, config={"autoinstall_known_extensions": False})
+    except duckdb.IOException as err:
+        if not _is_locked(err):
+            raise
+        print(LOCKED_HINT.format(db=db, out=folder), file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    try:
+        result = build_site(
+            conn,
+            folder,
+            slugs=[stammtisch] if stammtisch else None,
+            include_private=include_private,
+            progress=ProgressBar("Dashboard", force=progress),
+        )
+    except KeyError as err:
+        print(err.args[0], file=sys.stderr)
+        return 1
+    finally:
+        conn.close()
+    print(
+        f"{result.pages} Seiten für {result.stammtische} Stammtisch(e) in "
+        f"{time.perf_counter() - started:.1f} s: {folder / 'index.html'}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _from_server(url: str, out: Path, slug: str | None) -> int:
+    target = url.rstrip("/") + "/dashboard/site.zip"
+    with urllib.request.urlopen(target, timeout=600) as response:  # noqa: S310 - user's URL
+        data = response.read()
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        names = [
+            n for n in zf.namelist() if slug is None or "/" not in n or n.startswith(f"{slug}/")
+        ]
+        for name in names:
+            path = (out / name).resolve()
+            if out.resolve() not in path.parents:
+                raise ValueError(f"unsafe path in archive: {name}")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(zf.read(name))
+    print(
+        f"Dashboard vom Server {url} nach {out} geschrieben ({len(names)} Dateien).",
+        file=sys.stderr,
+    )
+    return 0
+
+
+@command("demo", "create a demo Stammtisch with ten years of simulated games")
+@click.option("--db", metavar="PATH", help=DB_HELP)
+@click.option("--slug", default="demo", help="short name of the demo Stammtisch")
+@click.option("--years", type=int, default=10, help="years of weekly games (default 10)")
+@click.option("--seed", type=int, default=1, help="random seed (default 1)")
+@click.option("--site", metavar="DIR", help="also build its dashboard into DIR")
+@click.option("--progress", is_flag=True, help=PROGRESS_HELP)
+def demo(db: str | None, slug: str, years: int, seed: int, site: str | None, progress: bool) -> int:
+    """Create the demo Stammtisch (weekly games of ten simulated years) in the DuckDB file;
+    nothing to do if it is there already."""
+    import duckdb
+
+    from dashboard.demo import create_demo
+
+    from ..config import default_database
+    from ..domain import Conflict
+    from ..storage import DuckDBStore
+
+    db = db or default_database()
+    try:
+        store = DuckDBStore(db)
+    except duckdb.IOException as err:
+        if not _is_locked(err):
+            raise
+        print(
+            f"Die Datenbank {db} ist gerade geöffnet (läuft `schocken serve`?): "
+            "den Server anhalten, dann `schocken demo`, oder mit --db eine andere Datei wählen.",
+            file=sys.stderr,
+        )
+        return 2
+    started = time.perf_counter()
+    try:
+        info = create_demo(
+            store,
+            slug=slug,
+            years=years,
+            seed=seed,
+            progress=ProgressBar("Simulation", force=progress),
+        )
+        if site:
+            _demo_site(store, site, info["slug"], progress)
+    except Conflict as err:
+        # the demo is there already: nothing to do (so `schocken demo && schocken serve` can
+        # be run again and again)
+        print(f"{err.message} Nichts zu tun (ein zweiter: --slug).", file=sys.stderr)
+        return 0
+    finally:
+        store.close()
+    first, last = info["years"]
+    print(
+        f"Demo-Stammtisch „{info['slug']}“: {info['games']} Spiele ({first}–{last}), "
+        f"{info['turns']} Züge in {time.perf_counter() - started:.1f} s, Datenbank {db}.\n"
+        f"Schreibschlüssel (nur jetzt sichtbar): {info['token']}",
+        file=sys.stderr,
+    )
+    if site:
+        print(f"Dashboard: {Path(site) / 'index.html'}", file=sys.stderr)
+    else:
+        print(
+            "Weiter: schocken dashboard build --out site (oder schocken serve → /dashboard/)",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _demo_site(store: DuckDBStore, site: str, slug: str, progress: bool) -> None:
+    """Build the demo Stammtisch's dashboard into ``site`` from the open store."""
+    from dashboard.site import build_site
+    from dashboard.snapshot import connection_for
+
+    repo = store.repository()
+    try:
+        with connection_for(repo) as conn:
+            build_site(conn, site, slugs=[slug], progress=ProgressBar("Dashboard", force=progress))
+    finally:
+        repo.close()
+
+
+COMMANDS = (dashboard, demo)

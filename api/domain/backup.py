@@ -1,0 +1,128 @@
+"""Backups of a DuckDB database: an export folder, and a new database file made from one.
+
+An export is a folder with
+
+* ``schema.sql``, ``load.sql`` and one Parquet file per table: DuckDB's ``EXPORT DATABASE``,
+  every table including the migrations applied, sequences at their current values;
+* ``logs/<stammtisch>/<game>.json``: every game as a game log (GAMELOG.md v1), readable by
+  ``schocken replay`` and importable into another Stammtisch, independent of DuckDB.
+
+Everything is read in one transaction, so the folder is one consistent moment even while
+games are being recorded. :func:`import_database` creates a database file from the Parquet
+files (it refuses an existing file) that equals the exported one table by table.
+
+The entrypoints: ``schocken export`` / ``import`` / ``backup`` (api/cli/backup.py) and
+``POST /api/v1/admin/backup`` (api/resources/admin.py), which answers with the folder as
+``.tar.gz`` (:func:`tar_folder`; :func:`untar_into` unpacks it). No Flask here.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import secrets
+import tarfile
+from pathlib import Path
+from typing import TypedDict
+
+import duckdb
+
+from ..storage import DuckDBRepository, DuckDBStore
+from .runtime import GameRuntime, effective_entries, header_of
+
+#: the file in the instance folder that holds the generated admin token
+ADMIN_TOKEN_FILE = "admin_token"
+
+_COPY = re.compile(r"COPY (\S+) FROM '([^']+)'")
+
+
+class ExportCounts(TypedDict):
+    games: int
+    tables: int
+
+
+def export_database(store: DuckDBStore, out: Path) -> ExportCounts:
+    """Write the export of ``store`` into the new (or empty) folder ``out``."""
+    out = Path(out).resolve()
+    if out.exists() and any(out.iterdir()):
+        raise FileExistsError(f"{out} is not empty")
+    out.mkdir(parents=True, exist_ok=True)
+    repo = store.repository()
+    with repo.transaction():
+        repo.export_database(out)
+        slugs = repo.stammtisch_slugs()
+        games = [_write_log(repo, game_id, out / "logs", slugs) for game_id in repo.game_ids()]
+    return {"games": len(games), "tables": len(list(out.glob("*.parquet")))}
+
+
+def _write_log(repo: DuckDBRepository, game_id: int, logs: Path, slugs: dict[int, str]) -> Path:
+    """Write one game as a game log (its effective entries replayed into the export form)."""
+    record = repo.get_game_by_id(game_id)
+    if record is None:
+        raise LookupError(f"game {game_id} vanished during the export")
+    log = repo.load_log(game_id)
+    rt = GameRuntime.replay(header_of(record), effective_entries(log), log[-1].seq if log else 0)
+    doc = {**record.header, "events": [dict(e) for e in rt.export]}
+    path = logs / slugs[record.stammtisch_id] / f"{game_id}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, ensure_ascii=False, indent=1), encoding="utf-8")
+    return path
+
+
+def _sql_path(path: Path) -> str:
+    return str(path).replace("'", "''")
+
+
+def import_database(folder: Path, db: Path) -> None:
+    """Create the DuckDB file ``db`` from an export folder (wherever the folder now lives)."""
+    folder = Path(folder).resolve()
+    if Path(db).exists():
+        raise FileExistsError(f"{db} exists: import only into a new database file")
+    schema = (folder / "schema.sql").read_text(encoding="utf-8")
+    load = _COPY.sub(
+        lambda m: f"COPY {m[1]} FROM '{_sql_path(folder / Path(m[2]).name)}'",
+        (folder / "load.sql").read_text(encoding="utf-8"),
+    )
+    Path(db).parent.mkdir(parents=True, exist_ok=True)
+    conn = duckdb.connect(str(db), config={"autoinstall_known_extensions": False})
+    try:
+        conn.begin()
+        conn.execute(schema)
+        if load.strip():
+            conn.execute(load)
+        conn.commit()
+    except BaseException:
+        conn.close()
+        Path(db).unlink(missing_ok=True)
+        raise
+    conn.close()
+
+
+def tar_folder(folder: Path) -> bytes:
+    """The folder as ``.tar.gz`` (paths relative to it)."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for path in sorted(folder.rglob("*")):
+            tar.add(path, arcname=str(path.relative_to(folder)), recursive=False)
+    return buf.getvalue()
+
+
+def untar_into(data: bytes, folder: Path) -> None:
+    """Unpack a ``.tar.gz`` of :func:`tar_folder` into ``folder`` (nothing outside it)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        tar.extractall(folder, filter="data")
+
+
+def stored_admin_token(instance: Path, create: bool = False) -> str | None:
+    """The admin token kept in ``<instance>/admin_token``; ``create``: generate it first if
+    missing (readable only by its owner)."""
+    path = Path(instance) / ADMIN_TOKEN_FILE
+    if create and not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(secrets.token_urlsafe(32))
+    return path.read_text().strip() if path.exists() else None

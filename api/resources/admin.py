@@ -1,0 +1,96 @@
+"""``POST /api/v1/admin/backup``: a consistent backup while the server runs.
+
+While ``schocken serve`` runs it holds the DuckDB file (one process per file, even read-only),
+so ``schocken backup`` goes through the server: with the admin token (``ADMIN_TOKEN`` /
+``SCHOCKEN_ADMIN_TOKEN``, else generated once into ``<instance>/admin_token``, readable only by
+its owner) the export (api/domain/backup.py) is made inside the server process into a
+temporary folder and sent as a ``.tar.gz``. A Stammtisch's token is not enough: a backup holds
+every Stammtisch's data. :func:`register` adds the blueprint and its security scheme.
+"""
+
+from __future__ import annotations
+
+import hmac
+import io
+import tempfile
+from pathlib import Path
+
+from flask import Flask, Response, current_app, request, send_file
+from flask.views import MethodView
+from flask_smorest import Api
+
+from ..domain import Conflict, Forbidden, Unauthorized
+from ..domain.backup import export_database, stored_admin_token, tar_folder
+from ..http.blueprint import Blueprint
+from ..storage import DuckDBStore
+
+blp = Blueprint(
+    "admin",
+    __name__,
+    url_prefix="/api/v1/admin",
+    description="Server administration: a consistent backup while the server runs.",
+)
+
+ADMIN_SCHEME = {
+    "type": "http",
+    "scheme": "bearer",
+    "description": "The server's admin token (ADMIN_TOKEN or <instance>/admin_token).",
+}
+
+
+def admin_token(app: Flask) -> str:
+    """The configured admin token, else the one generated into the instance folder."""
+    token = app.config.get("ADMIN_TOKEN")
+    if token:
+        return str(token)
+    token = stored_admin_token(Path(app.instance_path), create=True) or ""
+    app.config["ADMIN_TOKEN"] = token
+    return token
+
+
+def _check_admin() -> None:
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("Dafür braucht es den Admin-Schlüssel des Servers (Bearer-Token).")
+    if not hmac.compare_digest(token.strip().encode(), admin_token(current_app).encode()):
+        raise Forbidden("Das ist nicht der Admin-Schlüssel dieses Servers.")
+
+
+@blp.route("/backup")
+class Backup(MethodView):
+    @blp.response(
+        200,
+        {"type": "string", "format": "binary"},
+        content_type="application/gzip",
+        description="The export folder (Parquet files, schema, game logs) as .tar.gz.",
+    )
+    @blp.alt_response(401, response="UNAUTHORIZED")
+    @blp.alt_response(403, response="FORBIDDEN")
+    @blp.alt_response(409, response="CONFLICT")
+    @blp.doc(security=[{"adminToken": []}], operationId="backupDatabase")
+    def post(self) -> Response:
+        """Back up the whole database (admin token)
+
+        Export inside the server process (DuckDB lets one process hold the file): every
+        table as Parquet plus every game as a game log, one consistent moment; what
+        `schocken backup DIR` fetches and `schocken import DIR` restores."""
+        _check_admin()
+        store = current_app.extensions["schocken"].store
+        if not isinstance(store, DuckDBStore):
+            raise Conflict("Nur eine DuckDB-Datenbank lässt sich sichern.")
+        with tempfile.TemporaryDirectory(prefix="schocken-backup-") as tmp:
+            export_database(store, Path(tmp) / "export")
+            data = tar_folder(Path(tmp) / "export")
+        return send_file(
+            io.BytesIO(data),
+            mimetype="application/gzip",
+            as_attachment=True,
+            download_name="schocken-backup.tar.gz",
+        )
+
+
+def register(api: Api) -> None:
+    """Add the admin token's security scheme and the blueprint to the OpenAPI document."""
+    api.spec.components.security_scheme("adminToken", dict(ADMIN_SCHEME))
+    api.register_blueprint(blp)
