@@ -1,0 +1,67 @@
+"""The architecture holds: import-linter's contracts (pyproject.toml, ``[tool.importlinter]``)
+are kept by the code, and they do catch an import that points the wrong way."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LINT_IMPORTS = str(Path(sys.executable).with_name("lint-imports"))
+CONTRACTS = 5
+
+
+def lint_imports(cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [LINT_IMPORTS, "--no-cache"], cwd=cwd, capture_output=True, text=True, check=False
+    )
+
+
+def test_every_import_contract_is_kept():
+    result = lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"Contracts: {CONTRACTS} kept, 0 broken." in result.stdout
+
+
+@pytest.fixture
+def copy_of_the_code(tmp_path: Path) -> Path:
+    for name in ("api", "schemas", "dashboard"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("module", "bad_import", "broken"),
+    [
+        # a use case reaching up into the HTTP layer: the layers contract
+        ("api/domain/base.py", "from api.http import context", "not allowed to import api.http"),
+        # the engine importing a web framework: the purity contract
+        ("api/rules/results.py", "import flask", "is not allowed to import flask"),
+        # storage importing a use case: the layers contract again, from below
+        ("api/storage/records.py", "import api.domain", "not allowed to import api.domain"),
+    ],
+)
+def test_an_import_against_the_layers_breaks_a_contract(
+    copy_of_the_code, module, bad_import, broken
+):
+    path = copy_of_the_code / module
+    path.write_text(path.read_text(encoding="utf-8") + f"\n{bad_import}  # noqa\n", "utf-8")
+    result = lint_imports(copy_of_the_code)
+    assert result.returncode != 0
+    assert broken in result.stdout
+
+
+def test_an_import_inside_a_function_counts_too(copy_of_the_code):
+    path = copy_of_the_code / "api/storage/records.py"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(
+        text + "\n\ndef _late():\n    from api.app import create_app  # noqa\n", "utf-8"
+    )
+    result = lint_imports(copy_of_the_code)
+    assert result.returncode != 0
+    assert "api.storage is not allowed to import api.app" in result.stdout
