@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from api.domain.stammtische import NAME_MAX, SLUG_PATTERN, SLUG_RULE
+
 from .common import PRINTABLE, Bool, UtcDateTime, doc
 from .rules import RulesConfigSchema
 
-SLUG = validate.Regexp(
-    r"^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$",
-    error="Nur Kleinbuchstaben, Ziffern und Bindestriche (höchstens 40 Zeichen).",
-)
-NAME = [validate.Length(min=1, max=80), PRINTABLE]
+SLUG = validate.Regexp(f"^{SLUG_PATTERN}$", error=SLUG_RULE)
+NAME = [validate.Length(min=1, max=NAME_MAX), PRINTABLE]
 
 
 class StammtischCreateSchema(Schema):

@@ -14,6 +14,14 @@ from ..storage import Stammtisch, StorageConflict
 from .base import UseCases, rules_of
 from .errors import Conflict, Forbidden, NotFound, Unauthorized
 
+#: longest name of a Stammtisch
+NAME_MAX = 80
+#: longest Kurzname (slug): the part of every URL that names the Stammtisch
+SLUG_MAX = 40
+#: a Kurzname: lower-case letters, digits and inner dashes
+SLUG_PATTERN = rf"[a-z0-9](?:[a-z0-9-]{{0,{SLUG_MAX - 2}}}[a-z0-9])?"
+SLUG_RULE = f"Nur Kleinbuchstaben, Ziffern und Bindestriche (höchstens {SLUG_MAX} Zeichen)."
+
 _UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
 
 
@@ -26,7 +34,7 @@ def slugify(name: str) -> str:
     """The Kurzname proposed for a Stammtisch's name: ASCII, lower case, dashes."""
     text = unicodedata.normalize("NFKD", name.lower().translate(_UMLAUTS))
     text = text.encode("ascii", "ignore").decode()
-    slug = re.sub(r"[^a-z0-9]+", "-", text).strip("-")[:40].strip("-")
+    slug = re.sub(r"[^a-z0-9]+", "-", text).strip("-")[:SLUG_MAX].strip("-")
     return slug or "stammtisch"
 
 
@@ -39,7 +47,8 @@ class StammtischUseCases(UseCases):
         explicit = data.get("slug")
         base = explicit or slugify(data["name"])
         for attempt in range(1, 1000):
-            slug = base if attempt == 1 else f"{base[:36]}-{attempt}"
+            # room for the longest suffix, "-999"
+            slug = base if attempt == 1 else f"{base[: SLUG_MAX - 4]}-{attempt}"
             if self.repo.get_stammtisch(slug) is None:
                 try:
                     with self.repo.transaction():

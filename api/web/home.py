@@ -9,14 +9,15 @@ from flask import flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
 from ..domain import Conflict, DomainError, NotFound
+from ..domain.stammtische import SLUG_PATTERN, SLUG_RULE
 from ..http.context import services
 from .blueprint import bp
 from .forms import FormErrors, option_fields, presets
 from .session import forget, logged_in, may_write, remember
 from .stammtisch import options_open, stammtisch_form
 
-#: a Kurzname as the API accepts it (``schemas/stammtische.py:SLUG``)
-SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?")
+#: a Kurzname as the API accepts it
+SLUG = re.compile(SLUG_PATTERN)
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 
 
@@ -60,9 +61,7 @@ def create_stammtisch() -> ResponseReturnValue:
     if slug:
         data["slug"] = slug
         if not SLUG.fullmatch(slug):
-            errors.add(
-                "slug", "Nur Kleinbuchstaben, Ziffern und Bindestriche (höchstens 40 Zeichen)."
-            )
+            errors.add("slug", SLUG_RULE)
     if not errors:
         try:
             st, token = services().create_stammtisch(data)

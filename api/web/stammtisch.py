@@ -9,6 +9,7 @@ from flask import current_app, flash, redirect, render_template, request, url_fo
 from flask.typing import ResponseReturnValue
 
 from ..domain import DomainError
+from ..domain.stammtische import NAME_MAX
 from ..http.context import services
 from ..rules import OPTION_NAMES, PRESETS, SchockenError, ruleset_from_config
 from ..storage import Stammtisch
@@ -23,9 +24,6 @@ from .forms import (
 )
 from .session import logged_in_to_stammtisch
 
-#: the longest Stammtisch name (the engine knows no Stammtisch; the API's copy is
-#: ``schemas/stammtische.py:NAME``)
-NAME_MAX = 80
 PAGE_SIZE = 20
 
 
