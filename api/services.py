@@ -33,11 +33,14 @@ from .gameplay import GameRuntime, effective_entries, header_of
 from .rules import (
     PRESET_HELP,
     PRESETS,
+    DomainEvent,
     GameHeader,
     InvalidRules,
     MalformedInput,
     SchockenError,
+    Undone,
     evaluate,
+    format_dice,
     parse_header,
     ruleset_from_config,
 )
@@ -128,10 +131,10 @@ def describe_entry(kind: str, body: dict[str, Any]) -> str:
     if kind == "throw":
         if "dice" not in body:
             return f"{body['player']} hört auf"
-        return f"Wurf von {body['player']} ({'-'.join(map(str, sorted(body['dice'])))})"
+        return f"Wurf von {body['player']} ({format_dice(body['dice'])})"
     if "detail" in body:
         return f"Zug von {body['player']} ({len(body['detail'])} Würfe einzeln)"
-    return f"Zug von {body['player']} ({'-'.join(map(str, sorted(body['dice'])))})"
+    return f"Zug von {body['player']} ({format_dice(body['dice'])})"
 
 
 # ----------------------------------------------------------------------------- views
@@ -168,16 +171,8 @@ class GameView:
             "rules": rt.rules_config(),
             "options": rt.rules_options(),
             "seq": rt.last_seq,
-            "open_turn": (
-                None
-                if rt.open_turn is None
-                else {
-                    "player": rt.open_turn.player,
-                    "throws": rt.open_turn.throws,
-                    "blind": rt.open_turn.blind,
-                }
-            ),
-            "outcome": game.outcome(),
+            "open_turn": None if rt.open_turn is None else rt.open_turn.to_json(),
+            "outcome": game.outcome().to_json(),
         }
 
 
@@ -538,7 +533,8 @@ class Services:
                 self.cache.drop(game_id)  # the engine state may be half-changed: replay later
                 raise
             rt.facts = facts
-            return WriteResult(entry.seq, events, GameView(record, st.slug, rt))
+            view = GameView(record, st.slug, rt)
+            return WriteResult(entry.seq, [e.to_json() for e in events], view)
 
     def undo(self, st: Stammtisch, game_id: int, data: dict[str, Any]) -> WriteResult:
         """Undo the last effective entry; the log keeps an ``undo`` entry as audit record."""
@@ -564,12 +560,10 @@ class Services:
             new_rt.facts = facts
             self.cache.put(game_id, new_rt)
             what = describe_entry(target.kind, target.body)
-            event = {
-                "kind": "undone",
-                "message": f"Rückgängig gemacht: {what}.",
-                "data": {"seq": target.seq, "kind": target.kind, "entry": target.body},
-            }
-            return WriteResult(seq, [event], GameView(record, st.slug, new_rt))
+            event = DomainEvent(
+                f"Rückgängig gemacht: {what}.", Undone(target.seq, target.kind, target.body)
+            )
+            return WriteResult(seq, [event.to_json()], GameView(record, st.slug, new_rt))
 
     def undo_history(self, st: Stammtisch, game_id: int) -> list[dict[str, Any]]:
         self._game(st, game_id)
