@@ -24,9 +24,8 @@ from .rules import (
     Ruleset,
     SchockenError,
     new_game,
-    parse_event,
     parse_throw,
-    record_command,
+    record_event,
     record_throw,
     ruleset_from_config,
 )
@@ -110,8 +109,7 @@ class GameRuntime:
         if entry.kind == "throw":
             self.open_turn, events = record_throw(game, self.open_turn, parse_throw(entry.body))
         elif entry.kind in ("turn", "penalty"):
-            command = parse_event(entry.body, self.rules)
-            self.open_turn, events = record_command(game, self.open_turn, command)
+            self.open_turn, events = record_event(game, self.open_turn, entry.body)
         else:
             raise ValueError(f"cannot feed a {entry.kind!r} entry")
         new = game.commands[before:]

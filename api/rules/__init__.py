@@ -50,7 +50,14 @@ from .log import (
 from .records import GameState, Half, Outcome, PenaltyRecord, Phase, RoundRecord, TurnFact
 from .results import Category, Evaluation, evaluate, evaluation_table
 from .ruleset import OPTION_NAMES, PRESETS, Ruleset, Special, ruleset_from_config
-from .throws import OpenTurn, RecordThrow, parse_throw, record_command, record_throw
+from .throws import (
+    OpenTurn,
+    RecordThrow,
+    parse_throw,
+    record_command,
+    record_event,
+    record_throw,
+)
 from .turns import Command, RecordPenalty, RecordTurn, Throw, parse_event, turn_in_detail
 
 __all__ = [
@@ -107,6 +114,7 @@ __all__ = [
     "parse_played_at",
     "parse_throw",
     "record_command",
+    "record_event",
     "record_throw",
     "replay_commands",
     "replay_log",

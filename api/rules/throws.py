@@ -35,7 +35,15 @@ from .dice import format_dice
 from .errors import MalformedInput, RuleViolation
 from .events import DomainEvent, ThrowRecorded
 from .game import Game
-from .turns import Command, RecordPenalty, RecordTurn, Throw, parse_player, turn_in_detail
+from .turns import (
+    Command,
+    RecordPenalty,
+    RecordTurn,
+    Throw,
+    parse_event,
+    parse_player,
+    turn_in_detail,
+)
 
 _THROW_KEYS = frozenset({"player", "dice", "aside", "sixes", "blind", "stop"})
 
@@ -154,21 +162,42 @@ def record_command(
     stop (or undo) it first, and no penalty may be given while a turn is open."""
     if open_turn is None:
         return None, game.apply(command)
-    if isinstance(command, RecordPenalty):
-        raise RuleViolation(
-            f"Der Zug von {open_turn.player} ist noch offen: erst beenden (stop), "
-            "dann die Strafe eintragen."
-        )
-    if command.player == open_turn.player:
-        raise RuleViolation(
-            f"{command.player} hat noch einen offenen Zug (Wurf für Wurf): erst mit stop "
-            "beenden oder rückgängig machen, dann den ganzen Zug eintragen."
-        )
+    _refuse_while_open(open_turn, isinstance(command, RecordPenalty), command.player)
     probe = game.copy()
     _close(probe, open_turn)
     probe.apply(command)  # raises if refused: nothing changed
     events = _close(game, open_turn)
     return None, events + game.apply(command)
+
+
+def record_event(
+    game: Game, open_turn: OpenTurn | None, event: Any
+) -> tuple[OpenTurn | None, list[DomainEvent]]:
+    """:func:`record_command` for a game-log event (GAMELOG.md: a turn summary, a turn in
+    detail or a penalty). While a turn is open, its refusals come before the event is read."""
+    if open_turn is None:
+        return None, game.apply(parse_event(event, game.rules))
+    if isinstance(event, Mapping):
+        _refuse_while_open(open_turn, "penalty" in event, event.get("player"))
+    probe = game.copy()
+    _close(probe, open_turn)
+    command = parse_event(event, game.rules)
+    probe.apply(command)  # raises if refused: nothing changed
+    events = _close(game, open_turn)
+    return None, events + game.apply(command)
+
+
+def _refuse_while_open(open_turn: OpenTurn, penalty: bool, player: object) -> None:
+    if penalty:
+        raise RuleViolation(
+            f"Der Zug von {open_turn.player} ist noch offen: erst beenden (stop), "
+            "dann die Strafe eintragen."
+        )
+    if player == open_turn.player:
+        raise RuleViolation(
+            f"{player} hat noch einen offenen Zug (Wurf für Wurf): erst mit stop "
+            "beenden oder rückgängig machen, dann den ganzen Zug eintragen."
+        )
 
 
 def _close(game: Game, open_turn: OpenTurn) -> list[DomainEvent]:
