@@ -79,24 +79,24 @@ def derive_facts(seating: Seating, rt: GameRuntime, prev: Rows | None = None) ->
     last_seq_of_round = {row["round_no"] - 1: row["seq"] for row in turns}
 
     rounds = list(prev["round_facts"]) if prev else []
-    for i, r in enumerate(game.rounds[len(rounds) :], start=len(rounds)):
-        source = r.source
+    for i, rec in enumerate(game.rounds[len(rounds) :], start=len(rounds)):
+        source = rec.source
         rounds.append(
             {
                 "game_id": game_id,
                 "round_no": i + 1,
-                "half": r.half.value,
-                "starter_id": ids.get(r.starter),
-                "starter": r.starter,
-                "throw_limit": r.limit,
-                "best_id": ids.get(r.best) if r.best else None,
-                "best": r.best,
-                "worst_id": ids.get(r.worst) if r.worst else None,
-                "worst": r.worst,
-                "deckel": r.deckel,
+                "half": rec.half.value,
+                "starter_id": ids.get(rec.starter),
+                "starter": rec.starter,
+                "throw_limit": rec.limit,
+                "best_id": ids.get(rec.best) if rec.best else None,
+                "best": rec.best,
+                "worst_id": ids.get(rec.worst) if rec.worst else None,
+                "worst": rec.worst,
+                "deckel": rec.deckel,
                 "source": source,
                 "source_player_id": ids.get(source) if source else None,
-                "repeated": r.repeated,
+                "repeated": rec.repeated,
             }
         )
 
@@ -108,7 +108,9 @@ def derive_facts(seating: Seating, rt: GameRuntime, prev: Rows | None = None) ->
         by_round.setdefault(p.round, []).append((p, seq))
     moves: list[dict[str, Any]] = []
 
-    def move(seq: int, half: Half, reason: str, round_no: int | None, to: str, src: str, n: int):
+    def move(
+        seq: int, half: Half, reason: str, round_no: int | None, to: str, src: str, n: int
+    ) -> None:
         moves.append(
             {
                 "game_id": game_id,
@@ -150,7 +152,7 @@ def derive_facts(seating: Seating, rt: GameRuntime, prev: Rows | None = None) ->
             }
         )
 
-    finale = game.finale or [None, None]
+    finale: list[str | None] = [*game.finale] if game.finale else [None, None]
     game_row = {
         "game_id": game_id,
         "status": "finished" if game.finished else "running",
