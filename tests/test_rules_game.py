@@ -13,6 +13,7 @@ import pytest
 from api.rules import (
     PRESETS,
     Game,
+    Phase,
     RuleViolation,
     parse_event,
     replay_log,
@@ -44,7 +45,10 @@ def rnd(half, starter, limit, best, worst, deckel, source, repeated=False):
 
 
 def rounds(game_or_outcome) -> list[dict]:
-    rs = game_or_outcome["rounds"] if isinstance(game_or_outcome, dict) else game_or_outcome.rounds
+    if isinstance(game_or_outcome, dict):  # the JSON outcome
+        rs = game_or_outcome["rounds"]
+    else:
+        rs = [r.to_json() for r in game_or_outcome.rounds]
     return [{k: r[k] for k in ROUND_KEYS} for r in rs]
 
 
@@ -71,13 +75,13 @@ def blattschuss_events():
 def test_blattschuss_the_same_player_loses_both_halves_and_the_game_ends_without_finale():
     game = play(rules(deckel=2), THREE, ANNA, blattschuss_events())
     out = game.outcome()
-    assert out["half_losers"] == [CLARA, CLARA]
-    assert out["blattschuss"] is True
-    assert out["finale"] is None
-    assert out["loser"] == CLARA
-    assert out["state"]["phase"] == "finished"
-    assert out["state"]["next_player"] is None
-    assert out["state"]["mitte"] == 2 and set(out["state"]["stacks"].values()) == {0}
+    assert out.half_losers == (CLARA, CLARA)
+    assert out.blattschuss is True
+    assert out.finale is None
+    assert out.loser == CLARA
+    assert out.state.phase is Phase.FINISHED
+    assert out.state.next_player is None
+    assert out.state.mitte == 2 and set(out.state.stacks.values()) == {0}
     assert rounds(game) == [
         rnd(1, ANNA, 1, BERT, CLARA, 2, "all"),
         rnd(2, CLARA, 2, ANNA, CLARA, 2, "all"),
@@ -99,7 +103,7 @@ def test_half_2_is_opened_by_the_half_1_loser_with_every_player_and_all_deckel_i
     for next_starter in ("round_loser", "last_receiver"):
         r = rules(deckel=2, next_starter=next_starter)
         game = play(r, THREE, ANNA, blattschuss_events()[:3])
-        assert game.state() == {
+        assert game.state().to_json() == {
             "phase": "half2",
             "mitte": 2,
             "stacks": {ANNA: 0, BERT: 0, CLARA: 0},
@@ -129,7 +133,7 @@ def test_everybody_plays_half_2_again_even_those_out_in_half_1():
         ],
     )  # fmt: skip
     assert game.half_losers == [CLARA]
-    assert game.state()["active"] == THREE
+    assert game.active == THREE
 
 
 # --------------------------------------------------------------------------- Finale
@@ -145,7 +149,7 @@ def test_schock_aus_in_the_finale_decides_the_game_at_once():
     assert game.half_losers == [CLARA, ANNA]
     assert game.finale == [ANNA, CLARA]
     assert game.phase == "finale" and game.next_player == ANNA  # the last loser opens
-    assert game.state()["active"] == [ANNA, CLARA] and game.mitte == 5
+    assert game.active == [ANNA, CLARA] and game.mitte == 5
     with pytest.raises(RuleViolation):
         game.apply(parse_event(t(BERT, "2-3-5"), r))
     events = []
@@ -206,13 +210,13 @@ def test_a_complete_game_with_a_finale_under_each_preset(preset):
         rnd("finale", ANNA, 1, ANNA, CLARA, 3, "mitte"),
         rnd("finale", CLARA, 1, ANNA, CLARA, 1, ANNA),
     ]
-    assert out["half_losers"] == [CLARA, ANNA]
-    assert out["finale"] == [ANNA, CLARA]
-    assert out["blattschuss"] is False
-    assert out["loser"] == CLARA
-    assert out["state"]["phase"] == "finished"
-    assert out["state"]["mitte"] == 4 and set(out["state"]["stacks"].values()) == {0}
-    assert out["state"]["next_player"] is None and out["state"]["limit"] is None
+    assert out.half_losers == (CLARA, ANNA)
+    assert out.finale == (ANNA, CLARA)
+    assert out.blattschuss is False
+    assert out.loser == CLARA
+    assert out.state.phase is Phase.FINISHED
+    assert out.state.mitte == 4 and set(out.state.stacks.values()) == {0}
+    assert out.state.next_player is None and out.state.limit is None
     # the log round-trips
     assert replay_log(to_log(game)).outcome() == out
 
@@ -370,10 +374,10 @@ def test_example_5_deckel_are_conserved_after_every_round_and_penalty_under_ever
             event = t(game.next_player, CYCLE[i % len(CYCLE)])
         game.apply(parse_event(event, r))
         state = game.state()
-        assert state["mitte"] + sum(state["stacks"].values()) == 13
+        assert state.mitte + sum(state.stacks.values()) == 13
         i += 1
     assert game.loser in (ANNA, BERT, CLARA, DIETER)
-    assert game.state()["mitte"] == 13
+    assert game.state().mitte == 13
     assert (game.finale is None) is game.blattschuss
 
 

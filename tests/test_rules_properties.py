@@ -17,6 +17,7 @@ from api.rules import (
     PRESETS,
     EventKind,
     Game,
+    Half,
     MalformedInput,
     Phase,
     RecordPenalty,
@@ -137,7 +138,7 @@ def test_a_blattschuss_game_has_no_finale(spec):
     if game.blattschuss:
         assert EventKind.FINALE_STARTED not in kinds
         assert game.finale is None
-        assert not any(r["half"] == "finale" for r in game.rounds)
+        assert not any(r.half is Half.FINALE for r in game.rounds)
     else:
         assert kinds.count(EventKind.FINALE_STARTED) == 1
 
@@ -148,8 +149,8 @@ def test_the_half_loser_holds_all_deckel_when_the_half_ends(spec):
     def check(game, command, events, before):
         for e in events:
             if e.kind is EventKind.HALF_LOST or e.kind is EventKind.GAME_LOST:
-                stacks = e.data["stacks"]
-                assert stacks[e.data["player"]] == game.total
+                stacks = e.data.stacks
+                assert stacks[e.data.player] == game.total
                 assert sum(stacks.values()) == game.total
         if any(e.kind is EventKind.HALF_LOST for e in events) and not game.finished:
             # a new half or the Finale starts with every Deckel in the Mitte
@@ -170,11 +171,11 @@ def test_an_eliminated_player_never_throws_again_in_that_half(spec):
             assert command.player not in out
         for e in events:
             if e.kind is EventKind.PLAYER_OUT:
-                out.add(e.data["player"])
-                assert game.stacks[e.data["player"]] == 0
-                assert e.data["player"] not in game.active
+                out.add(e.data.player)
+                assert game.stacks[e.data.player] == 0
+                assert e.data.player not in game.active
                 with pytest.raises(RuleViolation, match="raus"):
-                    game.copy().apply(RecordTurn(e.data["player"], (6, 5, 4), 1, True))
+                    game.copy().apply(RecordTurn(e.data.player, (6, 5, 4), 1, True))
 
     play(spec, check)
 

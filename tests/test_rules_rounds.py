@@ -48,7 +48,7 @@ def apply(game: Game, *events):
 
 
 def last(game: Game) -> dict:
-    r = game.rounds[-1]
+    r = game.rounds[-1].to_json()
     return {
         k: r[k] for k in ("half", "starter", "limit", "best", "worst", "deckel", "from", "repeated")
     }
@@ -93,7 +93,7 @@ def test_example_1_dieter_is_worst_and_receives_4_from_the_mitte_and_opens_the_n
         "half": 1, "starter": ANNA, "limit": 3, "best": ANNA, "worst": DIETER,
         "deckel": 4, "from": "mitte", "repeated": False,
     }  # fmt: skip
-    assert game.state() == {
+    assert game.state().to_json() == {
         "phase": "half1",
         "mitte": 9,
         "stacks": {ANNA: 0, BERT: 0, CLARA: 0, DIETER: 4},
@@ -140,7 +140,7 @@ def test_example_3_under_bvb_the_general_is_best_and_the_loser_receives_3():
 def test_example_4_starter_stops_after_one_throw_so_everybody_has_exactly_one():
     r = rules()
     game = play(r, FOUR, ANNA, [t(ANNA, "2-4-6", 1)])
-    assert game.state()["limit"] == 1
+    assert game.state().limit == 1
     before = game.outcome()
     with pytest.raises(RuleViolation):
         game.apply(parse_event(t(BERT, "1-1-1", 2, hand=True), r))
@@ -159,7 +159,7 @@ def test_example_4_starter_stops_after_one_throw_so_everybody_has_exactly_one():
 def test_the_starters_throw_count_caps_everybody_else_but_they_may_stop_earlier():
     r = rules()
     game = play(r, THREE, ANNA, [t(ANNA, "2-4-6", 2)])
-    assert game.state()["limit"] == 2
+    assert game.state().limit == 2
     with pytest.raises(RuleViolation):
         game.apply(parse_event(t(BERT, "1-1-1", 3, hand=True), r))
     apply(game, t(BERT, "3-5-6", 1), t(CLARA, "1-3-6", 2))
@@ -182,7 +182,7 @@ def test_players_follow_clockwise_from_the_starter():
 
 def test_only_active_players_take_turns_once_some_are_out():
     game = phase2_three()
-    assert game.state()["active"] == [BERT, CLARA, DIETER]
+    assert game.active == [BERT, CLARA, DIETER]
     assert game.next_player == BERT
     with pytest.raises(RuleViolation):
         apply(game, t(ANNA, "1-1-1"))
@@ -214,8 +214,8 @@ def test_standard_ties_an_unresolved_tie_at_the_bottom_repeats_the_round():
         "half": 1, "starter": ANNA, "limit": 2, "best": None, "worst": None,
         "deckel": 0, "from": None, "repeated": True,
     }  # fmt: skip
-    assert game.state()["mitte"] == 13 and game.next_player == ANNA
-    assert game.state()["limit"] is None
+    assert game.state().mitte == 13 and game.next_player == ANNA
+    assert game.state().limit is None
     # the repeated round: same starter, a new limit
     apply(game, t(ANNA, "1-1-3", 3), t(BERT, "2-5-6", 3), t(CLARA, "3-5-6", 1))
     assert last(game)["limit"] == 3 and last(game)["worst"] == BERT
@@ -308,7 +308,7 @@ def test_phase_2_the_best_pays_from_their_stack_capped_by_what_they_hold():
     apply(game, t(BERT, "1-1-6"), t(CLARA, "2-5-6"), t(DIETER, "2-3-5"))
     assert last(game)["from"] == BERT and last(game)["deckel"] == 1  # Schock 6, Bert holds 1
     assert game.stacks == {ANNA: 0, BERT: 0, CLARA: 1, DIETER: 2}
-    assert game.state()["active"] == [CLARA, DIETER]  # Bert is out now
+    assert game.active == [CLARA, DIETER]  # Bert is out now
     assert game.next_player == DIETER
 
 
@@ -329,12 +329,12 @@ def test_nobody_is_out_while_the_mitte_still_holds_deckel():
         ANNA,
         [t(ANNA, "5-6-6"), t(BERT, "4-6-6"), t(CLARA, "3-6-6"), t(DIETER, "2-3-5")],
     )
-    assert game.state()["active"] == FOUR and game.stacks[ANNA] == 0
+    assert game.active == FOUR and game.stacks[ANNA] == 0
 
 
 def test_elimination_happens_as_soon_as_the_mitte_is_empty():
     game = phase2_three()
-    assert game.state()["active"] == [BERT, CLARA, DIETER]
+    assert game.active == [BERT, CLARA, DIETER]
     assert any(e for e in game.rounds) and game.mitte == 0
 
 
@@ -345,7 +345,7 @@ def test_the_half_ends_when_one_player_holds_every_deckel_and_all_deckel_return(
     events = apply(game, t(DIETER, "2-3-5"), t(CLARA, "1-1-2"))  # Clara pays 1 -> Dieter 3
     assert [e.kind.value for e in events][-1] == "half_lost"
     assert game.half_losers == [DIETER]
-    assert game.state() == {
+    assert game.state().to_json() == {
         "phase": "half2",
         "mitte": 3,
         "stacks": dict.fromkeys(FOUR, 0),
@@ -397,7 +397,7 @@ def test_schock_aus_ends_round_the_remaining_players_do_not_throw():
     game = play(r, FOUR, ANNA, [t(ANNA, "2-5-6"), t(BERT, "2-3-5"), t(CLARA, "1-1-1")])
     assert last(game)["worst"] == BERT and last(game)["from"] == "all"
     assert game.half_losers == [BERT]
-    assert DIETER not in [turn["player"] for turn in game.turns]
+    assert DIETER not in [turn.player for turn in game.turns]
 
 
 def test_schock_aus_ends_round_does_not_apply_to_the_starters_schock_aus():
@@ -550,7 +550,7 @@ def test_last_receiver_a_round_whose_loser_receives_nothing_does_not_change_it()
     apply(game, t(DIETER, "2-5-6"))
     # Clara is worst; Bert is best but holds nothing: she receives nothing
     assert last(game)["worst"] == CLARA and last(game)["deckel"] == 0
-    assert game.state()["active"] == [CLARA, DIETER]
+    assert game.active == [CLARA, DIETER]
     assert game.next_player == DIETER  # the last receiver, not the round loser
 
 
@@ -568,7 +568,7 @@ def test_a_starter_who_is_out_is_replaced_by_the_next_active_player_clockwise():
     game = phase2_three(next_starter="last_receiver")
     apply(game, t(BERT, "1-1-2"), t(CLARA, "2-3-6"), t(DIETER, "2-5-6"))
     # Clara receives Bert's only Deckel; Bert is out; Clara opens
-    assert game.state()["active"] == [CLARA, DIETER] and game.next_player == CLARA
+    assert game.active == [CLARA, DIETER] and game.next_player == CLARA
 
 
 # --------------------------------------------------------------------------- penalties (7, 10.17)
@@ -577,8 +577,8 @@ def test_a_starter_who_is_out_is_replaced_by_the_next_active_player_clockwise():
 def test_a_penalty_takes_deckel_from_the_mitte():
     game = play(rules(), THREE, ANNA, [pen(BERT, 2)])
     assert game.mitte == 11 and game.stacks[BERT] == 2
-    assert game.penalties[-1]["from"] == "mitte" and game.penalties[-1]["deckel"] == 2
-    assert game.penalties[-1]["reason"] == "Würfel vom Tisch"
+    assert game.penalties[-1].source == "mitte" and game.penalties[-1].deckel == 2
+    assert game.penalties[-1].reason == "Würfel vom Tisch"
 
 
 def test_a_penalty_uses_the_rulesets_amount_when_none_is_given():
@@ -596,41 +596,41 @@ def test_a_penalty_takes_only_what_is_left_in_the_mitte():
         r, THREE, ANNA, [t(ANNA, "1-1-3"), t(BERT, "2-4-6"), t(CLARA, "2-3-5"), pen(BERT, 2)]
     )
     assert game.mitte == 0 and game.stacks == {ANNA: 0, BERT: 1, CLARA: 3}
-    assert game.penalties[-1]["deckel"] == 1
+    assert game.penalties[-1].deckel == 1
     # between rounds elimination is checked at once (10.16): Anna is out
-    assert game.state()["active"] == [BERT, CLARA] and game.next_player == CLARA
+    assert game.active == [BERT, CLARA] and game.next_player == CLARA
 
 
 def test_with_the_mitte_empty_a_penalty_comes_from_the_richest_other_player():
     game = phase2_three()
     apply(game, t(BERT, "1-1-6"), t(CLARA, "2-5-6"), t(DIETER, "2-3-5"))  # Clara 1, Dieter 2
     apply(game, pen(CLARA, 1))
-    assert game.penalties[-1]["from"] == DIETER
+    assert game.penalties[-1].source == DIETER
     assert game.stacks == {ANNA: 0, BERT: 0, CLARA: 2, DIETER: 1}
 
 
 def test_a_penalty_tie_between_richest_players_is_broken_clockwise_from_the_offender():
     game = phase2_three()
     apply(game, pen(CLARA, 1))  # Bert and Dieter hold 1 each; clockwise from Clara: Dieter
-    assert game.penalties[-1]["from"] == DIETER
+    assert game.penalties[-1].source == DIETER
     assert game.stacks == {ANNA: 0, BERT: 1, CLARA: 2, DIETER: 0}
-    assert game.state()["active"] == [BERT, CLARA]  # Dieter is out between rounds
+    assert game.active == [BERT, CLARA]  # Dieter is out between rounds
     game = phase2_three()
     apply(game, pen(DIETER, 1))  # clockwise from Dieter: Anna (out), Bert
-    assert game.penalties[-1]["from"] == BERT
+    assert game.penalties[-1].source == BERT
 
 
 def test_a_penalty_from_a_player_is_capped_by_their_stack():
     game = phase2_three()
     apply(game, pen(CLARA, 3))
-    assert game.penalties[-1]["deckel"] == 1 and game.stacks[CLARA] == 2
+    assert game.penalties[-1].deckel == 1 and game.stacks[CLARA] == 2
 
 
 def test_a_penalty_that_gives_the_offender_every_deckel_ends_the_half_at_once():
     game = phase2_three()
     apply(game, t(BERT, "2-3-5"), pen(CLARA, 1), pen(CLARA, 1))  # from Dieter, then Bert
     assert game.half_losers == [CLARA]
-    assert game.state() == {
+    assert game.state().to_json() == {
         "phase": "half2",
         "mitte": 3,
         "stacks": dict.fromkeys(FOUR, 0),
@@ -644,10 +644,10 @@ def test_a_penalty_that_gives_the_offender_every_deckel_ends_the_half_at_once():
 def test_a_penalty_during_a_round_waits_for_the_round_end_to_eliminate():
     game = phase2_three()
     apply(game, t(BERT, "2-3-5"), pen(CLARA, 1))  # Dieter pays his only Deckel
-    assert game.stacks[DIETER] == 0 and DIETER in game.state()["active"]
+    assert game.stacks[DIETER] == 0 and DIETER in game.state().active
     apply(game, t(CLARA, "5-6-6"), t(DIETER, "2-4-6"))  # Dieter may still throw; Bert is worst
     assert last(game)["worst"] == BERT and last(game)["from"] == CLARA
-    assert game.state()["active"] == [BERT, CLARA]  # Dieter is out at the round's end
+    assert game.active == [BERT, CLARA]  # Dieter is out at the round's end
 
 
 def test_penalty_mode_round_loser_makes_the_offender_lose_whatever_they_throw():
@@ -750,6 +750,6 @@ def test_equal_strassen_tie_at_the_bottom_and_repeat_the_round_under_the_standar
 def test_a_penalty_between_rounds_that_puts_the_next_starter_out_passes_the_start_clockwise():
     game = phase2_three()
     apply(game, pen(DIETER, 1))  # paid by Bert (clockwise from Dieter; Anna is out)
-    assert game.penalties[-1]["from"] == BERT
-    assert game.state()["active"] == [CLARA, DIETER]
+    assert game.penalties[-1].source == BERT
+    assert game.active == [CLARA, DIETER]
     assert game.next_player == CLARA

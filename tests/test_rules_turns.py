@@ -209,7 +209,7 @@ def test_sixes_are_never_turned_on_the_last_throw_the_round_allows():
     game.apply(
         parse_event({"player": "Anna", "dice": [6, 5, 3], "throws": 2, "hand": False}, PARTY)
     )
-    assert game.state()["limit"] == 2
+    assert game.state().limit == 2
     before = game.outcome()
     cmd = parse_event(
         detail(
@@ -227,7 +227,7 @@ def test_sixes_are_never_turned_on_the_last_throw_the_round_allows():
             PARTY,
         )
     )
-    assert game.rounds[-1]["worst"] == "Anna"  # Bert's 1-1-2 beats Anna's 653
+    assert game.rounds[-1].worst == "Anna"  # Bert's 1-1-2 beats Anna's 653
 
 
 def test_turned_ones_count_as_set_aside_for_the_hand_flag():

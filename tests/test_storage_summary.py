@@ -62,12 +62,12 @@ def test_the_summary_of_an_imported_game_matches_the_engine(tmp_path):
             assert row["halves_lost"] == game.half_losers.count(name)
             assert row["finalist"] == (game.finale is not None and name in game.finale)
             assert row["blattschuss"] == (game.blattschuss and name == game.loser)
-            assert row["turns"] == sum(1 for turn in game.turns if turn["player"] == name)
+            assert row["turns"] == sum(1 for turn in game.turns if turn.player == name)
             assert row["schock_aus"] == sum(
-                1 for turn in game.turns if turn["player"] == name and turn["dice"] == "1-1-1"
+                1 for turn in game.turns if turn.player == name and turn.dice == "1-1-1"
             )
-            received = sum(r["deckel"] for r in game.rounds if r["worst"] == name)
-            received += sum(p["deckel"] for p in game.penalties if p["player"] == name)
+            received = sum(r.deckel for r in game.rounds if r.worst == name)
+            received += sum(p.deckel for p in game.penalties if p.player == name)
             assert row["deckel"] == received
             assert row["deckel"] == row["deckel_half1"] + row["deckel_half2"] + row["deckel_finale"]
     finally:

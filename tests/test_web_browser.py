@@ -286,7 +286,7 @@ def play(
 
 
 def check_board(p: Phone, ref: Referee) -> None:
-    state = ref.game.state()
+    state = ref.game.state().to_json()
     seen = board(p)
     if state["phase"] != "finished":
         assert seen == {"mitte": state["mitte"], "stacks": state["stacks"]}

@@ -156,7 +156,7 @@ def game_state(app: Flask, slug: str, game_url: str) -> dict[str, Any]:
     with app.app_context():
         svc = services()
         view = svc.game(svc.stammtisch(slug), game_id)
-        return {"seq": view.runtime.last_seq, **view.runtime.game.state()}
+        return {"seq": view.runtime.last_seq, **view.runtime.game.state().to_json()}
 
 
 @pytest.fixture
@@ -762,26 +762,28 @@ def test_two_dice_rules_show_two_die_rows_and_accept_two_typed_pips(web: Browser
 
 
 def test_the_history_groups_rounds_by_half_with_repeats_and_penalties() -> None:
+    from api.rules import DomainEvent as Ev
+    from api.rules import Half, HalfLost, PenaltyGiven, RoundLost, RoundRepeated, TurnRecorded
     from api.web.protocol import protocol
 
-    def ev(kind: str, message: str, **data: Any) -> dict[str, Any]:
-        return {"kind": kind, "message": message, "data": data}
+    def turn(message: str) -> Ev:
+        return Ev(message, TurnRecorded(message[0], message[3:], ""))
 
     sections = protocol(
         [
-            (1, [ev("turn_recorded", "A: Zahl 653")]),
-            (2, [ev("turn_recorded", "B: Zahl 653"), ev("round_repeated", "wiederholt")]),
-            (3, [ev("penalty", "Strafe für B")]),
-            (4, [ev("turn_recorded", "A: Schock aus")]),
+            (1, [turn("A: Zahl 653")]),
+            (2, [turn("B: Zahl 653"), Ev("wiederholt", RoundRepeated("A"))]),
+            (3, [Ev("Strafe für B", PenaltyGiven("B", 1, "zu früh", "mitte"))]),
+            (4, [turn("A: Schock aus")]),
             (
                 5,
                 [
-                    ev("turn_recorded", "B: Zahl 421"),
-                    ev("round_lost", "B bekommt alle"),
-                    ev("half_lost", "B verliert die erste Hälfte", half=1),
+                    turn("B: Zahl 421"),
+                    Ev("B bekommt alle", RoundLost("B", 3, "all", "A", "Schock aus")),
+                    Ev("B verliert die erste Hälfte", HalfLost("B", Half.HALF1, {"A": 0, "B": 3})),
                 ],
             ),
-            (6, [ev("turn_recorded", "B: Zahl 653")]),
+            (6, [turn("B: Zahl 653")]),
         ]
     )
     assert [s.title for s in sections] == ["1. Hälfte", "2. Hälfte"]

@@ -11,12 +11,18 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from ..rules import RecordPenalty
+from ..rules import (
+    PRESETS,
+    Category,
+    Half,
+    PenaltyRecord,
+    RecordPenalty,
+    evaluation_table,
+    parse_dice,
+)
 from ..storage import FactsWrite, GamePlayer, GameRecord
 from ..storage.records import ROW_TABLES
 from .runtime import GameRuntime
-
-HALF = {1: "half1", 2: "half2", "finale": "finale"}
 
 Rows = dict[str, list[dict[str, Any]]]
 
@@ -55,60 +61,62 @@ def derive_facts(seating: Seating, rt: GameRuntime, prev: Rows | None = None) ->
                 "game_id": game_id,
                 "turn_no": n,
                 "seq": seq,
-                "half": HALF[fact["half"]],
-                "round_no": fact["round"] + 1,
-                "player_id": ids[fact["player"]],
-                "player": fact["player"],
-                "dice": fact["dice"],
-                "throws": fact["throws"],
-                "hand": fact["hand"],
-                "blind": fact["blind"],
-                "category": fact["category"],
-                "result_name": fact["name"],
-                "deckel_value": fact["deckel"],
-                "rank_key": fact["key"],
+                "half": fact.half.value,
+                "round_no": fact.round + 1,
+                "player_id": ids[fact.player],
+                "player": fact.player,
+                "dice": fact.dice,
+                "throws": fact.throws,
+                "hand": fact.hand,
+                "blind": fact.blind,
+                "category": fact.category.value,
+                "result_name": fact.name,
+                "deckel_value": fact.deckel,
+                "rank_key": fact.key,
                 "entry": "detail" if cmd.detail is not None else "summary",
             }
         )
     last_seq_of_round = {row["round_no"] - 1: row["seq"] for row in turns}
 
     rounds = list(prev["round_facts"]) if prev else []
-    for i, r in enumerate(game.rounds[len(rounds) :], start=len(rounds)):
-        source = r["from"]
+    for i, rec in enumerate(game.rounds[len(rounds) :], start=len(rounds)):
+        source = rec.source
         rounds.append(
             {
                 "game_id": game_id,
                 "round_no": i + 1,
-                "half": HALF[r["half"]],
-                "starter_id": ids.get(r["starter"]),
-                "starter": r["starter"],
-                "throw_limit": r["limit"],
-                "best_id": ids.get(r["best"]) if r["best"] else None,
-                "best": r["best"],
-                "worst_id": ids.get(r["worst"]) if r["worst"] else None,
-                "worst": r["worst"],
-                "deckel": r["deckel"],
+                "half": rec.half.value,
+                "starter_id": ids.get(rec.starter),
+                "starter": rec.starter,
+                "throw_limit": rec.limit,
+                "best_id": ids.get(rec.best) if rec.best else None,
+                "best": rec.best,
+                "worst_id": ids.get(rec.worst) if rec.worst else None,
+                "worst": rec.worst,
+                "deckel": rec.deckel,
                 "source": source,
                 "source_player_id": ids.get(source) if source else None,
-                "repeated": r["repeated"],
+                "repeated": rec.repeated,
             }
         )
 
     penalty_seqs = [
         s for c, s in zip(game.commands, rt.cmd_seqs, strict=True) if isinstance(c, RecordPenalty)
     ]
-    by_round: dict[int, list[tuple[dict[str, Any], int]]] = {}
+    by_round: dict[int, list[tuple[PenaltyRecord, int]]] = {}
     for p, seq in zip(game.penalties, penalty_seqs, strict=True):
-        by_round.setdefault(p["round"], []).append((p, seq))
+        by_round.setdefault(p.round, []).append((p, seq))
     moves: list[dict[str, Any]] = []
 
-    def move(seq: int, half: Any, reason: str, round_no: int | None, to: str, src: str, n: int):
+    def move(
+        seq: int, half: Half, reason: str, round_no: int | None, to: str, src: str, n: int
+    ) -> None:
         moves.append(
             {
                 "game_id": game_id,
                 "move_no": len(moves) + 1,
                 "seq": seq,
-                "half": HALF[half],
+                "half": half.value,
                 "reason": reason,
                 "round_no": round_no,
                 "receiver_id": ids[to],
@@ -121,37 +129,30 @@ def derive_facts(seating: Seating, rt: GameRuntime, prev: Rows | None = None) ->
 
     for r in range(len(game.rounds) + 1):
         for p, seq in by_round.get(r, []):
-            if p["deckel"] > 0:
-                move(seq, p["half"], "penalty", r + 1, p["player"], p["from"], p["deckel"])
+            if p.deckel > 0:
+                move(seq, p.half, "penalty", r + 1, p.player, p.source, p.deckel)
         if r < len(game.rounds):
             rec = game.rounds[r]
-            if not rec["repeated"] and rec["deckel"] > 0:
+            if rec.source is not None and rec.worst is not None and rec.deckel > 0:
                 seq = last_seq_of_round.get(r, turn_seqs[-1] if turn_seqs else 0)
-                move(seq, rec["half"], "round", r + 1, rec["worst"], rec["from"], rec["deckel"])
+                move(seq, rec.half, "round", r + 1, rec.worst, rec.source, rec.deckel)
 
     halves = []
-    for i, loser in enumerate(game.half_losers):
+    lost = [*zip((Half.HALF1, Half.HALF2), game.half_losers, strict=False)]
+    if game.finale is not None and game.loser is not None:
+        lost.append((Half.FINALE, game.loser))
+    for half, loser in lost:
         halves.append(
             {
                 "game_id": game_id,
-                "half": HALF[i + 1],
+                "half": half.value,
                 "loser_id": ids[loser],
                 "loser": loser,
-                "rounds": sum(1 for r in game.rounds if r["half"] == i + 1),
-            }
-        )
-    if game.finale is not None and game.loser is not None:
-        halves.append(
-            {
-                "game_id": game_id,
-                "half": "finale",
-                "loser_id": ids[game.loser],
-                "loser": game.loser,
-                "rounds": sum(1 for r in game.rounds if r["half"] == "finale"),
+                "rounds": sum(1 for r in game.rounds if r.half is half),
             }
         )
 
-    finale = game.finale or [None, None]
+    finale: list[str | None] = [*game.finale] if game.finale else [None, None]
     game_row = {
         "game_id": game_id,
         "status": "finished" if game.finished else "running",
@@ -171,10 +172,6 @@ def derive_facts(seating: Seating, rt: GameRuntime, prev: Rows | None = None) ->
     }
     facts["player_game_facts"] = summarize(seating, facts) if game.finished else []
     return facts
-
-
-#: Straßen by their dice (pips ascending, as in turn_facts)
-STRASSEN = frozenset({"1-2-3", "2-3-4", "3-4-5", "4-5-6"})
 
 
 def summarize(seating: Seating, facts: Rows) -> list[dict[str, Any]]:
@@ -200,11 +197,11 @@ def summarize(seating: Seating, facts: Rows) -> list[dict[str, Any]]:
         turns = [
             t for t in facts["turn_facts"] if t["player_id"] == pid and t["round_no"] in rounds
         ]
-        fair = [t["dice"] for t in turns if _fair(t, rounds[t["round_no"]])]
-        schock_aus = sum(1 for d in fair if d == "1-1-1")
-        schock = sum(1 for d in fair if d != "1-1-1" and d.startswith("1-1"))
-        general = sum(1 for d in fair if d != "1-1-1" and d[0] == d[2] == d[4])
-        strasse = sum(1 for d in fair if d in STRASSEN)
+        fair = [_category(t["dice"]) for t in turns if _fair(t, rounds[t["round_no"]])]
+        schock_aus = fair.count(Category.SCHOCK_AUS)
+        schock = fair.count(Category.SCHOCK)
+        general = fair.count(Category.GENERAL)
+        strasse = fair.count(Category.STRASSE)
         rows.append(
             {
                 "game_id": seating.game_id,
@@ -235,6 +232,12 @@ def summarize(seating: Seating, facts: Rows) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def _category(dice: str) -> Category:
+    """The category of three dice thrown from the hand in the default order (the standard
+    rules: no special results, every General and Straße counts)."""
+    return evaluation_table(PRESETS["standard"])[(*parse_dice(dice), True)].category
 
 
 def _fair(turn: dict[str, Any], round_row: dict[str, Any]) -> bool:

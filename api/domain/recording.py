@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..rules import format_dice
+from ..rules import DomainEvent, Undone, format_dice
 from ..storage import LogEntry, Stammtisch, StorageConflict
 from .base import UseCases
 from .errors import CONCURRENT_CHANGE, Conflict
@@ -75,11 +75,10 @@ class RecordingUseCases(UseCases):
                 raise Conflict(CONCURRENT_CHANGE) from err
             new_rt.facts = facts
             self.cache.put(game_id, new_rt)
-            event = {
-                "kind": "undone",
-                "message": f"Rückgängig gemacht: {describe_entry(target.kind, target.body)}.",
-                "data": {"seq": target.seq, "kind": target.kind, "entry": target.body},
-            }
+            event = DomainEvent(
+                f"Rückgängig gemacht: {describe_entry(target.kind, target.body)}.",
+                Undone(target.seq, target.kind, target.body),
+            )
             return WriteResult(seq, [event], GameView(record, st.slug, new_rt))
 
     def undo_history(self, st: Stammtisch, game_id: int) -> list[dict[str, Any]]:

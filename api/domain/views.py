@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..rules import DomainEvent
 from ..storage import GameRecord
 from .runtime import GameRuntime
 
@@ -40,16 +41,8 @@ class GameView:
             "rules": rt.rules_config(),
             "options": rt.rules_options(),
             "seq": rt.last_seq,
-            "open_turn": (
-                None
-                if rt.open_turn is None
-                else {
-                    "player": rt.open_turn.player,
-                    "throws": rt.open_turn.throws,
-                    "blind": rt.open_turn.blind,
-                }
-            ),
-            "outcome": game.outcome(),
+            "open_turn": None if rt.open_turn is None else rt.open_turn.to_json(),
+            "outcome": game.outcome().to_json(),
         }
 
 
@@ -58,8 +51,9 @@ class WriteResult:
     """A recorded entry: its sequence number, the domain events it caused, the new state."""
 
     seq: int
-    events: list[dict[str, Any]]
+    events: list[DomainEvent]
     game: GameView
 
     def to_dict(self) -> dict[str, Any]:
-        return {"seq": self.seq, "events": self.events, "game": self.game.to_dict()}
+        events = [e.to_json() for e in self.events]
+        return {"seq": self.seq, "events": events, "game": self.game.to_dict()}

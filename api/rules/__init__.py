@@ -13,12 +13,30 @@ or raises a precise error (:class:`MalformedInput` vs :class:`RuleViolation`)::
     >>> [ev.message for ev in game.apply(parse_event(
     ...     {"player": "Dieter", "dice": [6, 3, 2], "throws": 3, "hand": False}, rules))]
     ['Dieter: Zahl 632 (2-3-6, 3 Würfe).', 'Dieter bekommt 4 Deckel aus der Mitte – Schock 4 von Anna.']
-    >>> game.state()["mitte"], game.next_player
+    >>> game.state().mitte, game.next_player
     (9, 'Dieter')
 """
 
+from .dice import format_dice, parse_dice
 from .errors import InvalidRules, MalformedInput, RuleViolation, SchockenError
-from .game import MAX_PLAYERS, MIN_PLAYERS, DomainEvent, EventKind, Game, Phase
+from .events import (
+    Blattschuss,
+    DomainEvent,
+    EventData,
+    EventKind,
+    FinaleStarted,
+    GameLost,
+    HalfLost,
+    PenaltyGiven,
+    PlayerOut,
+    RoundLost,
+    RoundRepeated,
+    ThrowRecorded,
+    TurnRecorded,
+    Undone,
+)
+from .game import MAX_PLAYERS, MIN_PLAYERS, Game
+from .help_texts import OPTION_HELP, PRESET_HELP
 from .log import (
     GameHeader,
     new_game,
@@ -29,42 +47,63 @@ from .log import (
     replay_text,
     to_log,
 )
-from .results import Category, Evaluation, evaluate, evaluation_table, format_dice, parse_dice
-from .ruleset import (
-    OPTION_HELP,
-    OPTION_NAMES,
-    PRESET_HELP,
-    PRESETS,
-    Ruleset,
-    Special,
-    ruleset_from_config,
+from .records import GameState, Half, Outcome, PenaltyRecord, Phase, RoundRecord, TurnFact
+from .results import Category, Evaluation, evaluate, evaluation_table
+from .ruleset import OPTION_NAMES, PRESETS, Ruleset, Special, ruleset_from_config
+from .throws import (
+    OpenTurn,
+    RecordThrow,
+    parse_throw,
+    record_command,
+    record_event,
+    record_throw,
 )
-from .turns import Command, RecordPenalty, RecordTurn, Throw, parse_event
+from .turns import Command, RecordPenalty, RecordTurn, Throw, parse_event, turn_in_detail
 
 __all__ = [
+    "Blattschuss",
     "Category",
     "Command",
     "DomainEvent",
     "Evaluation",
+    "EventData",
     "EventKind",
+    "FinaleStarted",
     "Game",
     "GameHeader",
+    "GameLost",
+    "GameState",
+    "Half",
+    "HalfLost",
     "InvalidRules",
     "MAX_PLAYERS",
     "MIN_PLAYERS",
     "MalformedInput",
     "OPTION_HELP",
     "OPTION_NAMES",
+    "OpenTurn",
+    "Outcome",
     "PRESETS",
     "PRESET_HELP",
+    "PenaltyGiven",
+    "PenaltyRecord",
     "Phase",
+    "PlayerOut",
     "RecordPenalty",
+    "RecordThrow",
     "RecordTurn",
+    "RoundLost",
+    "RoundRecord",
+    "RoundRepeated",
     "RuleViolation",
     "Ruleset",
     "SchockenError",
     "Special",
     "Throw",
+    "ThrowRecorded",
+    "TurnFact",
+    "TurnRecorded",
+    "Undone",
     "evaluate",
     "evaluation_table",
     "format_dice",
@@ -73,9 +112,14 @@ __all__ = [
     "parse_event",
     "parse_header",
     "parse_played_at",
+    "parse_throw",
+    "record_command",
+    "record_event",
+    "record_throw",
     "replay_commands",
     "replay_log",
     "replay_text",
     "ruleset_from_config",
     "to_log",
+    "turn_in_detail",
 ]

@@ -22,10 +22,23 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any
 
 from .errors import MalformedInput, RuleViolation
+from .events import (
+    Blattschuss,
+    DomainEvent,
+    EventKind,
+    FinaleStarted,
+    GameLost,
+    HalfLost,
+    PenaltyGiven,
+    PlayerOut,
+    RoundLost,
+    RoundRepeated,
+    TurnRecorded,
+)
+from .records import GameState, Half, Outcome, PenaltyRecord, Phase, RoundRecord, TurnFact
 from .results import Evaluation, evaluation_table
 from .ruleset import FinaleOpener, NextStarter, PenaltyMode, Ruleset, Ties
 from .turns import MAX_NAME, Command, RecordPenalty, RecordTurn, parse_player
@@ -34,38 +47,7 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 20
 
 
-class Phase(StrEnum):
-    HALF1 = "half1"
-    HALF2 = "half2"
-    FINALE = "finale"
-    FINISHED = "finished"
-
-
-class EventKind(StrEnum):
-    TURN_RECORDED = "turn_recorded"
-    ROUND_LOST = "round_lost"
-    ROUND_REPEATED = "round_repeated"
-    PLAYER_OUT = "player_out"
-    PENALTY = "penalty"
-    HALF_LOST = "half_lost"
-    FINALE_STARTED = "finale_started"
-    BLATTSCHUSS = "blattschuss"
-    GAME_LOST = "game_lost"
-
-
-class DomainEvent(NamedTuple):
-    """Something that happened, with a German sentence a client can show as it is."""
-
-    kind: EventKind
-    message: str
-    data: dict[str, Any]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind.value, "message": self.message, **self.data}
-
-
-HALF_LABEL = {Phase.HALF1: 1, Phase.HALF2: 2, Phase.FINALE: "finale"}
-HALF_NAME = {Phase.HALF1: "die erste Hälfte", Phase.HALF2: "die zweite Hälfte"}
+_HALF_NAME = {Phase.HALF1: "die erste Hälfte", Phase.HALF2: "die zweite Hälfte"}
 
 
 def _deckel_word(n: int) -> str:
@@ -80,7 +62,7 @@ class _Turn:
     blind: bool
     order: int  # position in the round, 0 = starter
     sort: int  # the tie rule's sort key, see Game._sort_key
-    half: int | str  # 1, 2 or "finale"
+    half: Half
     round: int  # index of the round in Game.rounds
     hand: bool
 
@@ -88,22 +70,22 @@ class _Turn:
 _WURF = {n: "1 Wurf" if n == 1 else f"{n} Würfe" for n in range(1, 6)}
 
 
-def _turn_fact(t: _Turn) -> dict[str, Any]:
+def _turn_fact(t: _Turn) -> TurnFact:
     ev = t.ev
-    return {
-        "half": t.half,
-        "round": t.round,
-        "order": t.order,
-        "player": t.player,
-        "dice": ev.notation,
-        "throws": t.throws,
-        "hand": t.hand,
-        "blind": t.blind,
-        "category": ev.category.value,
-        "name": ev.name,
-        "deckel": ev.deckel,
-        "key": ev.key,
-    }
+    return TurnFact(
+        t.half,
+        t.round,
+        t.order,
+        t.player,
+        ev.notation,
+        t.throws,
+        t.hand,
+        t.blind,
+        ev.category,
+        ev.name,
+        ev.deckel,
+        ev.key,
+    )
 
 
 class Game:
@@ -118,7 +100,7 @@ class Game:
         self._ties = rules.ties
         self.first_starter = starter
         self.phase = Phase.HALF1
-        self._half_label: int | str = 1  # HALF_LABEL[self.phase], kept for the hot path
+        self._half = Half.HALF1  # the half of self.phase (kept when the game is finished)
         self.mitte = rules.deckel
         self.stacks: dict[str, int] = dict.fromkeys(players, 0)
         self.active: list[str] = list(players)
@@ -126,7 +108,7 @@ class Game:
         self.order: list[str] = self._order_from(starter)
         self.round_turns: list[_Turn] = []
         self.limit: int | None = None
-        self.rounds: list[dict[str, Any]] = []
+        self.rounds: list[RoundRecord] = []
         self.half_losers: list[str] = []
         self.finale: list[str] | None = None
         self.blattschuss = False
@@ -134,7 +116,8 @@ class Game:
         self.last_receiver: str | None = None
         self.forced_loser: str | None = None
         self._turn_log: list[_Turn] = []  # every accepted turn, in order
-        self.penalties: list[dict[str, Any]] = []
+        self._facts: list[TurnFact] = []  # the facts of _turn_log[: len(_facts)], built lazily
+        self.penalties: list[PenaltyRecord] = []
         self.commands: list[Command] = []  # every accepted command, in order
         self.played_at: str | None = None  # opaque to the engine; kept for the game log
 
@@ -171,6 +154,7 @@ class Game:
         clone.half_losers = list(self.half_losers)
         clone.finale = list(self.finale) if self.finale is not None else None
         clone._turn_log = list(self._turn_log)
+        clone._facts = list(self._facts)
         clone.penalties = list(self.penalties)
         clone.commands = list(self.commands)
         return clone
@@ -202,37 +186,41 @@ class Game:
         raise AssertionError("no active player")  # pragma: no cover - a half has ≥ 2 players
 
     @property
-    def turns(self) -> list[dict[str, Any]]:
+    def turns(self) -> list[TurnFact]:
         """Every accepted turn as a fact (the statistics' raw material), in order."""
-        return [_turn_fact(t) for t in self._turn_log]
+        facts, log = self._facts, self._turn_log
+        if len(facts) < len(log):  # turns are only ever added: build the new ones once
+            facts.extend(_turn_fact(t) for t in log[len(facts) :])
+        return list(facts)
 
-    def state(self) -> dict[str, Any]:
-        return {
-            "phase": self.phase.value,
-            "mitte": self.mitte,
-            "stacks": dict(self.stacks),
-            "active": list(self.active),
-            "next_player": self.next_player,
-            "limit": self.limit,
-        }
+    def state(self) -> GameState:
+        return GameState(
+            self.phase,
+            self.mitte,
+            dict(self.stacks),
+            tuple(self.active),
+            self.next_player,
+            self.limit,
+        )
 
-    def current_round(self) -> list[dict[str, Any]]:
+    def current_round(self) -> list[TurnFact]:
         """The turns of the round in progress, in order."""
         log = self._turn_log
         return [_turn_fact(t) for t in log[len(log) - len(self.round_turns) :]]
 
-    def outcome(self) -> dict[str, Any]:
+    def outcome(self) -> Outcome:
         """The outcome of GAMELOG.md (plus ``penalties`` and ``current_round``)."""
-        return {
-            "rounds": [dict(r) for r in self.rounds],
-            "half_losers": list(self.half_losers),
-            "finale": list(self.finale) if self.finale is not None else None,
-            "blattschuss": self.blattschuss,
-            "loser": self.loser,
-            "state": self.state(),
-            "penalties": [dict(p) for p in self.penalties],
-            "current_round": self.current_round(),
-        }
+        finale = self.finale
+        return Outcome(
+            tuple(self.rounds),
+            tuple(self.half_losers),
+            (finale[0], finale[1]) if finale is not None else None,
+            self.blattschuss,
+            self.loser,
+            self.state(),
+            tuple(self.penalties),
+            tuple(self.current_round()),
+        )
 
     # ------------------------------------------------------------------ commands
     def apply(self, command: Command) -> list[DomainEvent]:
@@ -296,7 +284,7 @@ class Game:
             cmd.blind,
             position,
             self._sort_key(ev.key, throws, position),
-            self._half_label,
+            self._half,
             len(self.rounds),
             cmd.hand,
         )
@@ -304,9 +292,8 @@ class Game:
         self._turn_log.append(turn)
         events = [
             DomainEvent(
-                EventKind.TURN_RECORDED,
                 f"{player}: {ev.name} ({ev.notation}, {_WURF[throws]}).",
-                {"player": player, "name": ev.name, "dice": ev.notation},
+                TurnRecorded(player, ev.name, ev.notation),
             )
         ]
         if position + 1 == len(self.order) or (
@@ -330,40 +317,43 @@ class Game:
         return key * 32 + (31 - order)
 
     def _resolve(self) -> list[DomainEvent]:
+        """The round is complete: find its best and worst turn (or repeat it)."""
         turns = self.round_turns
         forced = self.forced_loser
-        worst_turn: _Turn | None
         if forced is not None:
-            worst_player = forced
             rest = [t for t in turns if t.player != forced]
             top = max(t.sort for t in rest)
             best_cands = [t for t in rest if t.sort == top]
             worst_turn = next((t for t in turns if t.player == forced), None)
-        else:
-            top = max(t.sort for t in turns)
-            best_cands = [t for t in turns if t.sort == top]
-            if len(best_cands) == len(turns):
-                return self._repeat("Alle haben gleich geworfen")
-            # the best result never loses; tied best results are all "best"
-            pool = [t for t in turns if t.sort < top]
-            if self.rules.two_fives_never_lose:
-                pool = [t for t in pool if not t.ev.two_fives] or pool
-            low = min(t.sort for t in pool)
-            worst_cands = [t for t in pool if t.sort == low]
-            if len(worst_cands) > 1:
-                names = " und ".join(t.player for t in worst_cands)
-                return self._repeat(f"Gleichstand ganz unten ({names})")
-            worst_turn = worst_cands[0]
-            worst_player = worst_turn.player
-        best = best_cands[0]
+            return self._settle(best_cands, forced, worst_turn)
+        top = max(t.sort for t in turns)
+        best_cands = [t for t in turns if t.sort == top]
+        if len(best_cands) == len(turns):
+            return self._repeat("Alle haben gleich geworfen")
+        # the best result never loses; tied best results are all "best"
+        pool = [t for t in turns if t.sort < top]
+        if self.rules.two_fives_never_lose:
+            pool = [t for t in pool if not t.ev.two_fives] or pool
+        low = min(t.sort for t in pool)
+        worst_cands = [t for t in pool if t.sort == low]
+        if len(worst_cands) > 1:
+            names = " und ".join(t.player for t in worst_cands)
+            return self._repeat(f"Gleichstand ganz unten ({names})")
+        worst_turn = worst_cands[0]
+        return self._settle(best_cands, worst_turn.player, worst_turn)
 
+    def _settle(
+        self, best_cands: list[_Turn], worst_player: str, worst_turn: _Turn | None
+    ) -> list[DomainEvent]:
+        """The worst player receives what the best result is worth, from the Mitte or the best."""
+        best = best_cands[0]
         ev = best.ev
-        value = ev.deckel
-        if not ev.worth_all and any(t.blind for t in turns):
-            value *= 2
-        payer: str | None  # None: the Mitte
         if ev.takes_all:
             return self._schock_aus(best, worst_player, worst_turn)
+        value = ev.deckel
+        if not ev.worth_all and any(t.blind for t in self.round_turns):
+            value *= 2
+        payer: str | None  # None: the Mitte
         if self.mitte > 0:
             payer = None
             if self.rules.passing_on:
@@ -386,46 +376,48 @@ class Game:
         if amount:
             self.last_receiver = worst_player
         source = "mitte" if payer is None else payer
-        record = self._round_record(best.player, worst_player, amount, source)
-        record.update(
-            best_result=ev.name,
-            worst_result=worst_turn.ev.name if worst_turn else None,
-            value=value,
+        worst_result = worst_turn.ev.name if worst_turn else None
+        self.rounds.append(
+            self._round_record(best.player, worst_player, amount, source, ev, worst_result, value)
         )
-        self.rounds.append(record)
         von = "aus der Mitte" if payer is None else f"von {payer}"
         why = f"{ev.name} von {best.player}"
-        if forced is not None:
+        if self.forced_loser is not None:
             why += f"; {worst_player} verliert die Runde wegen einer Strafe"
         events = [
             DomainEvent(
-                EventKind.ROUND_LOST,
                 f"{worst_player} bekommt {_deckel_word(amount)} {von} – {why}.",
-                {
-                    "player": worst_player,
-                    "deckel": amount,
-                    "from": source,
-                    "best": best.player,
-                    "best_result": ev.name,
-                },
+                RoundLost(worst_player, amount, source, best.player, ev.name),
             )
         ]
         events.extend(self._after_round(worst_player))
         return events
 
     def _round_record(
-        self, best: str | None, worst: str | None, amount: int, source: Any
-    ) -> dict[str, Any]:
-        return {
-            "half": HALF_LABEL[self.phase],
-            "starter": self.order[0],
-            "limit": self.limit,
-            "best": best,
-            "worst": worst,
-            "deckel": amount,
-            "from": source,
-            "repeated": source is None,
-        }
+        self,
+        best: str | None,
+        worst: str | None,
+        amount: int,
+        source: str | None,
+        result: Evaluation | None = None,
+        worst_result: str | None = None,
+        value: int | None = None,
+    ) -> RoundRecord:
+        limit = self.limit
+        assert limit is not None  # a round is resolved after its starter's turn
+        best_result = result.name if result is not None else None
+        return RoundRecord(
+            self._half,
+            self.order[0],
+            limit,
+            best,
+            worst,
+            amount,
+            source,
+            best_result,
+            worst_result,
+            value,
+        )
 
     def _repeat(self, why: str) -> list[DomainEvent]:
         self.rounds.append(self._round_record(None, None, 0, None))
@@ -434,9 +426,8 @@ class Game:
         self.limit = None
         return [
             DomainEvent(
-                EventKind.ROUND_REPEATED,
                 f"{why}: die Runde wird wiederholt, {starter} beginnt neu.",
-                {"starter": starter},
+                RoundRepeated(starter),
             )
         ]
 
@@ -447,24 +438,16 @@ class Game:
             self.stacks[p] = 0
         self.stacks[worst] = self.total
         self.last_receiver = worst
-        record = self._round_record(best.player, worst, received, "all")
-        record.update(
-            best_result=best.ev.name,
-            worst_result=worst_turn.ev.name if worst_turn else None,
-            value=self.total,
+        worst_result = worst_turn.ev.name if worst_turn else None
+        self.rounds.append(
+            self._round_record(
+                best.player, worst, received, "all", best.ev, worst_result, self.total
+            )
         )
-        self.rounds.append(record)
         events = [
             DomainEvent(
-                EventKind.ROUND_LOST,
                 f"{best.ev.name} von {best.player}! {worst} bekommt alle Deckel.",
-                {
-                    "player": worst,
-                    "deckel": received,
-                    "from": "all",
-                    "best": best.player,
-                    "best_result": best.ev.name,
-                },
+                RoundLost(worst, received, "all", best.player, best.ev.name),
             )
         ]
         events.extend(self._after_round(worst))
@@ -504,11 +487,7 @@ class Game:
             return []
         self.active = [p for p in self.active if self.stacks[p] > 0]
         return [
-            DomainEvent(
-                EventKind.PLAYER_OUT,
-                f"{p} hat keine Deckel mehr und ist in dieser Hälfte raus.",
-                {"player": p},
-            )
+            DomainEvent(f"{p} hat keine Deckel mehr und ist in dieser Hälfte raus.", PlayerOut(p))
             for p in out
         ]
 
@@ -531,39 +510,33 @@ class Game:
         self.half_losers.append(loser)
         events.append(
             DomainEvent(
-                EventKind.HALF_LOST,
-                f"{loser} hat alle Deckel und verliert {HALF_NAME[phase]}.",
-                {"player": loser, "half": HALF_LABEL[phase], "stacks": dict(self.stacks)},
+                f"{loser} hat alle Deckel und verliert {_HALF_NAME[phase]}.",
+                HalfLost(loser, self._half, dict(self.stacks)),
             )
         )
         if phase is Phase.HALF1:
             self.phase = Phase.HALF2
-            self._half_label = 2
+            self._half = Half.HALF2
             self._reset_deckel(list(self.players), loser)
             return events
         first = self.half_losers[0]
         if first == loser:
             self.blattschuss = True
             events.append(
-                DomainEvent(
-                    EventKind.BLATTSCHUSS,
-                    f"Blattschuss! {loser} hat beide Hälften verloren.",
-                    {"player": loser},
-                )
+                DomainEvent(f"Blattschuss! {loser} hat beide Hälften verloren.", Blattschuss(loser))
             )
             events.extend(self._game_lost(loser, "verliert das Spiel"))
             return events
         finalists = [p for p in self.players if p in (first, loser)]
         self.finale = finalists
         self.phase = Phase.FINALE
-        self._half_label = "finale"
+        self._half = Half.FINALE
         opener = first if self.rules.finale_opener is FinaleOpener.FIRST_HALF_LOSER else loser
-        self._reset_deckel(finalists, opener)
+        self._reset_deckel(list(finalists), opener)
         events.append(
             DomainEvent(
-                EventKind.FINALE_STARTED,
                 f"Finale: {finalists[0]} gegen {finalists[1]}, {opener} beginnt.",
-                {"players": finalists, "starter": opener},
+                FinaleStarted((finalists[0], finalists[1]), opener),
             )
         )
         return events
@@ -578,13 +551,7 @@ class Game:
         self.round_turns = []
         self.limit = None
         self.forced_loser = None
-        return [
-            DomainEvent(
-                EventKind.GAME_LOST,
-                f"{loser} {how} und zahlt die Runde.",
-                {"player": loser, "stacks": stacks},
-            )
-        ]
+        return [DomainEvent(f"{loser} {how} und zahlt die Runde.", GameLost(loser, stacks))]
 
     # ------------------------------------------------------------------ penalties
     def _penalty(self, cmd: RecordPenalty) -> list[DomainEvent]:
@@ -598,9 +565,8 @@ class Game:
             self.penalties.append(self._penalty_record(cmd, 0, None))
             return [
                 DomainEvent(
-                    EventKind.PENALTY,
                     f"Strafe für {offender} ({cmd.reason}): verliert die Runde.",
-                    {"player": offender, "deckel": 0, "reason": cmd.reason},
+                    PenaltyGiven(offender, 0, cmd.reason),
                 )
             ]
         wanted = cmd.deckel if cmd.deckel is not None else self.rules.penalty
@@ -620,14 +586,8 @@ class Game:
         von = "aus der Mitte" if payer is None else f"von {payer}"
         events = [
             DomainEvent(
-                EventKind.PENALTY,
                 f"Strafe für {offender} ({cmd.reason}): {_deckel_word(amount)} {von}.",
-                {
-                    "player": offender,
-                    "deckel": amount,
-                    "from": payer or "mitte",
-                    "reason": cmd.reason,
-                },
+                PenaltyGiven(offender, amount, cmd.reason, payer or "mitte"),
             )
         ]
         if self.stacks[offender] == self.total:
@@ -651,15 +611,10 @@ class Game:
         candidates = [p for p in clockwise if p in self.active]
         return max(candidates, key=lambda p: self.stacks[p])  # max keeps the first on ties
 
-    def _penalty_record(self, cmd: RecordPenalty, amount: int, payer: str | None) -> dict[str, Any]:
-        return {
-            "half": HALF_LABEL[self.phase],
-            "round": len(self.rounds),
-            "player": cmd.player,
-            "deckel": amount,
-            "from": payer or "mitte",
-            "reason": cmd.reason,
-        }
+    def _penalty_record(self, cmd: RecordPenalty, amount: int, payer: str | None) -> PenaltyRecord:
+        return PenaltyRecord(
+            self._half, len(self.rounds), cmd.player, amount, payer or "mitte", cmd.reason
+        )
 
 
 __all__ = ["Game", "Phase", "EventKind", "DomainEvent", "MAX_NAME"]

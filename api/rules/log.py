@@ -4,7 +4,7 @@
 ...        "events": [{"player": "Anna", "dice": [1, 1, 4], "throws": 2, "hand": False},
 ...                   {"player": "Bert", "dice": [6, 3, 2], "throws": 1}]}
 >>> game = replay_log(doc)
->>> game.rounds[0]["worst"], game.rounds[0]["deckel"], game.state()["mitte"]
+>>> game.rounds[0].worst, game.rounds[0].deckel, game.state().mitte
 ('Bert', 4, 9)
 >>> exported = to_log(game)
 >>> exported["rules"], exported["events"][1]
@@ -133,6 +133,6 @@ def replay_text(text: str) -> dict[str, Any]:
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         return {"error": f"Kein gültiges JSON: {err}"}
     try:
-        return replay_log(doc).outcome()
+        return replay_log(doc).outcome().to_json()
     except SchockenError as err:
         return {"error": err.message}

@@ -23,8 +23,19 @@ import itertools
 from dataclasses import dataclass
 from enum import StrEnum
 
+from .dice import format_dice, parse_dice
 from .errors import MalformedInput
 from .ruleset import Ruleset, SchockAus, Strassen
+
+__all__ = [
+    "Category",
+    "Evaluation",
+    "build_evaluation_table",
+    "evaluate",
+    "evaluation_table",
+    "format_dice",
+    "parse_dice",
+]
 
 
 class Category(StrEnum):
@@ -42,8 +53,6 @@ RANK_GENERAL = 300
 RANK_GENERAL_OVER_SCHOCK2 = 425
 RANK_SCHOCK_BASE = 400  # Schock h = 400 + 10·h
 RANK_SCHOCK_AUS = 500
-
-DECKEL_BY_CATEGORY = {Category.ZAHL: 1, Category.STRASSE: 2, Category.GENERAL: 3}
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,19 +88,6 @@ class Evaluation:
             "takes_all": self.takes_all,
             "key": self.key,
         }
-
-
-def format_dice(dice: tuple[int, ...] | list[int]) -> str:
-    """``(4, 1, 1)`` → ``"1-1-4"``: one canonical notation, pips ascending."""
-    return "-".join(str(p) for p in sorted(dice))
-
-
-def parse_dice(text: str) -> tuple[int, ...]:
-    """The inverse of :func:`format_dice`; also accepts ``"114"``. Sorted descending."""
-    digits = text.replace("-", "").replace(" ", "")
-    if len(digits) not in (2, 3) or not all(ch in "123456" for ch in digits):
-        raise MalformedInput(f"„{text}“ sind keine Würfel (erwartet z. B. 1-1-4 oder 114).")
-    return tuple(sorted((int(ch) for ch in digits), reverse=True))
 
 
 def _key(rank: int, height: int, bonus: bool) -> int:

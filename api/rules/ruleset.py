@@ -10,7 +10,8 @@ A Stammtisch picks a preset and may override single options::
     {'preset': 'wolbeck', 'overrides': {'deckel': 15}}
 
 Readings this project takes where RULES.md leaves room are documented beside each option in
-:data:`OPTION_HELP` (German, shown to players) and in the comments of :class:`Ruleset`.
+:data:`OPTION_HELP` (German, shown to players; in :mod:`.help_texts`) and in the comments of
+:class:`Ruleset`.
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from .dice import format_dice
 from .errors import InvalidRules
+from .help_texts import OPTION_HELP
+from .help_texts import PRESET_HELP as PRESET_HELP  # re-exported
 
 
 class Strassen(StrEnum):
@@ -173,42 +177,6 @@ class Ruleset:
 OPTION_NAMES: tuple[str, ...] = tuple(
     f.name for f in dataclasses.fields(Ruleset) if f.name[0] != "_" and f.name != "preset"
 )
-
-OPTION_HELP: dict[str, str] = {
-    "deckel": "Anzahl der Deckel im Spiel (2–99, üblich 13).",
-    "max_throws": "Höchstzahl der Würfe des Startspielers (1–5; Bördeschock: 5).",
-    "sixes_turning": "Zwei Sechsen eines Wurfs dürfen zu einer Eins umgedreht werden "
-    "(drei Sechsen zu zwei Einsen); danach muss weitergewürfelt werden.",
-    "ones_only_aside": "Nur Einsen dürfen herausgelegt werden.",
-    "general_over_schock2": "Ein General ist höher als Schock 2 (aber niedriger als Schock 3).",
-    "strassen": "Straßen nach Höhe (4-5-6 vor 3-4-5 …) oder alle gleich.",
-    "hand_only": "Diese Würfe zählen nur aus der Hand; zusammengelegt sind sie eine Zahl.",
-    "hand_beats_assembled": "Bei gleichem Wurf schlägt der Wurf aus der Hand den "
-    "zusammengelegten („Naturschock“).",
-    "ties": "Gleichstand: mehr Würfe verliert, sonst Runde wiederholen "
-    "(throws_then_repeat); der spätere verliert, außer er brauchte weniger Würfe "
-    "(later_lower_unless_fewer); wer zuerst geworfen hat, gewinnt (earlier_wins).",
-    "jule": "Jule 4-2-1: aus (eine Zahl), ganz oben und kostet alle Deckel (top), oder "
-    "„scharfe Sieben“ zwischen Schock 6 und Schock aus für 7 Deckel (sieben).",
-    "specials": "Eigene Sonderwürfe: Neuner (2-2-1, 9 Deckel), Siebener (2-2-1, 7 Deckel), "
-    "Achter (3-3-1, 8 Deckel) oder selbst definierte mit Augen, Rang und Deckel.",
-    "two_fives_never_lose": "Zwei Fünfen verlieren nie.",
-    "schock_aus": "Schock aus: der Verlierer bekommt alle Deckel und verliert die Hälfte "
-    "(half), oder Schock aus kostet so viele Deckel, wie im Spiel sind (total).",
-    "schock_aus_ends_round": "Ein Schock aus beendet die Runde sofort; wer noch nicht "
-    "geworfen hat, wirft nicht mehr.",
-    "passing_on": "Deckel weitergeben: wer den besten Wurf hat und Deckel besitzt, gibt "
-    "eigene Deckel ab, auch solange die Mitte nicht leer ist.",
-    "next_starter": "Wer die nächste Runde beginnt: der Verlierer der Runde oder wer "
-    "zuletzt Deckel bekommen hat.",
-    "finale_opener": "Wer das Finale beginnt: der Verlierer der zweiten Hälfte oder der "
-    "der ersten.",
-    "blind": "Blind erlaubt: nur ein Wurf, der beste Wurf der Runde zählt doppelt.",
-    "penalty": "Strafdeckel je Regelverstoß (leer: keine feste Zahl).",
-    "penalty_mode": "Strafe: Deckel aus der Mitte (deckel) oder der Sünder verliert die "
-    "Runde (round_loser).",
-    "two_dice": "Mit zwei Würfeln: der dritte wird so gedacht, dass er am besten passt.",
-}
 
 _ENUMS: dict[str, type[StrEnum]] = {
     "strassen": Strassen,
@@ -363,7 +331,7 @@ def _build_special_table(rules: Ruleset) -> tuple[Special, ...]:
     seen: dict[tuple[int, int, int], str] = {}
     for special in table:
         if special.pips in seen:
-            pips = "-".join(map(str, sorted(special.pips)))
+            pips = format_dice(special.pips)
             raise InvalidRules(
                 f"Hausregel „specials“: {seen[special.pips]} und {special.name} haben "
                 f"dieselben Augen {pips}.",
@@ -453,15 +421,4 @@ PRESETS: dict[str, Ruleset] = {
         penalty=1,
         finale_opener=FinaleOpener.FIRST_HALF_LOSER,
     ),
-}
-
-PRESET_HELP: dict[str, str] = {
-    "standard": "Rheinische Grundregeln (Knobeln – Schocken, die Regeln)",
-    "wikipedia": "Nach Wikipedia: Sechsen umdrehen, Naturschock, der spätere verliert",
-    "bvb": "Borussia-Dortmund-Regeln: General über Schock 2, wer zuerst wirft, gewinnt",
-    "hennef": "Turnierregeln der Deutschen Schockmeisterschaft (Hennef)",
-    "wolbeck": "Hausregeln der Alten Knobelschule Wolbeck: Jule als scharfe Sieben",
-    "party": "Partyausgabe „Trainingslager“",
-    "nrw": "Antrag zur Vereinheitlichung der NRW-Regeln: Schock aus beendet die Runde, "
-    "zwei Fünfen verlieren nie",
 }

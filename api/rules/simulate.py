@@ -12,8 +12,7 @@ The simulated players follow one simple, documented strategy (a cautious pub reg
 
 Every game is played through the engine, so it is valid by construction.
 
-    >>> import itertools
-import random
+    >>> import random
     >>> from api.rules import PRESETS
     >>> game = simulate_game(PRESETS["standard"], ["Anna", "Bert", "Clara"], "Anna", random.Random(1))
     >>> game.finished, game.loser in ("Anna", "Bert", "Clara")

@@ -18,7 +18,7 @@ checked by the game.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from .errors import MalformedInput, RuleViolation
@@ -209,7 +209,17 @@ def _parse_detail(obj: Mapping[str, Any], rules: Ruleset) -> RecordTurn:
     if "player" not in obj:
         raise MalformedInput("Im Zug fehlt „player“.", field="player")
     player = parse_player(obj["player"])
-    raw = obj["detail"]
+    return _detail_turn(player, obj["detail"], obj, rules)
+
+
+def turn_in_detail(player: str, throws: Sequence[Throw], blind: bool, rules: Ruleset) -> RecordTurn:
+    """A turn from its throws, checked like a game log's turn in detail (RULES.md section 3)."""
+    return _detail_turn(player, [t.to_json() for t in throws], {"blind": blind}, rules)
+
+
+def _detail_turn(player: str, raw: Any, obj: Mapping[str, Any], rules: Ruleset) -> RecordTurn:
+    """The throws of a detail (raw game-log objects) → the turn; ``blind`` is read from ``obj``
+    after the throws are checked."""
     if not isinstance(raw, list | tuple) or not raw:
         raise MalformedInput(
             "„detail“ muss eine nicht leere Liste von Würfen sein.", field="detail"
@@ -225,77 +235,86 @@ def _parse_detail(obj: Mapping[str, Any], rules: Ruleset) -> RecordTurn:
     throws: list[Throw] = []
     last = len(raw) - 1
     for i, item in enumerate(raw):
-        n = i + 1
-        where = f"detail[{i}]"
-        if not isinstance(item, Mapping):
-            raise MalformedInput(f"Wurf {n} muss ein Objekt sein.", field=where)
-        _check_keys(item, _THROW_KEYS, f"Wurf {n}")
-        if "dice" not in item:
-            raise MalformedInput(f"In Wurf {n} fehlen die Würfel („dice“).", field=where)
-        in_cup = count - len(kept)
-        if in_cup == 0:
-            raise RuleViolation(
-                f"Wurf {n}: alle Würfel liegen schon heraus, es kann nicht weitergewürfelt werden.",
-                field=where,
-            )
-        dice = _pips(item["dice"], f"{where}.dice", None)
-        if len(dice) != in_cup:
-            raise RuleViolation(
-                f"Wurf {n}: im Becher sind {in_cup} Würfel, geworfen wurden aber {len(dice)} "
-                f"({list(dice)}). Herausgelegte Würfel werden nicht noch einmal geworfen.",
-                field=where,
-            )
-        sixes = item.get("sixes", 0)
-        if not _is_int(sixes) or sixes not in (0, 1, 2):
-            raise MalformedInput(
-                f"Wurf {n}: „sixes“ muss 0, 1 oder 2 sein, nicht {sixes!r}.", field=where
-            )
-        remaining = list(dice)
-        if sixes:
-            if not rules.sixes_turning:
-                raise RuleViolation(
-                    "Sechsen umdrehen ist nach diesen Hausregeln nicht erlaubt.", field=where
-                )
-            needed = sixes + 1
-            if dice.count(6) < needed:
-                raise RuleViolation(
-                    f"Wurf {n}: um {'eine Eins' if sixes == 1 else 'zwei Einsen'} zu bekommen, "
-                    f"braucht der Wurf {needed} Sechsen, er zeigt {dice.count(6)}.",
-                    field=where,
-                )
-            if i == last:
-                raise RuleViolation(
-                    f"Wurf {n}: wer Sechsen umdreht, muss danach noch einmal würfeln.",
-                    field=where,
-                )
-            for _ in range(needed):
-                remaining.remove(6)
-            remaining.append(6)  # one six goes back into the cup
-        aside = _pips(item.get("aside", []), f"{where}.aside", None)
-        pool = list(remaining)
-        if sixes:
-            pool.remove(6)  # the six that goes back is thrown again, not set aside
-        for pip in aside:
-            if pip not in pool:
-                raise RuleViolation(
-                    f"Wurf {n}: {pip} kann nicht herausgelegt werden, der Wurf zeigt {list(dice)}.",
-                    field=where,
-                )
-            pool.remove(pip)
-        if rules.ones_only_aside and any(p != 1 for p in aside):
-            raise RuleViolation(
-                f"Wurf {n}: nach diesen Hausregeln dürfen nur Einsen herausgelegt werden.",
-                field=where,
-            )
-        throws.append(Throw(dice, aside, sixes))
+        throw = _parse_throw(item, i, i == last, count - len(kept), rules)
+        throws.append(throw)
         if i != last:
-            kept.extend([1] * sixes)
-            kept.extend(aside)
+            kept.extend([1] * throw.sixes)
+            kept.extend(throw.aside)
     final_throw = throws[-1].dice
     result = tuple(kept) + final_throw
     blind = bool(_flag(obj, "blind"))
     _check_blind(blind, len(throws), rules)
     return RecordTurn(player, result, len(throws), len(final_throw) == count, blind, tuple(throws))
+
+
+def _parse_throw(item: Any, i: int, is_last: bool, in_cup: int, rules: Ruleset) -> Throw:
+    """Throw ``i`` of a detail with ``in_cup`` dice in the cup, checked against RULES 3."""
+    n = i + 1
+    where = f"detail[{i}]"
+    if not isinstance(item, Mapping):
+        raise MalformedInput(f"Wurf {n} muss ein Objekt sein.", field=where)
+    _check_keys(item, _THROW_KEYS, f"Wurf {n}")
+    if "dice" not in item:
+        raise MalformedInput(f"In Wurf {n} fehlen die Würfel („dice“).", field=where)
+    if in_cup == 0:
+        raise RuleViolation(
+            f"Wurf {n}: alle Würfel liegen schon heraus, es kann nicht weitergewürfelt werden.",
+            field=where,
+        )
+    dice = _pips(item["dice"], f"{where}.dice", None)
+    if len(dice) != in_cup:
+        raise RuleViolation(
+            f"Wurf {n}: im Becher sind {in_cup} Würfel, geworfen wurden aber {len(dice)} "
+            f"({list(dice)}). Herausgelegte Würfel werden nicht noch einmal geworfen.",
+            field=where,
+        )
+    sixes = item.get("sixes", 0)
+    if not _is_int(sixes) or sixes not in (0, 1, 2):
+        raise MalformedInput(
+            f"Wurf {n}: „sixes“ muss 0, 1 oder 2 sein, nicht {sixes!r}.", field=where
+        )
+    pool = _turn_sixes(dice, sixes, n, is_last, rules) if sixes else list(dice)
+    aside = _pips(item.get("aside", []), f"{where}.aside", None)
+    for pip in aside:
+        if pip not in pool:
+            raise RuleViolation(
+                f"Wurf {n}: {pip} kann nicht herausgelegt werden, der Wurf zeigt {list(dice)}.",
+                field=where,
+            )
+        pool.remove(pip)
+    if rules.ones_only_aside and any(p != 1 for p in aside):
+        raise RuleViolation(
+            f"Wurf {n}: nach diesen Hausregeln dürfen nur Einsen herausgelegt werden.",
+            field=where,
+        )
+    return Throw(dice, aside, sixes)
+
+
+def _turn_sixes(
+    dice: tuple[int, ...], sixes: int, n: int, is_last: bool, rules: Ruleset
+) -> list[int]:
+    """Turning ``sixes`` of throw ``n`` (RULES 3.3): the pips left that may be set aside (the
+    turned sixes are out, the six that goes back into the cup is thrown again)."""
+    where = f"detail[{n - 1}]"
+    if not rules.sixes_turning:
+        raise RuleViolation(
+            "Sechsen umdrehen ist nach diesen Hausregeln nicht erlaubt.", field=where
+        )
+    needed = sixes + 1
+    if dice.count(6) < needed:
+        raise RuleViolation(
+            f"Wurf {n}: um {'eine Eins' if sixes == 1 else 'zwei Einsen'} zu bekommen, "
+            f"braucht der Wurf {needed} Sechsen, er zeigt {dice.count(6)}.",
+            field=where,
+        )
+    if is_last:
+        raise RuleViolation(
+            f"Wurf {n}: wer Sechsen umdreht, muss danach noch einmal würfeln.", field=where
+        )
+    pool = list(dice)
+    for _ in range(needed):
+        pool.remove(6)
+    return pool
 
 
 def _parse_penalty(obj: Mapping[str, Any], rules: Ruleset) -> RecordPenalty:

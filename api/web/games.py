@@ -27,7 +27,7 @@ from flask.typing import ResponseReturnValue
 from ..domain import DomainError, describe_entry
 from ..http.context import services
 from ..http.errors import status_of
-from ..rules import SchockenError
+from ..rules import DomainEvent, SchockenError
 from ..storage import Stammtisch
 from .blueprint import bp
 from .forms import FormErrors, TurnInput, describe_rules, field_of, parse_turn
@@ -100,9 +100,9 @@ def _current(st: Stammtisch, game_id: int) -> Iterator[None]:
         yield
 
 
-def _announce(events: list[dict[str, Any]]) -> None:
+def _announce(events: list[DomainEvent]) -> None:
     for event in events:
-        flash(event["message"], event["kind"])
+        flash(event.message, event.kind.value)
 
 
 def _back_to_game(st: Stammtisch, game_id: int) -> ResponseReturnValue:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..rules import Game
+from ..rules import DomainEvent, Game, Half, HalfLost
 
 PHASE_LABEL = {
     "half1": "1. Hälfte",
@@ -28,17 +28,17 @@ def _wuerfe(n: int) -> str:
 def board(game: Game) -> dict[str, Any]:
     """Mitte, every stack, who is out, whose turn, the round's limit, the half indicator."""
     state = game.state()
-    phase = state["phase"]
+    phase = state.phase.value
     finished = phase == "finished"
     finalists = game.finale or []
     rows = []
     for name in game.players:
-        in_play = name in state["active"]
+        in_play = name in state.active
         rows.append(
             {
                 "name": name,
-                "stack": state["stacks"][name],
-                "next": name == state["next_player"],
+                "stack": state.stacks[name],
+                "next": name == state.next_player,
                 "opener": not finished and name == game.starter,
                 "out": not finished and phase != "finale" and not in_play,
                 "benched": phase == "finale" and name not in finalists,
@@ -46,17 +46,17 @@ def board(game: Game) -> dict[str, Any]:
                 "loser": name == game.loser,
             }
         )
-    limit = state["limit"]
-    half = {"half1": 1, "half2": 2, "finale": "finale"}.get(phase)
+    limit = state.limit
+    half = state.phase.half
     return {
-        "round_no": sum(1 for r in game.rounds if r["half"] == half) + 1,
+        "round_no": sum(1 for r in game.rounds if r.half is half) + 1,
         "phase": phase,
         "phase_label": PHASE_LABEL[phase],
         "finished": finished,
-        "mitte": state["mitte"],
+        "mitte": state.mitte,
         "total": game.total,
         "rows": rows,
-        "next_player": state["next_player"],
+        "next_player": state.next_player,
         "opener": None if finished else game.starter,
         "limit": limit,
         "limit_label": _wuerfe(limit) if limit else None,
@@ -65,7 +65,7 @@ def board(game: Game) -> dict[str, Any]:
         "blattschuss": game.blattschuss,
         "loser": game.loser,
         "half_losers": list(game.half_losers),
-        "active": list(state["active"]),
+        "active": list(state.active),
     }
 
 
@@ -108,7 +108,7 @@ class Section:
     items: list[Round] = field(default_factory=list)
 
 
-def protocol(entry_events: list[tuple[int, list[dict[str, Any]]]]) -> list[Section]:
+def protocol(entry_events: list[tuple[int, list[DomainEvent]]]) -> list[Section]:
     """The game so far as halves → rounds → the turns' and the outcome's German sentences."""
     sections = [Section("1. Hälfte")]
     pending = Round(1)
@@ -120,7 +120,7 @@ def protocol(entry_events: list[tuple[int, list[dict[str, Any]]]]) -> list[Secti
 
     for _seq, events in entry_events:
         for event in events:
-            kind, message = event["kind"], event["message"]
+            kind, message = event.kind.value, event.message
             if kind in ("turn_recorded", "throw_recorded"):
                 pending.turns.append(message)
             elif kind in ("round_lost", "round_repeated"):
@@ -135,7 +135,7 @@ def protocol(entry_events: list[tuple[int, list[dict[str, Any]]]]) -> list[Secti
                     items[-1].outcome.append((kind, message))
                 else:
                     pending.outcome.append((kind, message))
-                if kind == "half_lost" and event["data"].get("half") == 1:
+                if isinstance(event.data, HalfLost) and event.data.half is Half.HALF1:
                     if pending.turns or pending.outcome:
                         close()
                     sections.append(Section("2. Hälfte"))
@@ -145,10 +145,10 @@ def protocol(entry_events: list[tuple[int, list[dict[str, Any]]]]) -> list[Secti
     return [s for s in sections if s.items]
 
 
-def last_round(entry_events: list[tuple[int, list[dict[str, Any]]]]) -> str | None:
+def last_round(entry_events: list[tuple[int, list[DomainEvent]]]) -> str | None:
     """The sentence of the last resolved round ("Dieter bekommt 4 Deckel – …"), if any."""
     for _seq, events in reversed(entry_events):
         for event in reversed(events):
-            if event["kind"] in ("round_lost", "round_repeated"):
-                return str(event["message"])
+            if event.kind in ("round_lost", "round_repeated"):
+                return event.message
     return None

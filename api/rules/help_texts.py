@@ -1,0 +1,54 @@
+"""The German explanations of every house-rule option and preset, shown to players.
+
+Readings this project takes where RULES.md leaves room are spelled out here and in the comments
+of :class:`~api.rules.ruleset.Ruleset`.
+"""
+
+from __future__ import annotations
+
+OPTION_HELP: dict[str, str] = {
+    "deckel": "Anzahl der Deckel im Spiel (2–99, üblich 13).",
+    "max_throws": "Höchstzahl der Würfe des Startspielers (1–5; Bördeschock: 5).",
+    "sixes_turning": "Zwei Sechsen eines Wurfs dürfen zu einer Eins umgedreht werden "
+    "(drei Sechsen zu zwei Einsen); danach muss weitergewürfelt werden.",
+    "ones_only_aside": "Nur Einsen dürfen herausgelegt werden.",
+    "general_over_schock2": "Ein General ist höher als Schock 2 (aber niedriger als Schock 3).",
+    "strassen": "Straßen nach Höhe (4-5-6 vor 3-4-5 …) oder alle gleich.",
+    "hand_only": "Diese Würfe zählen nur aus der Hand; zusammengelegt sind sie eine Zahl.",
+    "hand_beats_assembled": "Bei gleichem Wurf schlägt der Wurf aus der Hand den "
+    "zusammengelegten („Naturschock“).",
+    "ties": "Gleichstand: mehr Würfe verliert, sonst Runde wiederholen "
+    "(throws_then_repeat); der spätere verliert, außer er brauchte weniger Würfe "
+    "(later_lower_unless_fewer); wer zuerst geworfen hat, gewinnt (earlier_wins).",
+    "jule": "Jule 4-2-1: aus (eine Zahl), ganz oben und kostet alle Deckel (top), oder "
+    "„scharfe Sieben“ zwischen Schock 6 und Schock aus für 7 Deckel (sieben).",
+    "specials": "Eigene Sonderwürfe: Neuner (2-2-1, 9 Deckel), Siebener (2-2-1, 7 Deckel), "
+    "Achter (3-3-1, 8 Deckel) oder selbst definierte mit Augen, Rang und Deckel.",
+    "two_fives_never_lose": "Zwei Fünfen verlieren nie.",
+    "schock_aus": "Schock aus: der Verlierer bekommt alle Deckel und verliert die Hälfte "
+    "(half), oder Schock aus kostet so viele Deckel, wie im Spiel sind (total).",
+    "schock_aus_ends_round": "Ein Schock aus beendet die Runde sofort; wer noch nicht "
+    "geworfen hat, wirft nicht mehr.",
+    "passing_on": "Deckel weitergeben: wer den besten Wurf hat und Deckel besitzt, gibt "
+    "eigene Deckel ab, auch solange die Mitte nicht leer ist.",
+    "next_starter": "Wer die nächste Runde beginnt: der Verlierer der Runde oder wer "
+    "zuletzt Deckel bekommen hat.",
+    "finale_opener": "Wer das Finale beginnt: der Verlierer der zweiten Hälfte oder der "
+    "der ersten.",
+    "blind": "Blind erlaubt: nur ein Wurf, der beste Wurf der Runde zählt doppelt.",
+    "penalty": "Strafdeckel je Regelverstoß (leer: keine feste Zahl).",
+    "penalty_mode": "Strafe: Deckel aus der Mitte (deckel) oder der Sünder verliert die "
+    "Runde (round_loser).",
+    "two_dice": "Mit zwei Würfeln: der dritte wird so gedacht, dass er am besten passt.",
+}
+
+PRESET_HELP: dict[str, str] = {
+    "standard": "Rheinische Grundregeln (Knobeln – Schocken, die Regeln)",
+    "wikipedia": "Nach Wikipedia: Sechsen umdrehen, Naturschock, der spätere verliert",
+    "bvb": "Borussia-Dortmund-Regeln: General über Schock 2, wer zuerst wirft, gewinnt",
+    "hennef": "Turnierregeln der Deutschen Schockmeisterschaft (Hennef)",
+    "wolbeck": "Hausregeln der Alten Knobelschule Wolbeck: Jule als scharfe Sieben",
+    "party": "Partyausgabe „Trainingslager“",
+    "nrw": "Antrag zur Vereinheitlichung der NRW-Regeln: Schock aus beendet die Runde, "
+    "zwei Fünfen verlieren nie",
+}

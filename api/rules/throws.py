@@ -1,0 +1,261 @@
+"""Throw by throw: a turn recorded one throw at a time (RULES.md section 3).
+
+A throw-by-throw client sends every single throw of a turn as it happens. The throws collect in
+an :class:`OpenTurn` until the player stops, reaches the round's throw limit, throws blind, or
+the next player's throw (or whole turn) arrives; then the open turn goes to the game as a turn
+in detail (GAMELOG.md ``detail``). Each throw is checked when it arrives: as if the turn ended
+with it (whose turn, the round's limit, the dice in the cup) and, when the player sets dice
+aside or turns sixes, that a further throw is allowed and that setting aside is legal.
+
+While a turn is open, nothing else may happen to its player: they cannot enter a whole turn,
+and nobody can be given a penalty (the open turn would have to end first)::
+
+    >>> from api.rules import PRESETS, Game, RecordThrow
+    >>> game = Game.start(PRESETS["standard"], ["Anna", "Bert"], "Anna")
+    >>> turn, events = record_throw(game, None, RecordThrow("Anna", (1, 4, 6), aside=(1,)))
+    >>> [e.message for e in events], turn.player
+    (['Anna: Wurf 1 – 1-4-6, legt 1 heraus.'], 'Anna')
+    >>> turn, events = record_throw(game, turn, RecordThrow("Anna", (1, 5), stop=True))
+    >>> [e.kind.value for e in events], turn
+    (['throw_recorded', 'turn_recorded'], None)
+    >>> game.limit
+    2
+
+Every function here checks before it changes anything: a refused throw leaves the game and the
+open turn exactly as they were.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from .dice import format_dice
+from .errors import MalformedInput, RuleViolation
+from .events import DomainEvent, ThrowRecorded
+from .game import Game
+from .turns import (
+    Command,
+    RecordPenalty,
+    RecordTurn,
+    Throw,
+    parse_event,
+    parse_player,
+    turn_in_detail,
+)
+
+_THROW_KEYS = frozenset({"player", "dice", "aside", "sixes", "blind", "stop"})
+
+
+class RecordThrow(NamedTuple):
+    """One throw of a throw-by-throw turn; ``dice`` None means only "stop" (the player ends
+    the open turn with their last throw)."""
+
+    player: str
+    dice: tuple[int, ...] | None
+    aside: tuple[int, ...] = ()
+    sixes: int = 0
+    blind: bool = False
+    stop: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class OpenTurn:
+    """The throws of a turn that has not ended yet."""
+
+    player: str
+    throws: tuple[Throw, ...]
+    blind: bool = False
+
+    def command(self, game: Game) -> RecordTurn:
+        """The turn in detail that ends it (raises if the throws cannot end a turn)."""
+        return turn_in_detail(self.player, self.throws, self.blind, game.rules)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "player": self.player,
+            "throws": [t.to_json() for t in self.throws],
+            "blind": self.blind,
+        }
+
+
+def parse_throw(obj: Any) -> RecordThrow:
+    """A single throw as a client sends it: ``{"player", "dice", "aside", "sixes", "blind",
+    "stop"}``; without ``dice`` only ``stop``. Whether it fits the turn is checked on use."""
+    if not isinstance(obj, Mapping):
+        raise MalformedInput("Ein Wurf muss ein Objekt sein.")
+    unknown = set(obj) - _THROW_KEYS
+    if unknown:
+        raise MalformedInput(
+            f"Unbekannte Felder in einem Wurf: {', '.join(sorted(map(str, unknown)))}.",
+            field=sorted(map(str, unknown))[0],
+        )
+    if "player" not in obj:
+        raise MalformedInput("Im Wurf fehlt „player“.", field="player")
+    player = parse_player(obj["player"])
+    flags = {key: _flag(obj, key) for key in ("blind", "stop")}
+    if obj.get("dice") is None:
+        if not flags["stop"] or set(obj) - {"player", "stop", "dice"}:
+            raise MalformedInput("Würfel fehlen: ohne Würfel ist nur „stop“ erlaubt.", field="dice")
+        return RecordThrow(player, None, stop=True)
+    dice = _pips(obj["dice"], "dice", 1)
+    aside = _pips(obj.get("aside") or [], "aside", 0)
+    sixes = obj.get("sixes")
+    if sixes is None:
+        sixes = 0
+    if type(sixes) is not int or sixes not in (0, 1, 2):
+        raise MalformedInput(f"„sixes“ muss 0, 1 oder 2 sein, nicht {sixes!r}.", field="sixes")
+    if flags["stop"] and (aside or sixes):
+        raise MalformedInput("Wer aufhört, legt nichts heraus und dreht nichts um.", field="stop")
+    return RecordThrow(player, dice, aside, sixes, flags["blind"], flags["stop"])
+
+
+def _flag(obj: Mapping[str, Any], key: str) -> bool:
+    value = obj.get(key)
+    if value is not None and not isinstance(value, bool):
+        raise MalformedInput(f"„{key}“ muss true oder false sein, nicht {value!r}.", field=key)
+    return bool(value)
+
+
+def _pips(value: Any, field: str, least: int) -> tuple[int, ...]:
+    if (
+        not isinstance(value, list | tuple)
+        or not least <= len(value) <= 3
+        or not all(type(p) is int and 0 < p < 7 for p in value)
+    ):
+        raise MalformedInput(
+            f"„{field}“ muss eine Liste von {least} bis 3 Augenzahlen 1 bis 6 sein, "
+            f"nicht {value!r}.",
+            field=field,
+        )
+    return tuple(value)
+
+
+# ---------------------------------------------------------------------------- recording
+
+
+def record_throw(
+    game: Game, open_turn: OpenTurn | None, throw: RecordThrow
+) -> tuple[OpenTurn | None, list[DomainEvent]]:
+    """Record one throw: the open turn afterwards (None once the turn ended) and the events,
+    ``throw_recorded`` first, then those of the turn when it ended with this throw.
+
+    A throw by another player than the open turn's ends the open turn first (the next player
+    has started). Raises :class:`RuleViolation` or :class:`MalformedInput`; then nothing changed.
+    """
+    if open_turn is not None and open_turn.player != throw.player:
+        probe = game.copy()
+        _close(probe, open_turn)
+        _record_own(probe, None, throw)  # raises if refused: nothing changed
+        events = _close(game, open_turn)
+        after, more = _record_own(game, None, throw)
+        return after, events + more
+    return _record_own(game, open_turn, throw)
+
+
+def record_command(
+    game: Game, open_turn: OpenTurn | None, command: Command
+) -> tuple[OpenTurn | None, list[DomainEvent]]:
+    """Record a whole turn or a penalty while a turn may be open: the open turn afterwards and
+    the events. A whole turn by the next player ends the open turn first; its own player has to
+    stop (or undo) it first, and no penalty may be given while a turn is open."""
+    if open_turn is None:
+        return None, game.apply(command)
+    _refuse_while_open(open_turn, isinstance(command, RecordPenalty), command.player)
+    probe = game.copy()
+    _close(probe, open_turn)
+    probe.apply(command)  # raises if refused: nothing changed
+    events = _close(game, open_turn)
+    return None, events + game.apply(command)
+
+
+def record_event(
+    game: Game, open_turn: OpenTurn | None, event: Any
+) -> tuple[OpenTurn | None, list[DomainEvent]]:
+    """:func:`record_command` for a game-log event (GAMELOG.md: a turn summary, a turn in
+    detail or a penalty). While a turn is open, its refusals come before the event is read."""
+    if open_turn is None:
+        return None, game.apply(parse_event(event, game.rules))
+    if isinstance(event, Mapping):
+        _refuse_while_open(open_turn, "penalty" in event, event.get("player"))
+    probe = game.copy()
+    _close(probe, open_turn)
+    command = parse_event(event, game.rules)
+    probe.apply(command)  # raises if refused: nothing changed
+    events = _close(game, open_turn)
+    return None, events + game.apply(command)
+
+
+def _refuse_while_open(open_turn: OpenTurn, penalty: bool, player: object) -> None:
+    if penalty:
+        raise RuleViolation(
+            f"Der Zug von {open_turn.player} ist noch offen: erst beenden (stop), "
+            "dann die Strafe eintragen."
+        )
+    if player == open_turn.player:
+        raise RuleViolation(
+            f"{player} hat noch einen offenen Zug (Wurf für Wurf): erst mit stop "
+            "beenden oder rückgängig machen, dann den ganzen Zug eintragen."
+        )
+
+
+def _close(game: Game, open_turn: OpenTurn) -> list[DomainEvent]:
+    return game.apply(open_turn.command(game))
+
+
+def _record_own(
+    game: Game, open_turn: OpenTurn | None, cmd: RecordThrow
+) -> tuple[OpenTurn | None, list[DomainEvent]]:
+    """A throw of the open turn's player (or of a player without an open turn)."""
+    player = cmd.player
+    if cmd.dice is None:
+        if open_turn is None:
+            raise RuleViolation(f"{player} hat keinen offenen Zug, der beendet werden könnte.")
+        return None, _close(game, open_turn)
+    if cmd.blind and open_turn is not None:
+        raise RuleViolation("Blind kann nur vor dem ersten Wurf angesagt werden.")
+    throw = Throw(cmd.dice, cmd.aside, cmd.sixes)
+    before = open_turn.throws if open_turn is not None else ()
+    throws = (*before, throw)
+    blind = cmd.blind or (open_turn is not None and open_turn.blind)
+    number = len(throws)
+    # 1. as if the turn ended with this throw: whose turn, the round's limit, dice in the cup
+    game.copy().apply(turn_in_detail(player, (*before, Throw(throw.dice)), blind, game.rules))
+    # 2. setting aside or turning sixes needs a further throw, and must itself be legal
+    limit = game.limit or game.rules.max_throws
+    acting = bool(throw.aside or throw.sixes)
+    if acting:
+        _check_acting(game, player, throws, blind, limit)
+    event = DomainEvent(
+        _describe(player, number, throw),
+        ThrowRecorded(player, number, throw.dice, throw.aside, throw.sixes),
+    )
+    turn = OpenTurn(player, throws, blind)
+    if not acting and (cmd.stop or blind or number >= limit):
+        return None, [event, *_close(game, turn)]
+    return turn, [event]
+
+
+def _check_acting(
+    game: Game, player: str, throws: tuple[Throw, ...], blind: bool, limit: int
+) -> None:
+    """The last of ``throws`` sets dice aside or turns sixes: a further throw must follow."""
+    number = len(throws)
+    if number >= limit or blind:
+        raise RuleViolation(
+            f"Nach dem letzten erlaubten Wurf (Wurf {number}) darf nichts mehr "
+            "herausgelegt oder umgedreht werden."
+        )
+    kept = sum(len(t.aside) + t.sixes for t in throws)
+    in_cup = max(game.rules.dice_count - kept, 0)
+    turn_in_detail(player, (*throws, Throw((2,) * in_cup)), False, game.rules)
+
+
+def _describe(player: str, number: int, throw: Throw) -> str:
+    what = f"{player}: Wurf {number} – {format_dice(throw.dice)}"
+    if throw.aside:
+        what += f", legt {format_dice(throw.aside)} heraus"
+    if throw.sixes:
+        what += ", dreht Sechsen um"
+    return what + "."
