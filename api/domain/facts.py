@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 from ..rules import (
     PRESETS,
     Category,
+    Game,
     Half,
     PenaltyRecord,
     RecordPenalty,
@@ -46,15 +47,28 @@ def seating_of(record: GameRecord) -> Seating:
 def derive_facts(seating: Seating, rt: GameRuntime, prev: Rows | None = None) -> Rows:
     """Every fact row of the game. ``prev``: the rows derived before the last entry of the same
     runtime; turns and rounds only grow, so those rows are reused and only new ones built."""
-    game_id, players = seating.game_id, seating.players
-    ids = {p.name: p.player_id for p in players}
+    ids = {p.name: p.player_id for p in seating.players}
     game = rt.game
-    turn_cmds = rt.turn_commands()
-    turn_seqs = [s for _, s in turn_cmds]
+    turns = _turn_rows(seating.game_id, ids, rt, list(prev["turn_facts"]) if prev else [])
+    rounds = _round_rows(seating.game_id, ids, game, list(prev["round_facts"]) if prev else [])
+    facts = {
+        "game_facts": [_game_row(seating.game_id, ids, game)],
+        "turn_facts": turns,
+        "round_facts": rounds,
+        "deckel_moves": _move_rows(seating.game_id, ids, rt, turns),
+        "half_facts": _half_rows(seating.game_id, ids, game),
+    }
+    facts["player_game_facts"] = summarize(seating, facts) if game.finished else []
+    return facts
 
-    turns = list(prev["turn_facts"]) if prev else []
+
+def _turn_rows(
+    game_id: int, ids: dict[str, int], rt: GameRuntime, turns: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """``turns`` (the rows of the turns derived before) plus a row per newer turn."""
+    turn_cmds = rt.turn_commands()
     start = len(turns)
-    new_turns = zip(game.turns[start:], turn_cmds[start:], strict=True)
+    new_turns = zip(rt.game.turns[start:], turn_cmds[start:], strict=True)
     for n, (fact, (cmd, seq)) in enumerate(new_turns, start=start + 1):
         turns.append(
             {
@@ -76,9 +90,13 @@ def derive_facts(seating: Seating, rt: GameRuntime, prev: Rows | None = None) ->
                 "entry": "detail" if cmd.detail is not None else "summary",
             }
         )
-    last_seq_of_round = {row["round_no"] - 1: row["seq"] for row in turns}
+    return turns
 
-    rounds = list(prev["round_facts"]) if prev else []
+
+def _round_rows(
+    game_id: int, ids: dict[str, int], game: Game, rounds: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """``rounds`` (the rows of the rounds derived before) plus a row per newer round."""
     for i, rec in enumerate(game.rounds[len(rounds) :], start=len(rounds)):
         source = rec.source
         rounds.append(
@@ -99,13 +117,22 @@ def derive_facts(seating: Seating, rt: GameRuntime, prev: Rows | None = None) ->
                 "repeated": rec.repeated,
             }
         )
+    return rounds
 
+
+def _move_rows(
+    game_id: int, ids: dict[str, int], rt: GameRuntime, turns: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Every Deckel move in order: a round's penalties before the round's own move."""
+    game = rt.game
     penalty_seqs = [
         s for c, s in zip(game.commands, rt.cmd_seqs, strict=True) if isinstance(c, RecordPenalty)
     ]
     by_round: dict[int, list[tuple[PenaltyRecord, int]]] = {}
     for p, seq in zip(game.penalties, penalty_seqs, strict=True):
         by_round.setdefault(p.round, []).append((p, seq))
+    last_seq_of_round = {row["round_no"] - 1: row["seq"] for row in turns}
+    last_seq = turns[-1]["seq"] if turns else 0
     moves: list[dict[str, Any]] = []
 
     def move(
@@ -134,26 +161,31 @@ def derive_facts(seating: Seating, rt: GameRuntime, prev: Rows | None = None) ->
         if r < len(game.rounds):
             rec = game.rounds[r]
             if rec.source is not None and rec.worst is not None and rec.deckel > 0:
-                seq = last_seq_of_round.get(r, turn_seqs[-1] if turn_seqs else 0)
+                seq = last_seq_of_round.get(r, last_seq)
                 move(seq, rec.half, "round", r + 1, rec.worst, rec.source, rec.deckel)
+    return moves
 
-    halves = []
+
+def _half_rows(game_id: int, ids: dict[str, int], game: Game) -> list[dict[str, Any]]:
+    """A row per lost half (and the lost Finale)."""
     lost = [*zip((Half.HALF1, Half.HALF2), game.half_losers, strict=False)]
     if game.finale is not None and game.loser is not None:
         lost.append((Half.FINALE, game.loser))
-    for half, loser in lost:
-        halves.append(
-            {
-                "game_id": game_id,
-                "half": half.value,
-                "loser_id": ids[loser],
-                "loser": loser,
-                "rounds": sum(1 for r in game.rounds if r.half is half),
-            }
-        )
+    return [
+        {
+            "game_id": game_id,
+            "half": half.value,
+            "loser_id": ids[loser],
+            "loser": loser,
+            "rounds": sum(1 for r in game.rounds if r.half is half),
+        }
+        for half, loser in lost
+    ]
 
+
+def _game_row(game_id: int, ids: dict[str, int], game: Game) -> dict[str, Any]:
     finale: list[str | None] = [*game.finale] if game.finale else [None, None]
-    game_row = {
+    return {
         "game_id": game_id,
         "status": "finished" if game.finished else "running",
         "phase": game.phase.value,
@@ -163,15 +195,6 @@ def derive_facts(seating: Seating, rt: GameRuntime, prev: Rows | None = None) ->
         "finalist1_id": ids.get(finale[0]) if finale[0] else None,
         "finalist2_id": ids.get(finale[1]) if finale[1] else None,
     }
-    facts = {
-        "game_facts": [game_row],
-        "turn_facts": turns,
-        "round_facts": rounds,
-        "deckel_moves": moves,
-        "half_facts": halves,
-    }
-    facts["player_game_facts"] = summarize(seating, facts) if game.finished else []
-    return facts
 
 
 def summarize(seating: Seating, facts: Rows) -> list[dict[str, Any]]:
