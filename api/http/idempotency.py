@@ -29,14 +29,17 @@ import json
 import re
 import threading
 import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, NoReturn
 
 from flask import Flask, Response, current_app, g, jsonify, make_response, request
 from webargs.flaskparser import abort
 
-from ..domain import CONCURRENT_CHANGE, Conflict, utcnow
-from ..storage import StorageConflict, StoredResponse
+from ..domain import CONCURRENT_CHANGE, Conflict, Services, utcnow
+from ..storage import Stammtisch, StorageConflict, StoredResponse
 from .auth import bearer_token
 from .context import services
 
@@ -190,84 +193,131 @@ def _purge_now(app: Flask) -> bool:
     return True
 
 
+@dataclass(frozen=True, slots=True)
+class _Write:
+    """One guarded write: its key (if any), the Stammtisch and game it goes to, its use cases."""
+
+    svc: Services
+    key: str | None
+    stammtisch: Stammtisch | None
+    game_id: int | None
+
+    @property
+    def scope(self) -> int:
+        return self.stammtisch.id if self.stammtisch is not None else 0
+
+    def locks(self) -> ExitStack:
+        """The key's lock, then the game's (or the Stammtisch's players') lock: held from the
+        replay check to the commit."""
+        stack = ExitStack()
+        if self.key is not None:
+            stack.enter_context(_KEY_LOCKS(self.scope, key_hash(self.key)))
+        if self.game_id is not None:
+            stack.enter_context(self.svc.cache.locked(self.game_id))
+        elif self.stammtisch is not None:
+            stack.enter_context(self.svc.cache.locked(-self.stammtisch.id))
+        return stack
+
+    def replayed(self) -> Response | None:
+        """The stored answer to this key, if the same request was made before."""
+        if self.key is None:
+            return None
+        stored = self.svc.repo.get_response(self.scope, key_hash(self.key))
+        if stored is None:
+            return None
+        if stored.fingerprint != fingerprint():
+            _bad_key(
+                "Dieser Idempotency-Key wurde schon für eine andere Anfrage benutzt; "
+                "für einen neuen Eintrag bitte einen neuen Schlüssel senden."
+            )
+        return _replay(stored, self.key)
+
+    def stale(self, if_match: str | None, view: Any) -> Response | None:
+        """412 with the current state when ``If-Match`` names an older version of the game."""
+        if if_match is None or self.game_id is None or self.stammtisch is None:
+            return None
+        if _malformed(getattr(view, "__wrapped__", view)):
+            return None  # the 422 comes first: the body could not succeed on any version
+        current = self.svc.game(self.stammtisch, self.game_id)
+        if if_match_allows(if_match, current.runtime.last_seq):
+            return None
+        return _precondition_failed(if_match, current.to_dict())
+
+    def run_and_store(self, run: Callable[[], Response]) -> Response:
+        """Run the view and store a successful answer under the key, in one transaction."""
+        assert self.key is not None
+        repo = self.svc.repo
+        try:
+            with repo.transaction():
+                response = run()
+                if 200 <= response.status_code < 300:
+                    repo.save_response(
+                        StoredResponse(
+                            self.scope,
+                            key_hash(self.key),
+                            fingerprint(),
+                            response.status_code,
+                            response.content_type or "application/json",
+                            seal(self.scope, self.key, response.get_data()),
+                            utcnow(),
+                        )
+                    )
+        except BaseException as err:
+            if self.game_id is not None:  # the cached engine state may be ahead of the store
+                self.svc.cache.drop(self.game_id)
+            if isinstance(err, StorageConflict):
+                raise Conflict(CONCURRENT_CHANGE) from err
+            raise
+        return response
+
+    def purge_expired(self) -> None:
+        """Once an hour per process: forget stored answers older than the TTL."""
+        if _purge_now(current_app):
+            hours = current_app.config.get("IDEMPOTENCY_TTL_HOURS", 48)
+            with self.svc.repo.transaction():
+                self.svc.repo.purge_responses(utcnow() - timedelta(hours=hours))
+
+
+def _guarded_write(view: Any, args: Any, kwargs: dict[str, Any]) -> Response:
+    """A write with an ``Idempotency-Key`` or an ``If-Match`` on a game."""
+    key = request.headers.get(KEY_HEADER)
+    if key is not None and not _KEY.match(key):
+        _bad_key("Der Idempotency-Key muss 1 bis 255 sichtbare ASCII-Zeichen lang sein.")
+    svc = services()
+    st = svc.writable(kwargs["slug"], bearer_token()) if "slug" in kwargs else None
+    write = _Write(svc, key, st, kwargs.get("game_id"))
+
+    def run() -> Response:
+        return make_response(view(*args, **kwargs))
+
+    with write.locks():
+        answer = write.replayed()
+        if answer is None:
+            answer = write.stale(request.headers.get("If-Match"), view)
+        if answer is not None:
+            return _with_etag(answer)
+        if key is None:
+            return _with_etag(run())
+        response = write.run_and_store(run)
+    write.purge_expired()
+    return _with_etag(response)
+
+
 def _guarded(view: Any, endpoint: str) -> Any:
     @functools.wraps(view)
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
+    def wrapped(*args: Any, **kwargs: Any) -> Response:
+        game_id = kwargs.get("game_id")
         if request.method not in WRITE_METHODS:
             response = make_response(view(*args, **kwargs))
             return _with_etag(response) if endpoint in GAME_READ_ENDPOINTS else response
-        key = request.headers.get(KEY_HEADER)
-        if_match = request.headers.get("If-Match")
-        game_id = kwargs.get("game_id")
-        if key is None and (if_match is None or game_id is None):
+        if KEY_HEADER not in request.headers and (
+            "If-Match" not in request.headers or game_id is None
+        ):
             response = make_response(view(*args, **kwargs))
             return _with_etag(response) if game_id is not None else response
-        if key is not None and not _KEY.match(key):
-            _bad_key("Der Idempotency-Key muss 1 bis 255 sichtbare ASCII-Zeichen lang sein.")
-        svc = services()
-        st = svc.writable(kwargs["slug"], bearer_token()) if "slug" in kwargs else None
-        scope = st.id if st is not None else 0
-        cache = svc.cache
-        lock_id = game_id if game_id is not None else (-st.id if st is not None else None)
-        key_lock = _KEY_LOCKS(scope, key_hash(key)) if key is not None else threading.Lock()
-        with key_lock, cache.locked(lock_id) if lock_id is not None else _nothing():
-            if key is not None:
-                stored = svc.repo.get_response(scope, key_hash(key))
-                if stored is not None:
-                    if stored.fingerprint != fingerprint():
-                        _bad_key(
-                            "Dieser Idempotency-Key wurde schon für eine andere Anfrage benutzt; "
-                            "für einen neuen Eintrag bitte einen neuen Schlüssel senden."
-                        )
-                    return _with_etag(_replay(stored, key))
-            if (
-                if_match is not None
-                and game_id is not None
-                and st is not None
-                and not _malformed(getattr(view, "__wrapped__", view))
-            ):
-                current = svc.game(st, game_id)
-                if not if_match_allows(if_match, current.runtime.last_seq):
-                    return _precondition_failed(if_match, current.to_dict())
-            if key is None:
-                return _with_etag(make_response(view(*args, **kwargs)))
-            try:
-                with svc.repo.transaction():
-                    response = make_response(view(*args, **kwargs))
-                    if 200 <= response.status_code < 300:
-                        body = response.get_data()
-                        svc.repo.save_response(
-                            StoredResponse(
-                                scope,
-                                key_hash(key),
-                                fingerprint(),
-                                response.status_code,
-                                response.content_type or "application/json",
-                                seal(scope, key, body),
-                                utcnow(),
-                            )
-                        )
-            except BaseException as err:
-                if game_id is not None:  # the cached engine state may be ahead of the store
-                    cache.drop(game_id)
-                if isinstance(err, StorageConflict):
-                    raise Conflict(CONCURRENT_CHANGE) from err
-                raise
-        if _purge_now(current_app):
-            hours = current_app.config.get("IDEMPOTENCY_TTL_HOURS", 48)
-            with svc.repo.transaction():
-                svc.repo.purge_responses(utcnow() - timedelta(hours=hours))
-        return _with_etag(response)
+        return _guarded_write(view, args, kwargs)
 
     return wrapped
-
-
-class _nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: Any) -> None:
-        return None
 
 
 _KEY_LOCKS = _KeyLocks()
