@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from importlib.resources import files
 from typing import Any
 
-from flask import Blueprint, Flask, send_from_directory
+from flask import Blueprint, Flask, Response, send_from_directory
 
 from dashboard import web as dashboard_web
 
@@ -36,7 +36,7 @@ def _docs_static() -> Blueprint:
     bp = Blueprint("docs_static", __name__)
 
     @bp.route("/docs/static/<path:filename>")
-    def docs_static(filename: str):
+    def docs_static(filename: str) -> Response:
         return send_from_directory(dist, filename, max_age=86400)
 
     return bp

@@ -47,7 +47,7 @@ def _http(status: int, message: str, errors: dict[str, Any] | None = None) -> HT
     return exc
 
 
-class SchockenApi(Api):
+class SchockenApi(Api):  # type: ignore[misc]  # flask-smorest ships no type information
     """flask-smorest's Api with our error schema, domain errors and headers kept."""
 
     ERROR_SCHEMA = ErrorSchema

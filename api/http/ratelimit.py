@@ -14,6 +14,7 @@ import hashlib
 import math
 import threading
 import time
+from collections.abc import Callable
 
 from flask import Flask, current_app, request
 from werkzeug.exceptions import TooManyRequests
@@ -22,7 +23,9 @@ from .idempotency import WRITE_METHODS
 
 
 class TokenBuckets:
-    def __init__(self, per_minute: float, burst: int, clock=time.monotonic) -> None:
+    def __init__(
+        self, per_minute: float, burst: int, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.rate = per_minute / 60.0
         self.burst = burst
         self.clock = clock
@@ -47,7 +50,8 @@ class TokenBuckets:
                 ]
                 for k in full:
                     del self._buckets[k]
-            return (1.0 - tokens) / self.rate
+            wait: float = (1.0 - tokens) / self.rate
+            return wait
 
 
 def _client() -> str:

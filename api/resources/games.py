@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 from flask import g
 from flask.views import MethodView
 
@@ -32,10 +35,14 @@ blp = Blueprint(
 )
 
 
-def _errors(*codes):
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _errors(*codes: int) -> Callable[[F], F]:
+    """The documented error answers of a view, in the order given."""
     names = {401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND", 409: "CONFLICT"}
 
-    def wrap(func):
+    def wrap(func: F) -> F:
         for code in reversed(codes):
             func = blp.alt_response(code, response=names[code])(func)
         return func
@@ -51,7 +58,7 @@ class Games(MethodView):
     @_errors(404, 401, 403)
     @blp.doc(security=OPTIONAL_BEARER)
     @blp.doc(operationId="listGames")
-    def get(self, query, slug):
+    def get(self, query: dict[str, Any], slug: str) -> dict[str, Any]:
         """List games, newest first (filter by year, status, player; paginated)"""
         svc = services()
         return svc.games(g.stammtisch, query)
@@ -62,7 +69,7 @@ class Games(MethodView):
     @_errors(404, 401, 403, 409)
     @blp.doc(security=BEARER)
     @blp.doc(operationId="startGame")
-    def post(self, data, slug):
+    def post(self, data: dict[str, Any], slug: str) -> dict[str, Any]:
         """Start a game
 
         Players in seat order, the first starter, when it is played, and house rules
@@ -78,7 +85,7 @@ class GameItem(MethodView):
     @_errors(404, 401, 403)
     @blp.doc(security=OPTIONAL_BEARER)
     @blp.doc(operationId="getGame")
-    def get(self, slug, game_id):
+    def get(self, slug: str, game_id: int) -> dict[str, Any]:
         """Read the full state of a game
 
         Phase, Mitte, stacks, active players, whose turn, the round's limit, the current
@@ -86,13 +93,13 @@ class GameItem(MethodView):
         return _shown(services().game(g.stammtisch, game_id).to_dict())
 
 
-def _shown(body):
+def _shown(body: dict[str, Any]) -> dict[str, Any]:
     """Note the game version an answer shows, for its ETag (``api/idempotency.py``)."""
     g.game_seq = (body["game"] if "game" in body else body)["seq"]
     return body
 
 
-def _write(slug, game_id, kind, body):
+def _write(slug: str, game_id: int, kind: str, body: dict[str, Any]) -> dict[str, Any]:
     return _shown(services().record(g.stammtisch, game_id, kind, body).to_dict())
 
 
@@ -104,7 +111,7 @@ class Turns(MethodView):
     @_errors(404, 401, 403, 409)
     @blp.doc(security=BEARER)
     @blp.doc(operationId="recordTurn")
-    def post(self, data, slug, game_id):
+    def post(self, data: dict[str, Any], slug: str, game_id: int) -> dict[str, Any]:
         """Record a whole turn (summary or in detail)
 
         409 when the rules forbid it, e.g. „In dieser Runde ist höchstens 1 Wurf erlaubt“."""
@@ -119,7 +126,7 @@ class Throws(MethodView):
     @_errors(404, 401, 403, 409)
     @blp.doc(security=BEARER)
     @blp.doc(operationId="recordThrow")
-    def post(self, data, slug, game_id):
+    def post(self, data: dict[str, Any], slug: str, game_id: int) -> dict[str, Any]:
         """Record a single throw (throw-by-throw clients)
 
         A turn stays open until the player stops (stop=true, also without dice), reaches the
@@ -137,7 +144,7 @@ class Penalties(MethodView):
     @_errors(404, 401, 403, 409)
     @blp.doc(security=BEARER)
     @blp.doc(operationId="recordPenalty")
-    def post(self, data, slug, game_id):
+    def post(self, data: dict[str, Any], slug: str, game_id: int) -> dict[str, Any]:
         """Record a penalty (Strafdeckel)"""
         return _write(slug, game_id, "penalty", {"penalty": data})
 
@@ -150,7 +157,7 @@ class Undo(MethodView):
     @_errors(404, 401, 403, 409)
     @blp.doc(security=BEARER)
     @blp.doc(operationId="undoLastEntry")
-    def post(self, data, slug, game_id):
+    def post(self, data: dict[str, Any], slug: str, game_id: int) -> dict[str, Any]:
         """Undo the last accepted entry
 
         The log keeps an audit record (what, by whom, why, when); see .../undos."""
@@ -166,7 +173,7 @@ class Undos(MethodView):
     @_errors(404, 401, 403)
     @blp.doc(security=OPTIONAL_BEARER)
     @blp.doc(operationId="listUndos")
-    def get(self, slug, game_id):
+    def get(self, slug: str, game_id: int) -> list[dict[str, Any]]:
         """Audit records of every undo"""
         svc = services()
         return svc.undo_history(g.stammtisch, game_id)
@@ -179,7 +186,7 @@ class Log(MethodView):
     @_errors(404, 401, 403)
     @blp.doc(security=OPTIONAL_BEARER)
     @blp.doc(operationId="exportGameLog")
-    def get(self, slug, game_id):
+    def get(self, slug: str, game_id: int) -> dict[str, Any]:
         """Export a game as a game log (GAMELOG.md v1)
 
         Importing the export and exporting again gives the identical log. A throw-by-throw

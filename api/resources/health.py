@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import current_app
 from flask.views import MethodView
 
@@ -16,7 +18,7 @@ blp = Blueprint("health", __name__, url_prefix="/api/v1", description="Is the AP
 class Health(MethodView):
     @blp.response(200, HealthSchema)
     @blp.doc(operationId="getHealth")
-    def get(self):
+    def get(self) -> dict[str, Any]:
         """Health check"""
         return {
             "status": "ok",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import g
 from flask.views import MethodView
 
@@ -30,7 +32,7 @@ class Imports(MethodView):
     @blp.alt_response(409, response="CONFLICT")
     @blp.doc(security=BEARER)
     @blp.doc(operationId="importGameLog")
-    def post(self, doc, slug):
+    def post(self, doc: dict[str, Any], slug: str) -> dict[str, Any]:
         """Import a game log
 
         Validated completely before anything is stored; errors name the event

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import g
 from flask.views import MethodView
 
@@ -10,6 +12,7 @@ from schemas import PlayerCreateSchema, PlayerSchema, PlayerUpdateSchema
 from ..http.auth import BEARER, OPTIONAL_BEARER, read_access, write_access
 from ..http.blueprint import Blueprint
 from ..http.context import services
+from ..storage import Player
 
 blp = Blueprint(
     "players",
@@ -28,7 +31,7 @@ class Players(MethodView):
     @blp.alt_response(403, response="FORBIDDEN")
     @blp.doc(security=OPTIONAL_BEARER)
     @blp.doc(operationId="listPlayers")
-    def get(self, slug):
+    def get(self, slug: str) -> list[Player]:
         """List players (retired ones included)"""
         svc = services()
         return svc.players(g.stammtisch)
@@ -42,7 +45,7 @@ class Players(MethodView):
     @blp.alt_response(409, response="CONFLICT")
     @blp.doc(security=BEARER)
     @blp.doc(operationId="addPlayer")
-    def post(self, data, slug):
+    def post(self, data: dict[str, Any], slug: str) -> Player:
         """Add a player"""
         svc = services()
         return svc.add_player(g.stammtisch, data["name"])
@@ -57,7 +60,7 @@ class PlayerItem(MethodView):
     @blp.alt_response(403, response="FORBIDDEN")
     @blp.doc(security=OPTIONAL_BEARER)
     @blp.doc(operationId="getPlayer")
-    def get(self, slug, player_id):
+    def get(self, slug: str, player_id: int) -> Player:
         """Read a player"""
         svc = services()
         return svc.player(g.stammtisch, player_id)
@@ -71,7 +74,7 @@ class PlayerItem(MethodView):
     @blp.alt_response(409, response="CONFLICT")
     @blp.doc(security=BEARER)
     @blp.doc(operationId="updatePlayer")
-    def patch(self, data, slug, player_id):
+    def patch(self, data: dict[str, Any], slug: str, player_id: int) -> Player:
         """Rename, retire or bring back a player"""
         svc = services()
         return svc.update_player(g.stammtisch, player_id, data)

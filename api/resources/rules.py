@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask.views import MethodView
 
 from schemas import EvaluateRequestSchema, EvaluationSchema, PresetSchema
@@ -21,7 +23,7 @@ blp = Blueprint(
 class Presets(MethodView):
     @blp.response(200, PresetSchema(many=True))
     @blp.doc(operationId="listPresets")
-    def get(self):
+    def get(self) -> list[dict[str, Any]]:
         """List the presets with every option and a German description"""
         return catalog.presets()
 
@@ -31,7 +33,7 @@ class PresetItem(MethodView):
     @blp.response(200, PresetSchema)
     @blp.alt_response(404, response="NOT_FOUND")
     @blp.doc(operationId="getPreset")
-    def get(self, name):
+    def get(self, name: str) -> dict[str, Any]:
         """Read one preset"""
         return catalog.preset(name)
 
@@ -41,7 +43,7 @@ class Evaluate(MethodView):
     @blp.arguments(EvaluateRequestSchema)
     @blp.response(200, EvaluationSchema)
     @blp.doc(operationId="evaluateResult")
-    def post(self, data):
+    def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """Evaluate a final result under house rules
 
         Category, German name, the Deckel it is worth as a round's best, and the comparison

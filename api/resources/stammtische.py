@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import g
 from flask.views import MethodView
 
@@ -15,6 +17,7 @@ from schemas import (
 from ..http.auth import BEARER, OPTIONAL_BEARER, read_access, write_access
 from ..http.blueprint import Blueprint
 from ..http.context import services
+from ..storage import Stammtisch
 
 blp = Blueprint(
     "stammtische",
@@ -24,7 +27,7 @@ blp = Blueprint(
 )
 
 
-def _dump(st):
+def _dump(st: Stammtisch) -> dict[str, Any]:
     return {
         "slug": st.slug,
         "name": st.name,
@@ -40,7 +43,7 @@ class Stammtische(MethodView):
     @blp.response(201, StammtischCreatedSchema)
     @blp.alt_response(409, response="CONFLICT")
     @blp.doc(operationId="createStammtisch")
-    def post(self, data):
+    def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """Create a Stammtisch
 
         The response carries the write token once; only its hash is stored."""
@@ -57,7 +60,7 @@ class StammtischItem(MethodView):
     @blp.alt_response(403, response="FORBIDDEN")
     @blp.doc(security=OPTIONAL_BEARER)
     @blp.doc(operationId="getStammtisch")
-    def get(self, slug):
+    def get(self, slug: str) -> dict[str, Any]:
         """Read a Stammtisch (needs the token when it is private)"""
         return _dump(g.stammtisch)
 
@@ -69,7 +72,7 @@ class StammtischItem(MethodView):
     @blp.alt_response(403, response="FORBIDDEN")
     @blp.doc(security=BEARER)
     @blp.doc(operationId="updateStammtisch")
-    def patch(self, data, slug):
+    def patch(self, data: dict[str, Any], slug: str) -> dict[str, Any]:
         """Update name, house rules or privacy
 
         New house rules apply only to games started afterwards."""

@@ -6,12 +6,14 @@ Stammtisch's statistics need its token, like its games.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any, TypeVar
 
 from flask import g
 from flask.views import MethodView
 
+from dashboard import stats as kinds
 from dashboard.snapshot import statistics_for
 from dashboard.stats import Statistics
 from schemas.statistics import (
@@ -31,6 +33,8 @@ from ..http.auth import OPTIONAL_BEARER, read_access
 from ..http.blueprint import Blueprint
 from ..http.context import services
 
+F = TypeVar("F", bound=Callable[..., Any])
+
 blp = Blueprint(
     "statistics",
     __name__,
@@ -49,7 +53,7 @@ def _stats() -> Iterator[Statistics]:
         yield stats
 
 
-def _doc(func):
+def _doc(func: F) -> F:
     """The responses every statistics view shares (after the success response)."""
     func = blp.alt_response(404, response="NOT_FOUND")(func)
     func = blp.alt_response(401, response="UNAUTHORIZED")(func)
@@ -64,7 +68,7 @@ class AllStatistics(MethodView):
     @blp.response(200, StatisticsSchema)
     @_doc
     @blp.doc(operationId="getStatistics")
-    def get(self, query, slug):
+    def get(self, query: dict[str, Any], slug: str) -> kinds.Period:
         """Every statistic of one period (what a dashboard page shows)"""
         with _stats() as stats:
             return stats.collect(g.stammtisch.id, query.get("year"))
@@ -76,7 +80,7 @@ class Years(MethodView):
     @blp.response(200, YearSchema(many=True))
     @_doc
     @blp.doc(operationId="listStatisticsYears")
-    def get(self, slug):
+    def get(self, slug: str) -> list[kinds.Row]:
         """Years with finished games, newest first"""
         with _stats() as stats:
             return stats.years(g.stammtisch.id)
@@ -89,7 +93,7 @@ class Verlierer(MethodView):
     @blp.response(200, VerliererSchema)
     @_doc
     @blp.doc(operationId="getVerliererDesJahres")
-    def get(self, query, slug):
+    def get(self, query: dict[str, Any], slug: str) -> kinds.Verlierer:
         """Verlierer des Jahres: the ranking by games lost, and the safest player
 
         Ties: higher share of games lost, then more halves lost. The safest player has the
@@ -107,7 +111,7 @@ class Players(MethodView):
     @blp.response(200, PlayerStatsSchema(many=True))
     @_doc
     @blp.doc(operationId="listPlayerStatistics")
-    def get(self, query, slug):
+    def get(self, query: dict[str, Any], slug: str) -> list[kinds.Row]:
         """Per player: games, halves, Finals, Blattschuss, Deckel, Schock aus, streak, attendance"""
         with _stats() as stats:
             year = query.get("year")
@@ -123,7 +127,7 @@ class Categories(MethodView):
     @blp.response(200, CategoriesSchema)
     @_doc
     @blp.doc(operationId="getDiceCategories")
-    def get(self, query, slug):
+    def get(self, query: dict[str, Any], slug: str) -> kinds.Categories:
         """Dice luck: fair single throws against the exact one-throw probabilities
 
         Counted are single throws from the hand that were blind or forced by a throw limit of
@@ -139,7 +143,7 @@ class HeadToHead(MethodView):
     @blp.response(200, HeadToHeadSchema(many=True))
     @_doc
     @blp.doc(operationId="listFinaleHeadToHead")
-    def get(self, query, slug):
+    def get(self, query: dict[str, Any], slug: str) -> list[kinds.Row]:
         """Finale results for every pair of players that met in a Finale"""
         with _stats() as stats:
             return stats.head_to_head(g.stammtisch.id, query.get("year"))
@@ -152,7 +156,7 @@ class Records(MethodView):
     @blp.response(200, RecordsSchema)
     @_doc
     @blp.doc(operationId="getRecords")
-    def get(self, query, slug):
+    def get(self, query: dict[str, Any], slug: str) -> kinds.Records:
         """Records: longest games, most Schock aus in a game, most Deckel in a half"""
         with _stats() as stats:
             return stats.records(g.stammtisch.id, query.get("year"))
@@ -165,7 +169,7 @@ class Trend(MethodView):
     @blp.response(200, TrendSchema(many=True))
     @_doc
     @blp.doc(operationId="listGamesLostPerMonth")
-    def get(self, query, slug):
+    def get(self, query: dict[str, Any], slug: str) -> list[kinds.Row]:
         """Games lost per month and player"""
         with _stats() as stats:
             return stats.trend(g.stammtisch.id, query.get("year"))
@@ -178,7 +182,7 @@ class Attendance(MethodView):
     @blp.response(200, AttendanceSchema(many=True))
     @_doc
     @blp.doc(operationId="listAttendance")
-    def get(self, query, slug):
+    def get(self, query: dict[str, Any], slug: str) -> list[kinds.Row]:
         """Games per player and calendar year"""
         with _stats() as stats:
             return stats.attendance(g.stammtisch.id, query.get("year"))
