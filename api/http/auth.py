@@ -1,4 +1,5 @@
-"""Who may do what: the Stammtisch's write token from ``Authorization: Bearer …``.
+"""Who may do what: the Stammtisch's write token from ``Authorization: Bearer …``, and the
+server's admin token for administration.
 
 Writes need the Stammtisch's token; reads are public unless the Stammtisch is private. The
 decorators run before the body is parsed, so an unauthorised request learns nothing about its
@@ -8,12 +9,15 @@ body (401/403/404 first). The token check itself is a use case (``api/domain/sta
 from __future__ import annotations
 
 import functools
+import hmac
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
-from flask import g, request
+from flask import Flask, current_app, g, request
 
-from ..domain import Unauthorized
+from ..domain import Forbidden, Unauthorized
+from ..domain.backup import stored_admin_token
 from .context import services
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -24,15 +28,43 @@ BEARER: list[dict[str, list[str]]] = [{"bearerAuth": []}]
 OPTIONAL_BEARER: list[dict[str, list[str]]] = [{}, {"bearerAuth": []}]
 
 
+def _bearer(header: str) -> str | None:
+    """The token of an ``Authorization: Bearer …`` header; None for another scheme."""
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
+
+
 def bearer_token() -> str | None:
     """The token of ``Authorization: Bearer …``; a header of another scheme is a 401."""
     header = request.headers.get("Authorization")
     if not header:
         return None
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    token = _bearer(header)
+    if token is None:
         raise Unauthorized("Erwartet wird „Authorization: Bearer <Schlüssel>“.")
-    return token.strip()
+    return token
+
+
+def admin_token(app: Flask) -> str:
+    """The server's admin token: configured (``ADMIN_TOKEN``), else the one generated once
+    into the instance folder."""
+    token = app.config.get("ADMIN_TOKEN")
+    if token:
+        return str(token)
+    token = stored_admin_token(Path(app.instance_path), create=True) or ""
+    app.config["ADMIN_TOKEN"] = token
+    return token
+
+
+def check_admin() -> None:
+    """Server administration (a backup of every Stammtisch) needs the admin token."""
+    token = _bearer(request.headers.get("Authorization", ""))
+    if token is None:
+        raise Unauthorized("Dafür braucht es den Admin-Schlüssel des Servers (Bearer-Token).")
+    if not hmac.compare_digest(token.encode(), admin_token(current_app).encode()):
+        raise Forbidden("Das ist nicht der Admin-Schlüssel dieses Servers.")
 
 
 def write_access(func: F) -> F:

@@ -10,17 +10,17 @@ every Stammtisch's data. :func:`register` adds the blueprint and its security sc
 
 from __future__ import annotations
 
-import hmac
 import io
 import tempfile
 from pathlib import Path
 
-from flask import Flask, Response, current_app, request, send_file
+from flask import Response, current_app, send_file
 from flask.views import MethodView
 from flask_smorest import Api
 
-from ..domain import Conflict, Forbidden, Unauthorized
-from ..domain.backup import export_database, stored_admin_token, tar_folder
+from ..domain import Conflict
+from ..domain.backup import export_database, tar_folder
+from ..http.auth import check_admin
 from ..http.blueprint import Blueprint
 from ..storage import DuckDBStore
 
@@ -36,25 +36,6 @@ ADMIN_SCHEME = {
     "scheme": "bearer",
     "description": "The server's admin token (ADMIN_TOKEN or <instance>/admin_token).",
 }
-
-
-def admin_token(app: Flask) -> str:
-    """The configured admin token, else the one generated into the instance folder."""
-    token = app.config.get("ADMIN_TOKEN")
-    if token:
-        return str(token)
-    token = stored_admin_token(Path(app.instance_path), create=True) or ""
-    app.config["ADMIN_TOKEN"] = token
-    return token
-
-
-def _check_admin() -> None:
-    header = request.headers.get("Authorization", "")
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise Unauthorized("Dafür braucht es den Admin-Schlüssel des Servers (Bearer-Token).")
-    if not hmac.compare_digest(token.strip().encode(), admin_token(current_app).encode()):
-        raise Forbidden("Das ist nicht der Admin-Schlüssel dieses Servers.")
 
 
 @blp.route("/backup")
@@ -75,7 +56,7 @@ class Backup(MethodView):
         Export inside the server process (DuckDB lets one process hold the file): every
         table as Parquet plus every game as a game log, one consistent moment; what
         `schocken backup DIR` fetches and `schocken import DIR` restores."""
-        _check_admin()
+        check_admin()
         store = current_app.extensions["schocken"].store
         if not isinstance(store, DuckDBStore):
             raise Conflict("Nur eine DuckDB-Datenbank lässt sich sichern.")
