@@ -17,9 +17,7 @@ from typing import TypedDict
 from zoneinfo import ZoneInfo
 
 from api.domain import Conflict, GameCache, Services, utcnow
-from api.rules import PRESETS
-from api.rules.log import to_log
-from api.rules.simulate import simulate_game
+from api.rules import PRESETS, simulate_game, to_log
 from api.storage import DuckDBRepository, DuckDBStore
 
 from .bulk import BulkLoader, game_rows, reserve_game_ids

@@ -29,7 +29,7 @@ import plotly.graph_objects as go
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
-from api.rules import Phase
+from api.rules import Half
 
 from . import figures
 from .stats import (
@@ -74,12 +74,8 @@ def _date(value: datetime | str | None) -> str:
     return value.strftime("%d.%m.%Y")
 
 
-#: the parts of a game (the engine's phases, as the fact tables name them)
-HALF_NAMES = {
-    Phase.HALF1.value: "1. Hälfte",
-    Phase.HALF2.value: "2. Hälfte",
-    Phase.FINALE.value: "Finale",
-}
+#: the parts of a game as the fact tables name them → the engine's German captions
+HALF_NAMES = {half.value: half.caption for half in Half}
 
 
 def _half(value: str) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import os.path
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -48,10 +47,8 @@ _ONE_THROW = _one_throw()
 #: categories of one throw of three dice, read from the dice in the default order: the engine's
 #: categories (in their order) that some throw has there – every one but the special results
 CATEGORIES: tuple[str, ...] = tuple(c.value for c in Category if c in _ONE_THROW)
-#: the engine's name of each category: what the names of its results share ("Schock 4" → Schock)
-SHORT_NAMES: dict[str, str] = {
-    c: os.path.commonprefix([ev.name for ev in _ONE_THROW[Category(c)]]).strip() for c in CATEGORIES
-}
+#: the engine's German name of each category (its results' names start with it: "Schock 4")
+SHORT_NAMES: dict[str, str] = {c: Category(c).caption for c in CATEGORIES}
 #: the names the statistics show; a Schock's height is part of its result's name
 CATEGORY_NAMES: dict[str, str] = {
     c: f"{SHORT_NAMES[c]} (6 bis 2)" if c == Category.SCHOCK else SHORT_NAMES[c] for c in CATEGORIES

@@ -5,7 +5,8 @@ move is legal. Every field carries a description and an example; German domain t
 (Stammtisch, Deckel, Mitte, Hälfte, Finale, Blattschuss) are explained where they appear.
 """
 
-from .common import DomainEventSchema, ErrorSchema, HealthSchema
+from .common import ErrorSchema, HealthSchema
+from .events import DomainEventSchema
 from .game_state import GameListSchema, GameSchema, UndoRecordSchema, WriteResultSchema
 from .games import (
     GameListQuerySchema,

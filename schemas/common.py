@@ -1,4 +1,4 @@
-"""Small shared pieces: documented fields, domain events, health."""
+"""Small shared pieces: documented fields, health, errors."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
-from api.rules.turns import MAX_NAME
+from api.rules import DICE_PATTERN, MAX_NAME, Limit, format_dice, limits
 
 #: printable text only: line breaks and other control characters in a name break logs, CSV
 #: exports and pages (a carriage return in a name made the statistics fail)
@@ -39,6 +39,11 @@ def either(values: Iterable[str]) -> str:
     """``["a", "b", "c"]`` → ``"a, b or c"``: the values of a documented field."""
     *first, last = values
     return f"{', '.join(first)} or {last}" if first else last
+
+
+def within(limit: Limit) -> validate.Range:
+    """A whole number in one of the engine's ranges (:mod:`api.rules.limits`)."""
+    return validate.Range(limit.low, limit.high)
 
 
 def doc(description: str, example: Any, **extra: Any) -> dict[str, Any]:
@@ -93,40 +98,22 @@ def dice_field(
     description: str, example: list[int], *, minimum: int, maximum: int, **kw: Any
 ) -> fields.List[int]:
     return fields.List(
-        Int(validate=validate.Range(1, 6), metadata=doc("Pips of one die, 1 to 6.", 4)),
+        Int(
+            validate=within(limits.PIPS),
+            metadata=doc(f"Pips of one die, {limits.PIPS.low} to {limits.PIPS.high}.", 4),
+        ),
         validate=validate.Length(min=minimum, max=maximum),
         metadata=doc(description, example),
         **kw,
     )
 
 
-class DomainEventSchema(Schema):
-    """Something the entry caused, with a German sentence a client can show as it is."""
-
-    kind = fields.String(
+def notation_field(description: str) -> fields.String:
+    """A result in the engine's dice notation (``"1-1-4"``)."""
+    return fields.String(
         required=True,
-        metadata=doc(
-            "What happened: turn_recorded, throw_recorded, deckel_moved, round_lost, "
-            "round_repeated, player_out, penalty, half_lost (a Hälfte, half, is lost when one "
-            "player holds every Deckel), finale_started (the Finale is the decider between the "
-            "two half losers), blattschuss (one player lost both halves), game_lost, undone.",
-            "round_lost",
-        ),
-    )
-    message = fields.String(
-        required=True,
-        metadata=doc(
-            "German sentence for the players.",
-            "Dieter bekommt 4 Deckel aus der Mitte – Schock 4 von Anna.",
-        ),
-    )
-    data = fields.Dict(
-        keys=fields.String(),
-        required=True,
-        metadata=doc(
-            "Machine-readable details; keys depend on the kind (player, deckel, from, …).",
-            {"player": "Dieter", "deckel": 4, "from": "mitte", "best": "Anna"},
-        ),
+        validate=validate.Regexp(DICE_PATTERN),
+        metadata=doc(description, format_dice((4, 1, 1))),
     )
 
 

@@ -4,16 +4,26 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields
 
-from api.rules import Phase
+from api.rules import Half, Phase
 
-from .common import Bool, DomainEventSchema, Int, UtcDateTime, Verbatim, doc, either
+from .common import (
+    Bool,
+    Int,
+    UtcDateTime,
+    Verbatim,
+    doc,
+    either,
+    notation_field,
+)
+from .events import DomainEventSchema
 from .games import ThrowDetailSchema
 from .rules import RulesConfigSchema
 
+#: the outcome's labels of the halves (GAMELOG.md): the engine's Half.label
 HALF = doc(
-    "Which part of the game: 1 or 2 (the two halves, Hälften) or 'finale' (the decider "
-    "between the two half losers).",
-    1,
+    f"Which part of the game: {Half.HALF1.label} or {Half.HALF2.label} (the two halves, "
+    f"Hälften) or '{Half.FINALE.label}' (the decider between the two half losers).",
+    Half.HALF1.label,
 )
 
 
@@ -22,7 +32,7 @@ class TurnFactSchema(Schema):
     round = Int(required=True, metadata=doc("Index of the round in the game (0-based).", 0))
     order = Int(required=True, metadata=doc("Position in the round, 0 = the starter.", 0))
     player = fields.String(required=True, metadata=doc("Who threw.", "Anna"))
-    dice = fields.String(required=True, metadata=doc("Final dice, pips ascending.", "1-1-4"))
+    dice = notation_field("Final dice, pips ascending.")
     throws = Int(required=True, metadata=doc("Throws used.", 3))
     hand = Bool(required=True, metadata=doc("From the hand (aus der Hand).", False))
     blind = Bool(required=True, metadata=doc("Thrown blind.", False))

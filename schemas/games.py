@@ -7,9 +7,9 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from api.rules import MAX_PLAYERS, MIN_PLAYERS
+from api.rules import MAX_EVENTS, MAX_PLAYERS, MAX_REASON, MIN_PLAYERS, limits
 
-from .common import PLAYER_NAME, Bool, Int, IsoDateTime, dice_field, doc, player_field
+from .common import PLAYER_NAME, Bool, Int, IsoDateTime, dice_field, doc, player_field, within
 from .rules import RulesConfigSchema
 
 
@@ -73,7 +73,7 @@ class TurnRequestSchema(Schema):
         maximum=3,
     )
     throws = Int(
-        validate=validate.Range(1, 5),
+        validate=within(limits.THROWS),
         metadata=doc("Summary: throws used (1 to the round's limit, set by the starter).", 3),
     )
     hand = Bool(
@@ -87,7 +87,7 @@ class TurnRequestSchema(Schema):
     )
     detail = fields.List(
         fields.Nested(ThrowDetailSchema),
-        validate=validate.Length(min=1, max=5),
+        validate=validate.Length(min=1, max=limits.THROWS.high),
         metadata=doc(
             "Instead of dice/throws/hand: every throw of the turn.",
             [{"dice": [3, 4, 1], "aside": [1]}, {"dice": [1, 5]}],
@@ -151,12 +151,12 @@ class ThrowRequestSchema(Schema):
 class PenaltyRequestSchema(Schema):
     player = player_field("Who broke a rule.", "Bert", required=True)
     deckel = Int(
-        validate=validate.Range(1, 99),
+        validate=within(limits.PENALTY),
         metadata=doc("Strafdeckel (penalty Deckel); missing means the house rules' amount.", 1),
     )
     reason = fields.String(
         required=True,
-        validate=validate.Length(min=1, max=200),
+        validate=validate.Length(min=1, max=MAX_REASON),
         metadata=doc("Why, in the players' words.", "zu frühes Aufdecken"),
     )
 
@@ -195,8 +195,9 @@ class GameListQuerySchema(Schema):
     )
 
 
-#: events in one imported game log; the longest of thousands of simulated games has about 220
-MAX_IMPORT_EVENTS = 5000
+#: events in one imported game log (the engine's limit); the longest of thousands of simulated
+#: games has about 220
+MAX_IMPORT_EVENTS = MAX_EVENTS
 
 
 class GameLogSchema(Schema):

@@ -6,10 +6,12 @@ from enum import StrEnum
 
 from marshmallow import Schema, fields, validate
 
-from api.rules import PRESETS
-from api.rules.ruleset import (
+from api.rules import (
     HAND_BEATS_VALUES,
     HAND_ONLY_VALUES,
+    OPTION_HELP,
+    OPTION_LIMITS,
+    PRESETS,
     FinaleOpener,
     Jule,
     NextStarter,
@@ -19,7 +21,7 @@ from api.rules.ruleset import (
     Ties,
 )
 
-from .common import Bool, Int, dice_field, doc
+from .common import Bool, Int, dice_field, doc, notation_field, within
 
 #: the engine's presets, in its order
 PRESET_NAMES: tuple[str, ...] = tuple(PRESETS)
@@ -50,11 +52,11 @@ class OverridesSchema(Schema):
     """Every house-rule option (GAMELOG.md table); each overrides the preset's value."""
 
     deckel = Int(
-        validate=validate.Range(2, 99),
+        validate=within(OPTION_LIMITS["deckel"]),
         metadata=doc("Deckel in the game (beer mats, the penalty tokens); usually 13.", 15),
     )
     max_throws = Int(
-        validate=validate.Range(1, 5),
+        validate=within(OPTION_LIMITS["max_throws"]),
         metadata=doc("Most throws the round's starter may use (Bördeschock: 5).", 3),
     )
     sixes_turning = _flag("Two sixes of one throw may be turned into a one (umdrehen).")
@@ -99,7 +101,7 @@ class OverridesSchema(Schema):
     blind = _flag("Blind allowed: one throw, the round's best result counts double.")
     penalty = Int(
         allow_none=True,
-        validate=validate.Range(1, 99),
+        validate=within(OPTION_LIMITS["penalty"]),
         metadata=doc("Strafdeckel (penalty Deckel) per violation; null: no fixed amount.", 1),
     )
     penalty_mode = _choice(
@@ -140,7 +142,7 @@ class OptionSchema(Schema):
     )
     description = fields.String(
         required=True,
-        metadata=doc("German explanation.", "Anzahl der Deckel im Spiel (2–99, üblich 13)."),
+        metadata=doc("German explanation.", OPTION_HELP["deckel"]),
     )
 
 
@@ -189,9 +191,7 @@ class EvaluateRequestSchema(Schema):
 
 
 class EvaluationSchema(Schema):
-    dice = fields.String(
-        required=True, metadata=doc("Canonical notation, pips ascending.", "1-1-4")
-    )
+    dice = notation_field("Canonical notation, pips ascending.")
     hand = Bool(required=True, metadata=doc("From the hand (aus der Hand).", False))
     category = fields.String(
         required=True,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from api.rules import Phase
+from api.rules import Half
 
 from .common import doc, either
 
@@ -237,9 +237,8 @@ class DeckelRecordSchema(Schema):
     half = Str(
         required=True,
         metadata=doc(
-            f"{either(p for p in Phase if p is not Phase.FINISHED)} (the decider between the "
-            "half losers).",
-            "half1",
+            f"{either(Half)} (the decider between the half losers).",
+            Half.HALF1.value,
         ),
     )
     player_id = Int(required=True, metadata=doc("The player's id.", 1))

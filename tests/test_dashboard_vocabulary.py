@@ -5,15 +5,30 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from api.rules import PRESETS, Category, Phase, evaluate
+from api.rules import PRESETS, Category, Half, Phase, evaluate
 from api.storage.records import FACT_COLUMNS
 from dashboard import figures, site
 from dashboard.stats import CATEGORIES, CATEGORY_NAMES, PROBABILITIES, SHORT_NAMES, queries
+from schemas.statistics import _CATEGORY_DOC, CategoryCountsSchema
 
 
 def test_the_categories_are_the_engines_in_its_order_without_the_special_results():
     assert CATEGORIES == tuple(c.value for c in Category if c is not Category.SPECIAL)
     assert list(CATEGORY_NAMES) == list(PROBABILITIES) == list(SHORT_NAMES) == list(CATEGORIES)
+
+
+def test_the_category_names_are_the_engines_captions():
+    assert SHORT_NAMES == {c: Category(c).caption for c in CATEGORIES}
+    assert CATEGORY_NAMES[Category.SCHOCK] == f"{Category.SCHOCK.caption} (6 bis 2)"
+    rules = PRESETS["standard"]
+    for pips in ((1, 1, 1), (4, 1, 1), (4, 4, 4), (5, 4, 3), (6, 3, 2)):
+        ev = evaluate(pips, False, rules)
+        assert ev.name == ev.category.caption or ev.name.startswith(ev.category.caption + " ")
+
+
+def test_the_statistics_schema_counts_the_dashboards_categories():
+    assert tuple(CategoryCountsSchema().fields) == CATEGORIES
+    assert all(c in _CATEGORY_DOC for c in CATEGORIES)
 
 
 def test_the_categories_query_and_the_fact_table_count_the_same_categories():
@@ -56,5 +71,6 @@ def test_the_output_keeps_its_labels():
 
 def test_half_labels_name_the_engines_phases_as_the_fact_tables_write_them():
     assert set(site.HALF_NAMES) == {p.value for p in Phase} - {Phase.FINISHED.value}
+    assert site.HALF_NAMES == {h.value: h.caption for h in Half}
     sql = queries()["record_deckel_half"].sql
     assert set(re.findall(r"'(half1|half2|finale)'", sql)) == set(site.HALF_NAMES)

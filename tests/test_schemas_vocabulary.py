@@ -3,14 +3,45 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
 import pytest
 from marshmallow import fields, validate
 
-from api.rules import MAX_PLAYERS, MIN_PLAYERS, OPTION_NAMES, PRESETS, Ruleset
-from api.rules.turns import MAX_NAME
-from schemas.games import GameLogSchema, GameStartSchema
-from schemas.rules import OverridesSchema, RulesConfigSchema
+from api.rules import (
+    MAX_EVENTS,
+    MAX_NAME,
+    MAX_PLAYERS,
+    MAX_REASON,
+    MIN_PLAYERS,
+    OPTION_HELP,
+    OPTION_LIMITS,
+    OPTION_NAMES,
+    PRESETS,
+    Half,
+    Ruleset,
+    limits,
+)
+from schemas.game_state import HALF
+from schemas.games import (
+    MAX_IMPORT_EVENTS,
+    GameLogSchema,
+    GameStartSchema,
+    PenaltyRequestSchema,
+    ThrowDetailSchema,
+    TurnRequestSchema,
+)
+from schemas.rules import EvaluateRequestSchema, OptionSchema, OverridesSchema, RulesConfigSchema
+
+
+def _one(field: fields.Field, kind: type[validate.Validator]) -> Any:
+    (found,) = [v for v in field.validators if isinstance(v, kind)]
+    return found
+
+
+def _range(field: fields.Field) -> tuple[int | None, int | None]:
+    found = _one(field, validate.Range)
+    return found.min, found.max
 
 
 def _choices(field: fields.Field) -> tuple[str, ...]:
@@ -47,3 +78,29 @@ def test_presets_and_limits_are_the_engines():
         assert (length.min, length.max) == (MIN_PLAYERS, MAX_PLAYERS)
         (name_length,) = [v for v in players.inner.validators if isinstance(v, validate.Length)]
         assert name_length.max == MAX_NAME
+
+
+@pytest.mark.parametrize("name", list(OPTION_LIMITS))
+def test_the_ranges_of_the_whole_number_options_are_the_engines(name):
+    limit = OPTION_LIMITS[name]
+    assert _range(OverridesSchema().fields[name]) == (limit.low, limit.high)
+
+
+def test_the_ranges_of_a_turn_and_a_penalty_are_the_engines():
+    turn = TurnRequestSchema().fields
+    assert _range(turn["throws"]) == (limits.THROWS.low, limits.THROWS.high)
+    assert _one(turn["detail"], validate.Length).max == limits.THROWS.high
+    penalty = PenaltyRequestSchema().fields
+    assert _range(penalty["deckel"]) == (limits.PENALTY.low, limits.PENALTY.high)
+    assert _one(penalty["reason"], validate.Length).max == MAX_REASON
+    assert MAX_IMPORT_EVENTS == MAX_EVENTS
+    for dice in (ThrowDetailSchema().fields["dice"], EvaluateRequestSchema().fields["dice"]):
+        assert isinstance(dice, fields.List)
+        assert _range(dice.inner) == (limits.PIPS.low, limits.PIPS.high)
+
+
+def test_documented_examples_and_half_labels_are_the_engines():
+    assert OptionSchema().fields["description"].metadata["example"] == OPTION_HELP["deckel"]
+    assert HALF["example"] == Half.HALF1.label
+    for half in Half:
+        assert repr(half.label).replace("'", "") in HALF["description"].replace("'", "")

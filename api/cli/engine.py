@@ -9,8 +9,7 @@ from typing import Any
 
 import click
 
-from ..rules import PRESETS, SchockenError, replay_text, ruleset_from_config
-from ..rules.simulate import simulate_logs
+from ..rules import PRESETS, SchockenError, replay_text, ruleset_from_config, simulate_logs
 from .base import command
 
 

@@ -17,9 +17,11 @@ or raises a precise error (:class:`MalformedInput` vs :class:`RuleViolation`)::
     (9, 'Dieter')
 """
 
-from .dice import format_dice, parse_dice
+from . import limits
+from .dice import DICE_PATTERN, format_dice, parse_dice
 from .errors import InvalidRules, MalformedInput, RuleViolation, SchockenError
 from .events import (
+    PAYLOADS,
     Blattschuss,
     DomainEvent,
     EventData,
@@ -37,7 +39,9 @@ from .events import (
 )
 from .game import MAX_PLAYERS, MIN_PLAYERS, Game
 from .help_texts import OPTION_HELP, PRESET_HELP
+from .limits import OPTION_LIMITS, Limit
 from .log import (
+    MAX_EVENTS,
     GameHeader,
     new_game,
     parse_header,
@@ -49,7 +53,24 @@ from .log import (
 )
 from .records import GameState, Half, Outcome, PenaltyRecord, Phase, RoundRecord, TurnFact
 from .results import Category, Evaluation, evaluate, evaluation_table
-from .ruleset import OPTION_NAMES, PRESETS, Ruleset, Special, ruleset_from_config
+from .ruleset import (
+    HAND_BEATS_VALUES,
+    HAND_ONLY_VALUES,
+    NAMED_SPECIALS,
+    OPTION_NAMES,
+    PRESETS,
+    FinaleOpener,
+    Jule,
+    NextStarter,
+    PenaltyMode,
+    Ruleset,
+    SchockAus,
+    Special,
+    Strassen,
+    Ties,
+    ruleset_from_config,
+)
+from .simulate import simulate_game, simulate_logs
 from .throws import (
     OpenTurn,
     RecordThrow,
@@ -58,34 +79,58 @@ from .throws import (
     record_event,
     record_throw,
 )
-from .turns import Command, RecordPenalty, RecordTurn, Throw, parse_event, turn_in_detail
+from .turns import (
+    MAX_NAME,
+    MAX_REASON,
+    Command,
+    RecordPenalty,
+    RecordTurn,
+    Throw,
+    parse_event,
+    throws_word,
+    turn_in_detail,
+)
 
 __all__ = [
     "Blattschuss",
     "Category",
     "Command",
+    "DICE_PATTERN",
     "DomainEvent",
     "Evaluation",
     "EventData",
     "EventKind",
+    "FinaleOpener",
     "FinaleStarted",
     "Game",
     "GameHeader",
     "GameLost",
     "GameState",
+    "HAND_BEATS_VALUES",
+    "HAND_ONLY_VALUES",
     "Half",
     "HalfLost",
     "InvalidRules",
+    "Jule",
+    "Limit",
+    "MAX_EVENTS",
+    "MAX_NAME",
     "MAX_PLAYERS",
+    "MAX_REASON",
     "MIN_PLAYERS",
     "MalformedInput",
+    "NAMED_SPECIALS",
+    "NextStarter",
     "OPTION_HELP",
+    "OPTION_LIMITS",
     "OPTION_NAMES",
     "OpenTurn",
     "Outcome",
+    "PAYLOADS",
     "PRESETS",
     "PRESET_HELP",
     "PenaltyGiven",
+    "PenaltyMode",
     "PenaltyRecord",
     "Phase",
     "PlayerOut",
@@ -97,16 +142,20 @@ __all__ = [
     "RoundRepeated",
     "RuleViolation",
     "Ruleset",
+    "SchockAus",
     "SchockenError",
     "Special",
+    "Strassen",
     "Throw",
     "ThrowRecorded",
+    "Ties",
     "TurnFact",
     "TurnRecorded",
     "Undone",
     "evaluate",
     "evaluation_table",
     "format_dice",
+    "limits",
     "new_game",
     "parse_dice",
     "parse_event",
@@ -120,6 +169,9 @@ __all__ = [
     "replay_log",
     "replay_text",
     "ruleset_from_config",
+    "throws_word",
+    "simulate_game",
+    "simulate_logs",
     "to_log",
     "turn_in_detail",
 ]

@@ -189,7 +189,9 @@ class GameLost:
 @dataclass(frozen=True, slots=True)
 class Undone:
     """The log entry ``seq`` (a ``turn``, ``throw`` or ``penalty``, body ``entry``) was taken
-    back. Emitted by the service layer, which keeps the log."""
+    back.
+
+    Emitted by the service layer, which keeps the log."""
 
     KIND: ClassVar[EventKind] = EventKind.UNDONE
     seq: int

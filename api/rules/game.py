@@ -38,10 +38,11 @@ from .events import (
     RoundRepeated,
     TurnRecorded,
 )
+from .limits import THROWS
 from .records import GameState, Half, Outcome, PenaltyRecord, Phase, RoundRecord, TurnFact
 from .results import Evaluation, evaluation_table
 from .ruleset import FinaleOpener, NextStarter, PenaltyMode, Ruleset, Ties
-from .turns import MAX_NAME, Command, RecordPenalty, RecordTurn, parse_player
+from .turns import MAX_NAME, Command, RecordPenalty, RecordTurn, parse_player, throws_word
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 20
@@ -67,7 +68,7 @@ class _Turn:
     hand: bool
 
 
-_WURF = {n: "1 Wurf" if n == 1 else f"{n} Würfe" for n in range(1, 6)}
+_WURF = {n: throws_word(n) for n in THROWS}
 
 
 def _turn_fact(t: _Turn) -> TurnFact:

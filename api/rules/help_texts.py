@@ -6,9 +6,11 @@ of :class:`~api.rules.ruleset.Ruleset`.
 
 from __future__ import annotations
 
+from .limits import DECKEL, THROWS
+
 OPTION_HELP: dict[str, str] = {
-    "deckel": "Anzahl der Deckel im Spiel (2–99, üblich 13).",
-    "max_throws": "Höchstzahl der Würfe des Startspielers (1–5; Bördeschock: 5).",
+    "deckel": f"Anzahl der Deckel im Spiel ({DECKEL}, üblich 13).",
+    "max_throws": f"Höchstzahl der Würfe des Startspielers ({THROWS}; Bördeschock: 5).",
     "sixes_turning": "Zwei Sechsen eines Wurfs dürfen zu einer Eins umgedreht werden "
     "(drei Sechsen zu zwei Einsen); danach muss weitergewürfelt werden.",
     "ones_only_aside": "Nur Einsen dürfen herausgelegt werden.",

@@ -4,6 +4,8 @@ and the outcome — frozen values; their JSON shapes (GAMELOG.md "The outcome") 
 
     >>> Half.HALF2.label, Half.HALF2.value, Half.from_label("finale")
     (2, 'half2', <Half.FINALE: 'finale'>)
+    >>> Half.HALF1.caption, Phase.FINALE.caption, Phase.FINISHED.caption
+    ('1. Hälfte', 'Finale', 'Spiel vorbei')
 """
 
 from __future__ import annotations
@@ -26,6 +28,12 @@ class Phase(StrEnum):
     def half(self) -> Half | None:
         """The half being played, None once the game is over."""
         return None if self is Phase.FINISHED else Half(self.value)
+
+    @property
+    def caption(self) -> str:
+        """The German heading: the half's caption, "Spiel vorbei" once the game is over."""
+        half = self.half
+        return GAME_OVER if half is None else half.caption
 
 
 class Half(StrEnum):
@@ -59,6 +67,7 @@ class Half(StrEnum):
 
 _LABELS: dict[Half, int | str] = {Half.HALF1: 1, Half.HALF2: 2, Half.FINALE: "finale"}
 _CAPTIONS = {Half.HALF1: "1. Hälfte", Half.HALF2: "2. Hälfte", Half.FINALE: "Finale"}
+GAME_OVER = "Spiel vorbei"
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,6 +46,23 @@ class Category(StrEnum):
     ZAHL = "zahl"
     SPECIAL = "special"
 
+    @property
+    def caption(self) -> str:
+        """The German name: "Schock aus", "Schock", "General", "Straße", "Zahl", "Sonderwurf".
+
+        A result's name starts with it ("Schock 4", "Zahl 632"); a special result is named
+        by the house rules (Jule, Neuner, …)."""
+        return _CAPTIONS[self]
+
+
+_CAPTIONS = {
+    Category.SCHOCK_AUS: "Schock aus",
+    Category.SCHOCK: "Schock",
+    Category.GENERAL: "General",
+    Category.STRASSE: "Straße",
+    Category.ZAHL: "Zahl",
+    Category.SPECIAL: "Sonderwurf",
+}
 
 RANK_ZAHL = 100
 RANK_STRASSE = 200
@@ -94,6 +111,11 @@ def _key(rank: int, height: int, bonus: bool) -> int:
     return (rank * 1000 + height) * 2 + int(bonus)
 
 
+def _name(category: Category, height: int | None = None) -> str:
+    """A result's German name: its category's caption, then its height ("Schock 4")."""
+    return category.caption if height is None else f"{category.caption} {height}"
+
+
 def _evaluate_sorted(dice: tuple[int, int, int], hand: bool, rules: Ruleset) -> Evaluation:
     a, b, c = dice  # a >= b >= c
     for special in rules.special_results():
@@ -103,20 +125,36 @@ def _evaluate_sorted(dice: tuple[int, int, int], hand: bool, rules: Ruleset) -> 
             )
     if a == b == c == 1:
         return _finish(
-            dice, hand, Category.SCHOCK_AUS, "Schock aus", None, RANK_SCHOCK_AUS, 0, rules
+            dice,
+            hand,
+            Category.SCHOCK_AUS,
+            _name(Category.SCHOCK_AUS),
+            None,
+            RANK_SCHOCK_AUS,
+            0,
+            rules,
         )
     if b == c == 1:
         return _finish(
-            dice, hand, Category.SCHOCK, f"Schock {a}", a, RANK_SCHOCK_BASE + 10 * a, 0, rules
+            dice,
+            hand,
+            Category.SCHOCK,
+            _name(Category.SCHOCK, a),
+            a,
+            RANK_SCHOCK_BASE + 10 * a,
+            0,
+            rules,
         )
     if a == b == c and (hand or "general" not in rules.hand_only):
         rank = RANK_GENERAL_OVER_SCHOCK2 if rules.general_over_schock2 else RANK_GENERAL
-        return _finish(dice, hand, Category.GENERAL, "General", 3, rank, a, rules)
+        return _finish(dice, hand, Category.GENERAL, _name(Category.GENERAL), 3, rank, a, rules)
     if a - 1 == b == c + 1 and (hand or "strasse" not in rules.hand_only):
         height = 0 if rules.strassen is Strassen.EQUAL else a
-        return _finish(dice, hand, Category.STRASSE, "Straße", 2, RANK_STRASSE, height, rules)
+        name = _name(Category.STRASSE)
+        return _finish(dice, hand, Category.STRASSE, name, 2, RANK_STRASSE, height, rules)
     number = a * 100 + b * 10 + c
-    return _finish(dice, hand, Category.ZAHL, f"Zahl {number}", 1, RANK_ZAHL, number, rules)
+    name = _name(Category.ZAHL, number)
+    return _finish(dice, hand, Category.ZAHL, name, 1, RANK_ZAHL, number, rules)
 
 
 def _finish(

@@ -26,6 +26,7 @@ from .dice import format_dice
 from .errors import InvalidRules
 from .help_texts import OPTION_HELP
 from .help_texts import PRESET_HELP as PRESET_HELP  # re-exported
+from .limits import OPTION_LIMITS, PIPS, SPECIAL_DECKEL, SPECIAL_NAME, SPECIAL_RANK, Limit
 
 
 class Strassen(StrEnum):
@@ -210,14 +211,11 @@ def _to_json(name: str, value: Any) -> Any:
     return value
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _check_int(name: str, value: Any, low: int, high: int) -> int:
-    if not _is_int(value) or not low <= value <= high:
+def _check_int(name: str, value: Any, limit: Limit) -> int:
+    if value not in limit:
         raise InvalidRules(
-            f"Hausregel „{name}“: {value!r} ist ungültig (erlaubt: ganze Zahl von {low} bis {high}).",
+            f"Hausregel „{name}“: {value!r} ist ungültig "
+            f"(erlaubt: ganze Zahl von {limit.low} bis {limit.high}).",
             field=name,
         )
     return int(value)
@@ -251,38 +249,32 @@ def _parse_special(item: Any, index: int) -> str | Special:
             field="specials",
         )
     name = item["name"]
-    if not isinstance(name, str) or not 1 <= len(name.strip()) <= 40:
+    if not isinstance(name, str) or len(name.strip()) not in SPECIAL_NAME:
         raise InvalidRules(
-            f"Hausregel „{where}“: der Name muss 1–40 Zeichen haben.", field="specials"
+            f"Hausregel „{where}“: der Name muss {SPECIAL_NAME} Zeichen haben.", field="specials"
         )
     pips = item["pips"]
-    if (
-        not isinstance(pips, list | tuple)
-        or len(pips) != 3
-        or not all(_is_int(p) and 1 <= p <= 6 for p in pips)
-    ):
+    if not isinstance(pips, list | tuple) or len(pips) != 3 or not all(p in PIPS for p in pips):
         raise InvalidRules(
-            f"Hausregel „{where}“: pips muss drei Augenzahlen von 1 bis 6 enthalten.",
+            f"Hausregel „{where}“: pips muss drei Augenzahlen von {PIPS.low} bis {PIPS.high} enthalten.",
             field="specials",
         )
-    rank = _check_int(f"{where}.rank", item["rank"], 1, 999)
+    rank = _check_int(f"{where}.rank", item["rank"], SPECIAL_RANK)
     deckel_value = item["deckel"]
     deckel: int | None
     if deckel_value == ALL:
         deckel = None
     else:
-        deckel = _check_int(f"{where}.deckel", deckel_value, 1, 99)
+        deckel = _check_int(f"{where}.deckel", deckel_value, SPECIAL_DECKEL)
     a, b, c = sorted(pips, reverse=True)
     return Special(name.strip(), (a, b, c), rank, deckel)
 
 
 def _coerce(name: str, value: Any) -> Any:
-    if name == "deckel":
-        return _check_int(name, value, 2, 99)
-    if name == "max_throws":
-        return _check_int(name, value, 1, 5)
-    if name == "penalty":
-        return None if value is None else _check_int(name, value, 1, 99)
+    if name in OPTION_LIMITS:  # deckel, max_throws, penalty (which may be null)
+        if name == "penalty" and value is None:
+            return None
+        return _check_int(name, value, OPTION_LIMITS[name])
     if name in _BOOLS:
         if not isinstance(value, bool):
             raise InvalidRules(f"Hausregel „{name}“: {value!r} ist kein true/false.", field=name)

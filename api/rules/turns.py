@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from .errors import MalformedInput, RuleViolation
+from .limits import PENALTY
 from .ruleset import PenaltyMode, Ruleset
 
 MAX_NAME = 40
@@ -182,7 +183,7 @@ def _parse_summary(obj: Mapping[str, Any], rules: Ruleset) -> RecordTurn:
         )
     if throws > rules.max_throws:
         raise RuleViolation(
-            f"Nach diesen Hausregeln sind höchstens {_wuerfe(rules.max_throws)} erlaubt, "
+            f"Nach diesen Hausregeln sind höchstens {throws_word(rules.max_throws)} erlaubt, "
             f"nicht {throws}.",
             field="throws",
         )
@@ -226,7 +227,7 @@ def _detail_turn(player: str, raw: Any, obj: Mapping[str, Any], rules: Ruleset) 
         )
     if len(raw) > rules.max_throws:
         raise RuleViolation(
-            f"Nach diesen Hausregeln sind höchstens {_wuerfe(rules.max_throws)} erlaubt, "
+            f"Nach diesen Hausregeln sind höchstens {throws_word(rules.max_throws)} erlaubt, "
             f"nicht {len(raw)}.",
             field="detail",
         )
@@ -344,12 +345,15 @@ def _parse_penalty(obj: Mapping[str, Any], rules: Ruleset) -> RecordPenalty:
                 "Die Hausregeln legen keine Zahl von Strafdeckeln fest: bitte angeben, wie viele.",
                 field="deckel",
             )
-    elif not _is_int(deckel) or not 1 <= deckel <= 99:
+    elif deckel not in PENALTY:
         raise MalformedInput(
-            f"„deckel“ muss eine ganze Zahl von 1 bis 99 sein, nicht {deckel!r}.", field="deckel"
+            f"„deckel“ muss eine ganze Zahl von {PENALTY.low} bis {PENALTY.high} sein, "
+            f"nicht {deckel!r}.",
+            field="deckel",
         )
     return RecordPenalty(player, reason, deckel)
 
 
-def _wuerfe(n: int) -> str:
+def throws_word(n: int) -> str:
+    """``1`` → ``"1 Wurf"``, ``3`` → ``"3 Würfe"``: a number of throws in German."""
     return "1 Wurf" if n == 1 else f"{n} Würfe"

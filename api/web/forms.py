@@ -7,17 +7,33 @@ rejects anything else); a turn form becomes the same turn summary the REST API a
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from enum import StrEnum
+from itertools import combinations
+from typing import Any, TypeVar
 
 from ..rules import (
+    HAND_BEATS_VALUES,
+    HAND_ONLY_VALUES,
+    NAMED_SPECIALS,
     OPTION_HELP,
     OPTION_NAMES,
     PRESET_HELP,
     PRESETS,
+    Category,
+    FinaleOpener,
+    Jule,
     MalformedInput,
+    NextStarter,
+    PenaltyMode,
     Ruleset,
+    SchockAus,
+    Strassen,
+    Ties,
+    limits,
     parse_dice,
+    throws_word,
 )
 
 #: short German titles of the house-rule options (OPTION_HELP explains each one)
@@ -45,66 +61,116 @@ OPTION_TITLES: dict[str, str] = {
     "two_dice": "Mit zwei Würfeln",
 }
 
-_YES_NO = [(True, "ja"), (False, "nein")]
+Choices = list[tuple[Any, str]]
+E = TypeVar("E", bound=StrEnum)
+_YES_NO: Choices = [(True, "ja"), (False, "nein")]
+
+
+def _labelled(labels: Mapping[E, str]) -> Choices:
+    """Every value of one of the engine's options, in its order, with its German label
+    (a value without a label fails here, at import)."""
+    option = type(next(iter(labels)))
+    return [(member.value, labels[member]) for member in option]
+
+
+def _subsets(values: tuple[str, ...], none: str, label: Callable[[list[str]], str]) -> Choices:
+    """Every subset of a list option's values (the engine's order), smallest first."""
+    subsets = [list(c) for n in range(len(values) + 1) for c in combinations(values, n)]
+    return [(subset, label(subset) if subset else none) for subset in subsets]
+
+
+def _captions(values: list[str]) -> str:
+    return " und ".join(Category(v).caption for v in values)
+
+
+#: how "hand beats assembled" names a category: "bei Schock aus", "bei jedem Schock"
+_HAND_BEATS = {
+    Category.SCHOCK_AUS: Category.SCHOCK_AUS.caption,
+    Category.SCHOCK: f"jedem {Category.SCHOCK.caption}",
+}
+#: the named special results as the menu lists them (pips as players say them)
+_SPECIAL_LABELS = {
+    "neuner": "Neuner (2-2-1)",
+    "siebener": "Siebener (2-2-1)",
+    "achter": "Achter (3-3-1)",
+}
+
+
+def _specials() -> Choices:
+    """None, each named special result, and each pair that can be played together."""
+    names = list(NAMED_SPECIALS)
+    pairs = [
+        [a, b]
+        for a, b in combinations(names, 2)
+        if NAMED_SPECIALS[a].pips != NAMED_SPECIALS[b].pips
+    ]
+    return [
+        ([], "keine"),
+        *(([name], _SPECIAL_LABELS[name]) for name in names),
+        *((pair, " und ".join(NAMED_SPECIALS[n].name for n in pair)) for pair in pairs),
+    ]
+
+
+#: the first amounts of Strafdeckel the menu offers (more: through the API)
+_PENALTY_CHOICES = range(limits.PENALTY.low, limits.PENALTY.low + 5)
 
 #: the values offered for each option (JSON value, German label); ``deckel`` is a number field
-OPTION_CHOICES: dict[str, list[tuple[Any, str]]] = {
-    "max_throws": [(n, "1 Wurf" if n == 1 else f"{n} Würfe") for n in range(1, 6)],
+OPTION_CHOICES: dict[str, Choices] = {
+    "max_throws": [(n, throws_word(n)) for n in limits.THROWS],
     "sixes_turning": _YES_NO,
     "ones_only_aside": _YES_NO,
     "general_over_schock2": _YES_NO,
-    "strassen": [("height", "nach Höhe"), ("equal", "alle gleich")],
-    "hand_only": [
-        ([], "nichts"),
-        (["general"], "General"),
-        (["strasse"], "Straße"),
-        (["general", "strasse"], "General und Straße"),
-    ],
-    "hand_beats_assembled": [
-        ([], "nie"),
-        (["schock_aus"], "bei Schock aus"),
-        (["schock"], "bei jedem Schock"),
-        (["schock_aus", "schock"], "bei Schock aus und jedem Schock"),
-    ],
-    "ties": [
-        ("throws_then_repeat", "mehr Würfe verliert, sonst wiederholen"),
-        ("later_lower_unless_fewer", "der spätere verliert, außer mit weniger Würfen"),
-        ("earlier_wins", "wer zuerst geworfen hat, gewinnt"),
-    ],
-    "jule": [
-        ("off", "aus (eine Zahl)"),
-        ("top", "ganz oben, alle Deckel"),
-        ("sieben", "scharfe Sieben, 7 Deckel"),
-    ],
-    "specials": [
-        ([], "keine"),
-        (["neuner"], "Neuner (2-2-1)"),
-        (["siebener"], "Siebener (2-2-1)"),
-        (["achter"], "Achter (3-3-1)"),
-        (["neuner", "achter"], "Neuner und Achter"),
-        (["siebener", "achter"], "Siebener und Achter"),
-    ],
+    "strassen": _labelled({Strassen.HEIGHT: "nach Höhe", Strassen.EQUAL: "alle gleich"}),
+    "hand_only": _subsets(HAND_ONLY_VALUES, "nichts", _captions),
+    "hand_beats_assembled": _subsets(
+        HAND_BEATS_VALUES,
+        "nie",
+        lambda values: "bei " + " und ".join(_HAND_BEATS[Category(v)] for v in values),
+    ),
+    "ties": _labelled(
+        {
+            Ties.THROWS_THEN_REPEAT: "mehr Würfe verliert, sonst wiederholen",
+            Ties.LATER_LOWER_UNLESS_FEWER: "der spätere verliert, außer mit weniger Würfen",
+            Ties.EARLIER_WINS: "wer zuerst geworfen hat, gewinnt",
+        }
+    ),
+    "jule": _labelled(
+        {
+            Jule.OFF: "aus (eine Zahl)",
+            Jule.TOP: "ganz oben, alle Deckel",
+            Jule.SIEBEN: "scharfe Sieben, 7 Deckel",
+        }
+    ),
+    "specials": _specials(),
     "two_fives_never_lose": _YES_NO,
-    "schock_aus": [
-        ("half", "alle Deckel, Hälfte verloren"),
-        ("total", "kostet so viele Deckel, wie im Spiel sind"),
-    ],
+    "schock_aus": _labelled(
+        {
+            SchockAus.HALF: "alle Deckel, Hälfte verloren",
+            SchockAus.TOTAL: "kostet so viele Deckel, wie im Spiel sind",
+        }
+    ),
     "schock_aus_ends_round": _YES_NO,
     "passing_on": _YES_NO,
-    "next_starter": [
-        ("round_loser", "der Verlierer der Runde"),
-        ("last_receiver", "wer zuletzt Deckel bekam"),
-    ],
-    "finale_opener": [
-        ("last_loser", "der Verlierer der 2. Hälfte"),
-        ("first_half_loser", "der Verlierer der 1. Hälfte"),
-    ],
+    "next_starter": _labelled(
+        {
+            NextStarter.ROUND_LOSER: "der Verlierer der Runde",
+            NextStarter.LAST_RECEIVER: "wer zuletzt Deckel bekam",
+        }
+    ),
+    "finale_opener": _labelled(
+        {
+            FinaleOpener.LAST_LOSER: "der Verlierer der 2. Hälfte",
+            FinaleOpener.FIRST_HALF_LOSER: "der Verlierer der 1. Hälfte",
+        }
+    ),
     "blind": _YES_NO,
-    "penalty": [(None, "keine feste Zahl"), *((n, f"{n} Deckel") for n in range(1, 6))],
-    "penalty_mode": [
-        ("deckel", "Strafdeckel aus der Mitte"),
-        ("round_loser", "der Sünder verliert die Runde"),
-    ],
+    "penalty": [(None, "keine feste Zahl"), *((n, f"{n} Deckel") for n in _PENALTY_CHOICES)],
+    "penalty_mode": _labelled(
+        {
+            PenaltyMode.DECKEL: "Strafdeckel aus der Mitte",
+            PenaltyMode.ROUND_LOSER: "der Sünder verliert die Runde",
+        }
+    ),
     "two_dice": _YES_NO,
 }
 
@@ -228,7 +294,11 @@ def parse_overrides(form: Any, errors: FormErrors) -> dict[str, Any]:
             continue
         if key == "deckel":
             if not raw.isdigit():
-                errors.add("opt_deckel", "Bitte eine ganze Zahl von 2 bis 99 eintragen.")
+                errors.add(
+                    "opt_deckel",
+                    f"Bitte eine ganze Zahl von {limits.DECKEL.low} bis {limits.DECKEL.high} "
+                    "eintragen.",
+                )
                 continue
             overrides[key] = int(raw)
             continue

@@ -27,11 +27,11 @@ from flask.typing import ResponseReturnValue
 from ..domain import DomainError, describe_entry
 from ..http.context import services
 from ..http.errors import status_of
-from ..rules import DomainEvent, SchockenError
+from ..rules import DomainEvent, SchockenError, limits
 from ..storage import Stammtisch
 from .blueprint import bp
 from .forms import FormErrors, TurnInput, describe_rules, field_of, parse_turn
-from .protocol import board, last_round, protocol, turn_options
+from .protocol import BIG, TURN, board, last_round, protocol, turn_options
 from .session import logged_in_to_stammtisch
 
 STALE = "Inzwischen wurde in diesem Spiel etwas eingetragen; bitte den neuen Stand prüfen."
@@ -75,6 +75,8 @@ def _game_page(
         st=st,
         game_id=game_id,
         announcements=get_flashed_messages(with_categories=True),
+        banner_kinds=BIG,
+        turn_kinds=TURN,
         entered=entered or TurnInput(),
         errors=errors or FormErrors(),
         penalty=penalty or {"player": "", "reason": "", "deckel": penalty_default},
@@ -144,7 +146,11 @@ def _penalty_body(
         if entered["deckel"].isdigit():
             body["deckel"] = int(entered["deckel"])
         elif entered["deckel"] or fixed is None:
-            errors.add("deckel", "Bitte die Zahl der Strafdeckel eintragen (1 bis 99).")
+            errors.add(
+                "deckel",
+                "Bitte die Zahl der Strafdeckel eintragen "
+                f"({limits.PENALTY.low} bis {limits.PENALTY.high}).",
+            )
     return body
 
 

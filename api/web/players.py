@@ -9,7 +9,7 @@ from flask.typing import ResponseReturnValue
 
 from ..domain import DomainError
 from ..http.context import services
-from ..rules.turns import MAX_NAME
+from ..rules import MAX_NAME
 from ..storage import Stammtisch
 from .blueprint import bp
 from .forms import FormErrors

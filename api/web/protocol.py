@@ -9,20 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..rules import DomainEvent, Game, Half, HalfLost
+from ..rules import DomainEvent, EventKind, Game, Half, HalfLost, Phase, throws_word
 
-PHASE_LABEL = {
-    "half1": "1. Hälfte",
-    "half2": "2. Hälfte",
-    "finale": "Finale",
-    "finished": "Spiel vorbei",
-}
+#: the engine's German caption of each phase
+PHASE_LABEL = {phase.value: phase.caption for phase in Phase}
 #: events shown as a big banner (the rest as a sentence)
-BIG = frozenset({"half_lost", "finale_started", "blattschuss", "game_lost"})
-
-
-def _wuerfe(n: int) -> str:
-    return "1 Wurf" if n == 1 else f"{n} Würfe"
+BIG = frozenset(
+    {EventKind.HALF_LOST, EventKind.FINALE_STARTED, EventKind.BLATTSCHUSS, EventKind.GAME_LOST}
+)
+#: events of a turn (the protocol lists them under their round)
+TURN = frozenset({EventKind.TURN_RECORDED, EventKind.THROW_RECORDED})
 
 
 def board(game: Game) -> dict[str, Any]:
@@ -59,7 +55,7 @@ def board(game: Game) -> dict[str, Any]:
         "next_player": state.next_player,
         "opener": None if finished else game.starter,
         "limit": limit,
-        "limit_label": _wuerfe(limit) if limit else None,
+        "limit_label": throws_word(limit) if limit else None,
         "current_round": game.current_round(),
         "finale": finalists,
         "blattschuss": game.blattschuss,
@@ -77,11 +73,11 @@ def turn_options(game: Game) -> dict[str, Any]:
     hand_matters = bool(rules.hand_only or rules.hand_beats_assembled)
     buttons = []
     for n in range(1, top + 1):
-        buttons.append({"value": str(n), "label": _wuerfe(n), "hint": None})
+        buttons.append({"value": str(n), "label": throws_word(n), "hint": None})
         if hand_matters and n > 1:
-            buttons.append({"value": f"{n}h", "label": _wuerfe(n), "hint": "aus der Hand"})
+            buttons.append({"value": f"{n}h", "label": throws_word(n), "hint": "aus der Hand"})
     if rules.blind:
-        buttons.append({"value": "blind", "label": "Blind", "hint": "1 Wurf"})
+        buttons.append({"value": "blind", "label": "Blind", "hint": throws_word(1)})
     options = rules.options()
     return {
         "dice_count": rules.dice_count,
@@ -110,7 +106,7 @@ class Section:
 
 def protocol(entry_events: list[tuple[int, list[DomainEvent]]]) -> list[Section]:
     """The game so far as halves → rounds → the turns' and the outcome's German sentences."""
-    sections = [Section("1. Hälfte")]
+    sections = [Section(Half.HALF1.caption)]
     pending = Round(1)
 
     def close() -> None:
@@ -121,24 +117,25 @@ def protocol(entry_events: list[tuple[int, list[DomainEvent]]]) -> list[Section]
     for _seq, events in entry_events:
         for event in events:
             kind, message = event.kind.value, event.message
-            if kind in ("turn_recorded", "throw_recorded"):
+            if kind in TURN:
                 pending.turns.append(message)
-            elif kind in ("round_lost", "round_repeated"):
+            elif kind in (EventKind.ROUND_LOST, EventKind.ROUND_REPEATED):
                 pending.outcome.append((kind, message))
                 close()
-            elif kind == "finale_started":
-                sections.append(Section("Finale", [Round(0, outcome=[(kind, message)])]))
+            elif kind == EventKind.FINALE_STARTED:
+                finale = Section(Half.FINALE.caption, [Round(0, outcome=[(kind, message)])])
+                sections.append(finale)
                 pending = Round(1)
             else:  # player out, penalty, half lost, Blattschuss, game lost
                 items = sections[-1].items
-                if not pending.turns and items and kind != "penalty":
+                if not pending.turns and items and kind != EventKind.PENALTY:
                     items[-1].outcome.append((kind, message))
                 else:
                     pending.outcome.append((kind, message))
                 if isinstance(event.data, HalfLost) and event.data.half is Half.HALF1:
                     if pending.turns or pending.outcome:
                         close()
-                    sections.append(Section("2. Hälfte"))
+                    sections.append(Section(Half.HALF2.caption))
                     pending = Round(1)
     if pending.turns or pending.outcome:
         sections[-1].items.append(pending)
@@ -149,6 +146,6 @@ def last_round(entry_events: list[tuple[int, list[DomainEvent]]]) -> str | None:
     """The sentence of the last resolved round ("Dieter bekommt 4 Deckel – …"), if any."""
     for _seq, events in reversed(entry_events):
         for event in reversed(events):
-            if event.kind in ("round_lost", "round_repeated"):
+            if event.kind in (EventKind.ROUND_LOST, EventKind.ROUND_REPEATED):
                 return event.message
     return None

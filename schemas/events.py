@@ -1,0 +1,82 @@
+"""Domain events as the API sends them: the kinds and their payloads are the engine's own.
+
+Every :class:`~api.rules.EventKind` is a value of ``kind``; its meaning and the keys of its
+``data`` are read from the engine's payload class (first paragraph of its docstring, its
+fields), so the documentation cannot name a kind nothing emits nor miss one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from marshmallow import Schema, fields, validate
+
+from api.rules import PAYLOADS, EventData, EventKind
+
+from .common import doc
+
+#: a payload field whose key in the event's ``data`` differs from its name
+JSON_KEYS = {"source": "from"}
+#: the kinds the API sends, in the engine's order
+EVENT_KINDS: tuple[str, ...] = tuple(kind.value for kind in EventKind)
+
+
+def _code(match: re.Match[str]) -> str:
+    """``source`` (reST) → `from` (Markdown), field names shown as the JSON keys."""
+    return f"`{JSON_KEYS.get(match[1], match[1])}`"
+
+
+def meaning(payload: type[EventData]) -> str:
+    """What an event means: the first paragraph of its payload class's docstring."""
+    first = (payload.__doc__ or "").strip().split("\n\n")[0]
+    return re.sub(r"``([^`]+)``", _code, " ".join(first.split()))
+
+
+def data_keys(payload: type[EventData]) -> dict[str, bool]:
+    """The keys of an event's ``data`` → whether every event of the kind has it."""
+    return {
+        JSON_KEYS.get(f.name, f.name): f.default is dataclasses.MISSING
+        for f in dataclasses.fields(payload)
+    }
+
+
+def _kinds_doc() -> str:
+    lines = []
+    for kind in EventKind:
+        payload = PAYLOADS[kind]
+        keys = ", ".join(
+            f"`{key}`" if always else f"`{key}` (optional)"
+            for key, always in data_keys(payload).items()
+        )
+        lines.append(f"- `{kind.value}`: {meaning(payload)} Data: {keys}.")
+    return (
+        "What happened; `data` holds the details of the kind (a Hälfte is a half of the game, "
+        "the Finale the decider between the two half losers, a Blattschuss one player losing "
+        "both halves):\n\n" + "\n".join(lines)
+    )
+
+
+class DomainEventSchema(Schema):
+    """Something the entry caused, with a German sentence a client can show as it is."""
+
+    kind = fields.String(
+        required=True,
+        validate=validate.OneOf(EVENT_KINDS),
+        metadata=doc(_kinds_doc(), EventKind.ROUND_LOST.value),
+    )
+    message = fields.String(
+        required=True,
+        metadata=doc(
+            "German sentence for the players.",
+            "Dieter bekommt 4 Deckel aus der Mitte – Schock 4 von Anna.",
+        ),
+    )
+    data = fields.Dict(
+        keys=fields.String(),
+        required=True,
+        metadata=doc(
+            "Machine-readable details; keys depend on the kind (player, deckel, from, …).",
+            {"player": "Dieter", "deckel": 4, "from": "mitte", "best": "Anna"},
+        ),
+    )
