@@ -18,8 +18,6 @@ import json
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from functools import cache
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -27,35 +25,20 @@ from api.domain.facts import Seating, derive_facts
 from api.domain.runtime import GameRuntime
 from api.rules import parse_header
 from api.storage import GamePlayer, LogEntry
-from api.storage.records import FACT_COLUMNS
+from api.storage.records import FACT_COLUMNS, TABLE_COLUMNS
+from api.storage.sql import sql_files
 
 from .stats import Connection
 
 #: tables in load order, with their columns in table order
-TABLES: dict[str, tuple[str, ...]] = {
-    "stammtische": ("id", "slug", "name", "rules", "private", "token_hash", "created_at"),
-    "players": ("id", "stammtisch_id", "name", "retired", "created_at", "retired_at"),
-    "games": (
-        "id", "stammtisch_id", "header", "rules", "options", "played_at", "played_at_utc",
-        "played_local", "year", "source", "created_at",
-    ),
-    "game_players": ("game_id", "seat", "player_id", "name", "starter"),
-    "game_log": ("game_id", "seq", "kind", "body", "recorded_at"),
-    **FACT_COLUMNS,
-}  # fmt: skip
+TABLES = TABLE_COLUMNS
 
 NULL = "\\N"
 
 
-@cache
 def _statements() -> dict[str, str]:
     """The statements of ``dashboard/load``, by file name: one per table, plus ``game_ids``."""
-    folder = files(__package__).joinpath("load")
-    return {
-        e.name[:-4]: e.read_text(encoding="utf-8")
-        for e in folder.iterdir()
-        if e.name.endswith(".sql")
-    }
+    return sql_files("dashboard", "load")
 
 
 def reserve_game_ids(conn: Connection, count: int) -> list[int]:

@@ -18,10 +18,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
-from importlib.resources import files
 from typing import Any, Protocol, TypedDict
 
 from api.rules import Category, Evaluation, Ruleset, evaluate
+from api.storage.sql import sql_files
 
 #: the safest player needs at least this share of the period's games (rounded up, at least 1)
 MIN_GAMES_SHARE = Fraction(1, 4)
@@ -144,11 +144,9 @@ class Query:
 def queries() -> dict[str, Query]:
     """Every query of ``dashboard/queries``, by file name without ``.sql``."""
     found = {}
-    for entry in files(__package__).joinpath("queries").iterdir():
-        if entry.name.endswith(".sql"):
-            sql = entry.read_text(encoding="utf-8").strip()
-            name = entry.name[: -len(".sql")]
-            found[name] = Query(name, sql, frozenset(_PARAM.findall(sql)))
+    for name, text in sql_files("dashboard", "queries").items():
+        sql = text.strip()
+        found[name] = Query(name, sql, frozenset(_PARAM.findall(sql)))
     return found
 
 

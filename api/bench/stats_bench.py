@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import re
 import resource
 import sqlite3
 import statistics
@@ -38,16 +37,16 @@ from api.rules import PRESETS
 from api.rules.log import to_log
 from api.rules.simulate import simulate_game
 from api.storage import DuckDBStore
+from api.storage.records import TABLE_COLUMNS
+from api.storage.sql import queries as named_queries
 from dashboard.bulk import BulkLoader, game_rows
 from dashboard.demo import fridays
 from dashboard.site import build_site
 from dashboard.stats import Statistics, queries
 
 PLAYERS = [f"Spieler {i}" for i in range(1, 9)]
-SQLITE_TABLES = (
-    "stammtische", "players", "games", "game_players", "game_facts", "half_facts",
-    "deckel_moves", "round_facts", "turn_facts", "player_game_facts",
-)  # fmt: skip
+#: the tables the statistics read (all game data but the log)
+SQLITE_TABLES = tuple(table for table in TABLE_COLUMNS if table != "game_log")
 SQLITE_INDEXES = (
     "CREATE INDEX games_st_year ON games (stammtisch_id, year)",
     "CREATE INDEX game_players_game ON game_players (game_id)",
@@ -64,9 +63,7 @@ SQLITE_INDEXES = (
 
 def sql_statements() -> dict[str, str]:
     """The named statements of ``stats_bench.sql`` (``-- name: x`` starts statement x)."""
-    text = (Path(__file__).with_name("stats_bench.sql")).read_text(encoding="utf-8")
-    parts = re.split(r"^-- name: (\w+)\s*$", text, flags=re.MULTILINE)
-    return {name: body.strip() for name, body in zip(parts[1::2], parts[2::2], strict=True)}
+    return named_queries("api.bench", "stats_bench.sql")
 
 
 def peak_mb() -> float:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .duck import DuckDBRepository, DuckDBStore, MigrationError
+from .duck import DuckDBStore, MigrationError
+from .duck_repository import DuckDBRepository
 from .memory import MemoryRepository, MemoryStore
 from .records import (
     FactsWrite,

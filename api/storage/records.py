@@ -102,6 +102,19 @@ class LogEntry:
     recorded_at: datetime
 
 
+#: column order of the tables of Stammtische, players and games (DDL in
+#: migrations/0001_initial.sql); with :data:`FACT_COLUMNS` every table a game's data lives in
+BASE_COLUMNS: dict[str, tuple[str, ...]] = {
+    "stammtische": ("id", "slug", "name", "rules", "private", "token_hash", "created_at"),
+    "players": ("id", "stammtisch_id", "name", "retired", "created_at", "retired_at"),
+    "games": (
+        "id", "stammtisch_id", "header", "rules", "options", "played_at", "played_at_utc",
+        "played_local", "year", "source", "created_at",
+    ),
+    "game_players": ("game_id", "seat", "player_id", "name", "starter"),
+    "game_log": ("game_id", "seq", "kind", "body", "recorded_at"),
+}  # fmt: skip
+
 #: column order of every fact table (the DDL is in migrations/0001_initial.sql, game_facts
 #: without its rounds since 0004)
 FACT_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -129,6 +142,17 @@ FACT_COLUMNS: dict[str, tuple[str, ...]] = {
         "finale_lost", "blattschuss", "halves_lost", "deckel", "deckel_half1", "deckel_half2",
         "deckel_finale", "turns", "schock_aus", "fair_schock_aus", "fair_schock",
         "fair_general", "fair_strasse", "fair_zahl",
+    ),
+}  # fmt: skip
+
+#: every table of game data with its columns, in load order (parents first)
+TABLE_COLUMNS: dict[str, tuple[str, ...]] = {**BASE_COLUMNS, **FACT_COLUMNS}
+
+#: the responses of idempotent writes (migrations/0002_idempotency.sql), not game data
+RESPONSE_COLUMNS: dict[str, tuple[str, ...]] = {
+    "idempotency_keys": (
+        "stammtisch_id", "key_hash", "fingerprint", "status", "content_type", "body",
+        "created_at",
     ),
 }  # fmt: skip
 

@@ -1,4 +1,11 @@
-"""Load named SQL from the ``.sql`` files of this package (``-- name: x`` starts query x)."""
+"""The one loader of ``.sql`` files, for every package that keeps SQL next to its code.
+
+* :func:`queries`: a file of named statements (``-- name: x`` starts statement x), e.g.
+  ``queries("api.storage")`` for ``api/storage/queries.sql``;
+* :func:`sql_files`: a folder of one statement per file, by file name without ``.sql``
+  (``dashboard/queries``, ``dashboard/load``);
+* :func:`migrations`: this package's ``migrations/NNNN_name.sql``, in version order.
+"""
 
 from __future__ import annotations
 
@@ -7,21 +14,32 @@ from functools import cache
 from importlib.resources import files
 
 _NAME = re.compile(r"^-- name: (\w+)\s*$", re.MULTILINE)
+_MIGRATION = re.compile(r"(\d{4})_(\w+)")
 
 
 @cache
-def queries(filename: str = "queries.sql") -> dict[str, str]:
-    """Every named query of one file, by name."""
-    text = files(__package__).joinpath(filename).read_text(encoding="utf-8")
+def queries(package: str, filename: str = "queries.sql") -> dict[str, str]:
+    """Every named statement of one file of ``package``, by name."""
+    text = files(package).joinpath(filename).read_text(encoding="utf-8")
     parts = _NAME.split(text)
     return {name: body.strip() for name, body in zip(parts[1::2], parts[2::2], strict=True)}
+
+
+@cache
+def sql_files(package: str, folder: str) -> dict[str, str]:
+    """The text of every ``.sql`` file in ``folder`` of ``package``, by name without ``.sql``."""
+    return {
+        entry.name.removesuffix(".sql"): entry.read_text(encoding="utf-8")
+        for entry in sorted(files(package).joinpath(folder).iterdir(), key=lambda e: e.name)
+        if entry.name.endswith(".sql")
+    }
 
 
 def migrations() -> list[tuple[int, str, str]]:
     """``(version, name, sql)`` of every migration file, in version order."""
     found = []
-    for entry in files(__package__).joinpath("migrations").iterdir():
-        match = re.fullmatch(r"(\d{4})_(\w+)\.sql", entry.name)
+    for stem, sql in sql_files(__package__, "migrations").items():
+        match = _MIGRATION.fullmatch(stem)
         if match:
-            found.append((int(match[1]), match[2], entry.read_text(encoding="utf-8")))
+            found.append((int(match[1]), match[2], sql))
     return sorted(found)
