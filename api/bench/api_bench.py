@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -193,17 +194,34 @@ def peak_memory_mb(pid: int) -> tuple[float, float]:
     return int(fields["VmHWM"].split()[0]) / 1024, int(fields["VmRSS"].split()[0]) / 1024
 
 
-def main() -> None:
+@dataclass
+class Figures:
+    """What one run measured: latencies in seconds, server CPU seconds per turn."""
+
+    one: list[float] = field(default_factory=list)  # one client, turn latencies
+    many: list[float] = field(default_factory=list)  # concurrent clients, turn latencies
+    rate: int = 0  # concurrent clients, turns/s
+    cpu_one: float = 0.0
+    cpu_many: float = 0.0
+    floor_one: list[float] = field(default_factory=list)  # the same for GET /health
+    floor_many: list[float] = field(default_factory=list)
+    floor_rate: int = 0
+    peak: float = 0.0  # server VmHWM, MB
+    rss: float = 0.0  # server RSS at the end, MB
+
+
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--turns", type=int, default=300, help="turns for the one-client figure")
     parser.add_argument("--seconds", type=float, default=15.0, help="duration of concurrent runs")
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--threads", type=int, default=8, help="waitress threads")
-    args = parser.parse_args()
+    return parser.parse_args()
 
+
+def start_server(port: int, db: Path, threads: int) -> subprocess.Popen[bytes]:
+    """``schocken serve`` on ``db`` in a subprocess (not waiting for it to answer)."""
     root = Path(__file__).resolve().parents[2]
-    work = Path(tempfile.mkdtemp(prefix="schocken-bench-"))
-    port = free_port()
     server = subprocess.Popen(
         [
             sys.executable,
@@ -213,83 +231,110 @@ def main() -> None:
             "--port",
             str(port),
             "--db",
-            str(work / "bench.duckdb"),
+            str(db),
             "--threads",
-            str(args.threads),
+            str(threads),
         ],  # fmt: skip
         cwd=root,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    try:
-        for _ in range(300):
-            try:
-                if Client(port).call("GET", "/api/v1/health")[0] == 200:
-                    break
-            except OSError:
-                time.sleep(0.1)
-        # 1. one client recording turns (after a warm-up of 20 turns)
-        solo = Player(port, seed=1)
-        asyncio.run(_sequence(solo.turn, 20))
-        cpu0 = cpu_seconds(server.pid)
-        one = asyncio.run(_sequence(solo.turn, args.turns))
-        cpu_one = (cpu_seconds(server.pid) - cpu0) / len(one)
+    return server
 
-        # 2. concurrent clients, each its own games
-        players = [Player(port, seed=100 + i) for i in range(args.clients)]
-        cpu0 = cpu_seconds(server.pid)
-        rate, many = run_clients([p.turn for p in players], args.seconds)
-        cpu_many = (cpu_seconds(server.pid) - cpu0) / len(many)
 
-        # 3. the framework's floor: a trivial endpoint of the same server
-        health = functools.partial(_health, AsyncClient(port))
-        floor_one = asyncio.run(_sequence(health, args.turns))
-        floor_rate, floor_many = run_clients(
-            [functools.partial(_health, AsyncClient(port)) for _ in range(args.clients)],
-            args.seconds,
-        )
-        peak, rss = peak_memory_mb(server.pid)
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+def wait_ready(port: int) -> None:
+    """Until the server answers its health check (at most ~30 s)."""
+    for _ in range(300):
+        try:
+            if Client(port).call("GET", "/api/v1/health")[0] == 200:
+                break
+        except OSError:
+            time.sleep(0.1)
 
+
+def measure_one_client(figures: Figures, port: int, pid: int, turns: int) -> None:
+    """1. one client recording turns (after a warm-up of 20 turns)."""
+    solo = Player(port, seed=1)
+    asyncio.run(_sequence(solo.turn, 20))
+    cpu0 = cpu_seconds(pid)
+    figures.one = asyncio.run(_sequence(solo.turn, turns))
+    figures.cpu_one = (cpu_seconds(pid) - cpu0) / len(figures.one)
+
+
+def measure_clients(figures: Figures, port: int, pid: int, clients: int, seconds: float) -> None:
+    """2. concurrent clients, each its own games."""
+    players = [Player(port, seed=100 + i) for i in range(clients)]
+    cpu0 = cpu_seconds(pid)
+    figures.rate, figures.many = run_clients([p.turn for p in players], seconds)
+    figures.cpu_many = (cpu_seconds(pid) - cpu0) / len(figures.many)
+
+
+def measure_floor(figures: Figures, port: int, turns: int, clients: int, seconds: float) -> None:
+    """3. the framework's floor: a trivial endpoint of the same server."""
+    health = functools.partial(_health, AsyncClient(port))
+    figures.floor_one = asyncio.run(_sequence(health, turns))
+    figures.floor_rate, figures.floor_many = run_clients(
+        [functools.partial(_health, AsyncClient(port)) for _ in range(clients)],
+        seconds,
+    )
+
+
+def print_figures(f: Figures, threads: int, clients: int) -> None:
     ms = 1000.0
     load = os.getloadavg()
-    print(
-        f"schocken serve (waitress, {args.threads} threads, DuckDB file); load from pid {os.getpid()}"
-    )
+    print(f"schocken serve (waitress, {threads} threads, DuckDB file); load from pid {os.getpid()}")
     print(
         f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
     )
     print()
     print(f"{'':38} {'turns (POST …/turns)':>22} {'trivial (GET /health)':>22}")
     print(
-        f"{'1 client   p50 latency':38} {percentile(one, 0.5) * ms:19.2f} ms "
-        f"{percentile(floor_one, 0.5) * ms:19.2f} ms   target p50 ≤ 10 ms"
+        f"{'1 client   p50 latency':38} {percentile(f.one, 0.5) * ms:19.2f} ms "
+        f"{percentile(f.floor_one, 0.5) * ms:19.2f} ms   target p50 ≤ 10 ms"
     )
     print(
-        f"{'1 client   p99 latency':38} {percentile(one, 0.99) * ms:19.2f} ms "
-        f"{percentile(floor_one, 0.99) * ms:19.2f} ms"
+        f"{'1 client   p99 latency':38} {percentile(f.one, 0.99) * ms:19.2f} ms "
+        f"{percentile(f.floor_one, 0.99) * ms:19.2f} ms"
     )
     print(
-        f"{f'{args.clients} clients throughput':38} {rate:16d} req/s "
-        f"{floor_rate:16d} req/s   target ≥ 200 turns/s"
+        f"{f'{clients} clients throughput':38} {f.rate:16d} req/s "
+        f"{f.floor_rate:16d} req/s   target ≥ 200 turns/s"
     )
     print(
-        f"{f'{args.clients} clients p50 latency':38} {percentile(many, 0.5) * ms:19.2f} ms "
-        f"{percentile(floor_many, 0.5) * ms:19.2f} ms"
+        f"{f'{clients} clients p50 latency':38} {percentile(f.many, 0.5) * ms:19.2f} ms "
+        f"{percentile(f.floor_many, 0.5) * ms:19.2f} ms"
     )
     print(
-        f"{f'{args.clients} clients p99 latency':38} {percentile(many, 0.99) * ms:19.2f} ms "
-        f"{percentile(floor_many, 0.99) * ms:19.2f} ms   target p99 ≤ 100 ms"
+        f"{f'{clients} clients p99 latency':38} {percentile(f.many, 0.99) * ms:19.2f} ms "
+        f"{percentile(f.floor_many, 0.99) * ms:19.2f} ms   target p99 ≤ 100 ms"
     )
-    print(f"{'turns recorded (1 client + concurrent)':38} {len(one) + len(many):19d}")
-    print(f"server peak memory (VmHWM) {peak:.1f} MB, RSS at end {rss:.1f} MB   target ≤ 200 MB")
-    print(f"mean turn latency, 1 client: {statistics.mean(one) * ms:.2f} ms")
+    print(f"{'turns recorded (1 client + concurrent)':38} {len(f.one) + len(f.many):19d}")
     print(
-        f"server CPU per turn: {cpu_one * ms:.2f} ms (1 client), {cpu_many * ms:.2f} ms "
-        f"({args.clients} clients)"
+        f"server peak memory (VmHWM) {f.peak:.1f} MB, RSS at end {f.rss:.1f} MB   target ≤ 200 MB"
     )
+    print(f"mean turn latency, 1 client: {statistics.mean(f.one) * ms:.2f} ms")
+    print(
+        f"server CPU per turn: {f.cpu_one * ms:.2f} ms (1 client), {f.cpu_many * ms:.2f} ms "
+        f"({clients} clients)"
+    )
+
+
+def main() -> None:
+    args = parse_args()
+    work = Path(tempfile.mkdtemp(prefix="schocken-bench-"))
+    port = free_port()
+    server = start_server(port, work / "bench.duckdb", args.threads)
+    figures = Figures()
+    try:
+        wait_ready(port)
+        measure_one_client(figures, port, server.pid, args.turns)
+        measure_clients(figures, port, server.pid, args.clients, args.seconds)
+        measure_floor(figures, port, args.turns, args.clients, args.seconds)
+        figures.peak, figures.rss = peak_memory_mb(server.pid)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    print_figures(figures, args.threads, args.clients)
 
 
 if __name__ == "__main__":

@@ -40,9 +40,18 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from api.bench.crash_audit import (
+    Figures,
+    Table,
+    check_acked,
+    check_deckel,
+    check_facts,
+    check_logs,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
@@ -52,30 +61,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-@dataclass
-class Figures:
-    requests: int = 0
-    retries: int = 0
-    conflicts: int = 0  # 412: another phone was quicker
-    throttled: int = 0  # 429
-    replayed: int = 0  # answered from the stored response (a retry of a committed write)
-    kills: int = 0
-    acknowledged: int = 0
-    present: int = 0
-    lost: int = 0
-    duplicates: int = 0
-    unexpected: list[str] = field(default_factory=list)
-    violations: list[str] = field(default_factory=list)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def add(self, name: str, n: int = 1) -> None:
-        with self._lock:
-            setattr(self, name, getattr(self, name) + n)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
 
 
 class Server:
@@ -185,13 +170,6 @@ class Client:
                 time.sleep(0.02)
 
 
-@dataclass
-class Table:
-    slug: str
-    token: str
-    plans: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # game -> turns
-
-
 class Run:
     def __init__(self, workdir: Path, kills: int, seed: int, solo: int, racers: int) -> None:
         self.workdir = workdir
@@ -210,7 +188,7 @@ class Run:
         self._lock = threading.Lock()
         self._logs = self._simulated()
 
-    def _simulated(self):
+    def _simulated(self) -> Iterator[dict[str, Any]]:
         from api.rules import PRESETS
         from api.rules.simulate import simulate_logs
 
@@ -319,50 +297,13 @@ class Run:
         try:
             with app.app_context():
                 svc = services()
-                repo = svc.repo
-                plans = {g: p for t in self.tables for g, p in t.plans.items()}
-                logs = {g: repo.load_log(g) for g in repo.game_ids()}
+                logs = {g: svc.repo.load_log(g) for g in svc.repo.game_ids()}
                 with self._lock:
                     acked = list(self.acked)
-                present = 0
-                for game, seq, body in acked:
-                    log = logs.get(game, [])
-                    if seq <= len(log) and log[seq - 1].seq == seq and log[seq - 1].body == body:
-                        present += 1
-                    else:
-                        self.figures.violations.append(f"{label}: lost game {game} seq {seq}")
-                for game, log in logs.items():
-                    bodies = [e.body for e in log]
-                    plan = plans.get(game)
-                    if plan is None:
-                        if bodies:
-                            self.figures.violations.append(f"{label}: unplanned game {game}")
-                        continue
-                    if bodies != plan[: len(bodies)]:
-                        self.figures.add("duplicates")
-                        self.figures.violations.append(f"{label}: game {game} log != plan")
-                    if [e.seq for e in log] != list(range(1, len(log) + 1)):
-                        self.figures.violations.append(f"{label}: game {game} seq gaps")
-                for game in logs:
-                    record = repo.get_game_by_id(game)
-                    st = next((s for s in self.tables if game in s.plans), None)
-                    if st is None:  # created, its answer not yet back: no turns either
-                        continue
-                    view = svc.game(svc.stammtisch(st.slug), game).to_dict()
-                    state = view["outcome"]["state"]
-                    if view["status"] == "running":
-                        total = state["mitte"] + sum(state["stacks"].values())
-                        if total != view["options"]["deckel"]:
-                            self.figures.violations.append(
-                                f"{label}: game {game} has {total} Deckel"
-                            )
-                    assert record is not None
-                stored = {g: repo.read_facts(g) for g in logs}
-                svc.rebuild()
-                rebuilt = {g: repo.read_facts(g) for g in logs}
-                for game in logs:
-                    if stored[game] != rebuilt[game]:
-                        self.figures.violations.append(f"{label}: facts of {game} != replay")
+                present = check_acked(self.figures, label, acked, logs)
+                check_logs(self.figures, label, self.tables, logs)
+                check_deckel(self.figures, label, self.tables, svc, logs)
+                check_facts(self.figures, label, svc, logs)
                 if final:
                     self.figures.present = present
                     self.figures.lost = len(acked) - present

@@ -14,8 +14,9 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from typing import Any
 
-from api.rules import PRESETS, evaluate, evaluation_table, replay_log
+from api.rules import PRESETS, Ruleset, evaluate, evaluation_table, replay_log
 from api.rules.simulate import simulate_game, simulate_logs
 
 PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
@@ -31,23 +32,32 @@ def measure(fn: Callable[[], int], repeat: int) -> tuple[float, float]:
     return max(rates), statistics.median(rates)
 
 
-def main() -> None:
+Workload = tuple[str, Callable[[], int], str]
+
+
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--preset", default="standard", choices=sorted(PRESETS))
-    args = parser.parse_args()
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
-    rules = PRESETS[args.preset]
+    return parser.parse_args()
+
+
+def random_throws(count: int) -> list[tuple[tuple[int, int, int], bool]]:
+    """``count`` seeded random throws, every other one from the hand."""
     rng = random.Random(1)
-    throws = [
+    return [
         (
             (int(rng.random() * 6) + 1, int(rng.random() * 6) + 1, int(rng.random() * 6) + 1),
             i % 2 == 0,
         )
-        for i in range(200_000)
+        for i in range(count)
     ]
+
+
+def evaluation_workloads(rules: Ruleset) -> list[Workload]:
+    """Throw evaluation: by ``evaluate()`` and by look-up in the precomputed table."""
+    throws = random_throws(200_000)
     table = evaluation_table(rules)
 
     def run_evaluate() -> int:
@@ -60,15 +70,25 @@ def main() -> None:
             table[(a, b, c, hand)]
         return len(throws)
 
+    return [
+        ("evaluate() calls", run_evaluate, "evaluations/s"),
+        ("table look-ups", run_table, "evaluations/s"),
+    ]
+
+
+def simulation_workload(rules: Ruleset, games: int) -> Workload:
     def run_simulate() -> int:
         sim_rng = random.Random(7)
-        for _ in range(args.games):
+        for _ in range(games):
             simulate_game(rules, PLAYERS, "Anna", sim_rng)
-        return args.games
+        return games
 
-    logs = list(simulate_logs(rules, args.games, players=PLAYERS, seed=11))
+    return ("simulated games", run_simulate, "games/s")
+
+
+def replay_workloads(logs: list[dict[str, Any]]) -> list[Workload]:
+    """Replaying complete game logs with full validation, as dicts and as JSON text."""
     texts = [json.dumps(log) for log in logs]
-    turns = sum(len(log["events"]) for log in logs)
 
     def run_replay() -> int:
         for log in logs:
@@ -80,18 +100,32 @@ def main() -> None:
             replay_log(json.loads(text))
         return len(texts)
 
-    print(
-        f"preset {args.preset}, 4 players, {args.games} games "
-        f"({turns / len(logs):.1f} turns per game), best / median of {args.repeat} runs, one core"
-    )
-    for label, fn, unit in [
-        ("evaluate() calls", run_evaluate, "evaluations/s"),
-        ("table look-ups", run_table, "evaluations/s"),
-        ("simulated games", run_simulate, "games/s"),
+    return [
         ("replayed game logs (dicts, full validation)", run_replay, "logs/s"),
         ("replayed game logs (JSON text, full validation)", run_replay_text, "logs/s"),
-    ]:
-        best, median = measure(fn, args.repeat)
+    ]
+
+
+def main() -> None:
+    args = parse_args()
+    games: int = args.games
+    repeat: int = args.repeat
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
+    rules = PRESETS[args.preset]
+    logs = list(simulate_logs(rules, games, players=PLAYERS, seed=11))
+    turns = sum(len(log["events"]) for log in logs)
+    workloads = [
+        *evaluation_workloads(rules),
+        simulation_workload(rules, games),
+        *replay_workloads(logs),
+    ]
+    print(
+        f"preset {args.preset}, 4 players, {games} games "
+        f"({turns / len(logs):.1f} turns per game), best / median of {repeat} runs, one core"
+    )
+    for label, fn, unit in workloads:
+        best, median = measure(fn, repeat)
         print(f"  {label:50s} {best:>12,.0f} {unit} (median {median:,.0f})")
 
 

@@ -45,6 +45,7 @@ from dashboard.site import build_site
 from dashboard.stats import Statistics, queries
 
 PLAYERS = [f"Spieler {i}" for i in range(1, 9)]
+PLAYER_IDS = {name: i + 1 for i, name in enumerate(PLAYERS)}
 #: the tables the statistics read (all game data but the log)
 SQLITE_TABLES = tuple(table for table in TABLE_COLUMNS if table != "game_log")
 SQLITE_INDEXES = (
@@ -74,44 +75,51 @@ def line(label: str, value: str) -> None:
     print(f"  {label:<52} {value}", flush=True)
 
 
-def load(conn: Any, n: int, years: int, seed: int, interleaved: bool) -> dict[str, float]:
-    """Simulate the pool, bulk-load it, replicate it to ``n`` Stammtische; returns timings."""
-    sql = sql_statements()
-    rules = PRESETS["standard"]
-    rng = random.Random(seed)
-    evenings = fridays(2016, years)
-    weeks = len(evenings)
-    now = datetime(2026, 1, 1)
-    ids = {name: i + 1 for i, name in enumerate(PLAYERS)}
+def scalar(conn: Any, sql: str, parameters: Any = None) -> Any:
+    """The first column of the first row of ``sql`` (a count, a setting)."""
+    row = conn.execute(sql, parameters).fetchone()
+    assert row is not None, sql
+    return row[0]
 
-    started = time.perf_counter()
+
+def simulate_pool(evenings: list[datetime], rng: random.Random) -> list[dict[str, Any]]:
+    """One weekly game per evening, 6 to 8 of the 8 players, as game logs."""
+    rules = PRESETS["standard"]
     pool = []
     for at in evenings:
         seats = rng.sample(PLAYERS, rng.choice((6, 7, 8)))
         game = simulate_game(rules, seats, seats[0], rng, played_at=at.isoformat())
         pool.append(to_log(game))
-    simulated = time.perf_counter() - started
+    return pool
 
-    started = time.perf_counter()
-    loader = BulkLoader(conn)
-    loader.add("stammtische", [(1, "stammtisch-1", "Stammtisch 1", {}, False, "x", now)])
-    loader.add("players", [(i, 1, name, False, now, None) for name, i in ids.items()])
-    rows = [
-        game_rows(w * n + 1 if interleaved else w + 1, 1, ids, log, now)
+
+def pool_rows(
+    pool: list[dict[str, Any]], n: int, interleaved: bool, now: datetime
+) -> list[dict[str, list[tuple[Any, ...]]]]:
+    """Replay the pool and derive the rows of every table (game ids as the replicas use them)."""
+    return [
+        game_rows(w * n + 1 if interleaved else w + 1, 1, PLAYER_IDS, log, now)
         for w, log in enumerate(pool)
     ]
-    derived = time.perf_counter() - started
-    started = time.perf_counter()
+
+
+def bulk_load(conn: Any, rows: list[dict[str, list[tuple[Any, ...]]]], now: datetime) -> int:
+    """Stammtisch 1, its players and the pool's rows through :class:`BulkLoader`; turns loaded."""
+    loader = BulkLoader(conn)
+    loader.add("stammtische", [(1, "stammtisch-1", "Stammtisch 1", {}, False, "x", now)])
+    loader.add("players", [(i, 1, name, False, now, None) for name, i in PLAYER_IDS.items()])
     for game in rows:
         loader.add_game(game)
     conn.begin()
     loaded = loader.flush()
     conn.commit()
     loader.close()
-    pool_seconds = time.perf_counter() - started
-    pool_turns = loaded["turn_facts"]
+    return loaded["turn_facts"]
 
-    started = time.perf_counter()
+
+def replicate(conn: Any, n: int, weeks: int, interleaved: bool) -> None:
+    """Stammtische 2..n replay the pool by ``INSERT … SELECT`` (``stats_bench.sql``)."""
+    sql = sql_statements()
     conn.begin()
     conn.execute(sql["stammtische"], {"n": n})
     conn.execute(sql["players"], {"n": n})
@@ -123,9 +131,29 @@ def load(conn: Any, n: int, years: int, seed: int, interleaved: bool) -> dict[st
     ):  # fmt: skip
         conn.execute(sql[table])
     conn.commit()
+
+
+def load(conn: Any, n: int, years: int, seed: int, interleaved: bool) -> dict[str, float]:
+    """Simulate the pool, bulk-load it, replicate it to ``n`` Stammtische; returns timings."""
+    rng = random.Random(seed)
+    evenings = fridays(2016, years)
+    weeks = len(evenings)
+    now = datetime(2026, 1, 1)
+
+    started = time.perf_counter()
+    pool = simulate_pool(evenings, rng)
+    simulated = time.perf_counter() - started
+    started = time.perf_counter()
+    rows = pool_rows(pool, n, interleaved, now)
+    derived = time.perf_counter() - started
+    started = time.perf_counter()
+    pool_turns = bulk_load(conn, rows, now)
+    pool_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    replicate(conn, n, weeks, interleaved)
     copy_seconds = time.perf_counter() - started
-    summary_rows = conn.execute("SELECT count(*) FROM player_game_facts").fetchone()[0]
-    turns = conn.execute(sql["count_turns"]).fetchone()[0]
+    summary_rows = scalar(conn, "SELECT count(*) FROM player_game_facts")
+    turns = scalar(conn, sql_statements()["count_turns"])
 
     layout = "interleaved by week (live)" if interleaved else "one block per Stammtisch"
     print(f"Load: {n} Stammtische × {years} years ({weeks} weekly games each), ids {layout}")
@@ -230,8 +258,8 @@ def describe(times: list[float]) -> str:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="share of 1,000 Stammtische")
     parser.add_argument("--years", type=int, default=10)
     parser.add_argument("--seed", type=int, default=1)
@@ -255,100 +283,116 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="game ids interleaved by week across Stammtische (live recording) instead of blocks",
     )
-    args = parser.parse_args(argv)
-    n = max(1, round(1000 * args.scale))
+    return parser.parse_args(argv)
 
+
+def open_database(args: argparse.Namespace, work: Path) -> tuple[Any, int]:
+    """The DuckDB file in ``work``: loaded now, or reused from an earlier run; (conn, turns)."""
+    db = work / "bench.duckdb"
+    reuse = db.exists()  # a --dir of an earlier run: measure again without loading
+    if not reuse:
+        store = DuckDBStore(db)  # the API's schema through its migrations
+        store.close()
+    conn = duckdb.connect(
+        str(db),
+        config={
+            "autoinstall_known_extensions": False,
+            "memory_limit": args.memory_limit,
+            "temp_directory": str(work / "spill"),
+        },
+    )
+    if args.threads:
+        conn.execute("SET threads = $threads", {"threads": args.threads})
+    if reuse:
+        turns = scalar(conn, sql_statements()["count_turns"])
+        print(f"Reusing {db} ({turns:,} turns)")
+    else:
+        n = max(1, round(1000 * args.scale))
+        turns = int(load(conn, n, args.years, args.seed, args.interleaved)["turns"])
+        conn.execute("CHECKPOINT")
+    line("DuckDB file", f"{db.stat().st_size / 2**20:,.0f} MiB")
+    line("DuckDB threads (load)", str(scalar(conn, "SELECT current_setting('threads')")))
+    # the queries run as the server runs them (api/config.py DUCKDB_THREADS)
+    conn.execute("SET threads = $threads", {"threads": args.query_threads})
+    line("DuckDB threads (queries, site)", str(args.query_threads))
+    line("peak memory so far (RSS)", f"{peak_mb():,.0f} MiB")
+    return conn, turns
+
+
+Periods = list[tuple[int, int | None]]
+
+
+def time_duckdb(conn: Any, periods: Periods, alltime: Periods) -> None:
+    stats = Statistics(conn)
+    stats.collect(*periods[0])  # warm up: first query plans, file pages
+    print("\nAll statistics of one period (Statistics.collect: 9 queries, what one page shows)")
+    # first touch of a Stammtisch's row groups reads them from the file (cold); again: warm
+    line("DuckDB: one Stammtisch-year, first time", describe(time_collect(stats, periods)))
+    line("DuckDB: one Stammtisch-year, again", describe(time_collect(stats, periods)))
+    line("DuckDB: one Stammtisch, all time, first time", describe(time_collect(stats, alltime)))
+    line("DuckDB: one Stammtisch, all time, again", describe(time_collect(stats, alltime)))
+    line("DuckDB: per query, one year (median ms)", breakdown(conn, periods[:5]))
+
+
+def time_sqlite(
+    conn: Any, lite_path: Path, reuse: bool, periods: Periods, alltime: Periods
+) -> None:
+    """The same statistics on an SQLite copy of the rows (made now unless reused)."""
+    if not (reuse and lite_path.exists()):
+        lite_path.unlink(missing_ok=True)
+        seconds = to_sqlite(conn, lite_path)
+        line(
+            "SQLite: copy of the same rows + indexes",
+            f"{seconds:.1f} s, {lite_path.stat().st_size / 2**20:,.0f} MiB",
+        )
+    lite = sqlite3.connect(lite_path)
+    lite_stats = Statistics(lite)
+    lite_stats.collect(*periods[0])
+    line("SQLite: one Stammtisch-year, first time", describe(time_collect(lite_stats, periods)))
+    line("SQLite: one Stammtisch-year, again", describe(time_collect(lite_stats, periods)))
+    line("SQLite: per query, one year (median ms)", breakdown(lite, periods[:5]))
+    line(
+        "SQLite: one Stammtisch, all time, first time",
+        describe(time_collect(lite_stats, alltime)),
+    )
+    line("SQLite: one Stammtisch, all time, again", describe(time_collect(lite_stats, alltime)))
+    lite.close()
+
+
+def time_site(conn: Any, work: Path, stammtisch_id: int) -> None:
+    print("\nStatic site of one Stammtisch (index + all time + one page per year)")
+    slug = f"stammtisch-{stammtisch_id}"
+    started = time.perf_counter()
+    result = build_site(conn, work / "site", slugs=[slug])
+    line(f"build_site {slug}", f"{result.pages} pages in {time.perf_counter() - started:.2f} s")
+
+
+def print_summary(turns: int) -> None:
+    print()
+    line("turns in the database", f"{turns:,}")
+    line("peak memory (RSS, this process incl. DuckDB)", f"{peak_mb():,.0f} MiB")
+    line(
+        "load average (1, 5, 15 min; 2 cores shared)",
+        " ".join(f"{x:.1f}" for x in os.getloadavg()),
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="stats-bench-") as tmp:
         work = Path(args.dir or tmp)
         work.mkdir(parents=True, exist_ok=True)
-        db = work / "bench.duckdb"
-        reuse = db.exists()  # a --dir of an earlier run: measure again without loading
-        if not reuse:
-            store = DuckDBStore(db)  # the API's schema through its migrations
-            store.close()
-        conn = duckdb.connect(
-            str(db),
-            config={
-                "autoinstall_known_extensions": False,
-                "memory_limit": args.memory_limit,
-                "temp_directory": str(work / "spill"),
-            },
-        )
-        if args.threads:
-            conn.execute("SET threads = $threads", {"threads": args.threads})
-        if reuse:
-            turns = conn.execute(sql_statements()["count_turns"]).fetchone()[0]
-            print(f"Reusing {db} ({turns:,} turns)")
-            info = {"turns": turns}
-        else:
-            info = load(conn, n, args.years, args.seed, args.interleaved)
-            conn.execute("CHECKPOINT")
-        line("DuckDB file", f"{db.stat().st_size / 2**20:,.0f} MiB")
-        threads = conn.execute("SELECT current_setting('threads')").fetchone()[0]
-        line("DuckDB threads (load)", str(threads))
-        # the queries run as the server runs them (api/config.py DUCKDB_THREADS)
-        conn.execute("SET threads = $threads", {"threads": args.query_threads})
-        line("DuckDB threads (queries, site)", str(args.query_threads))
-        line("peak memory so far (RSS)", f"{peak_mb():,.0f} MiB")
-
-        sql = sql_statements()
-        picked = conn.execute(sql["random_years"], {"limit": args.samples}).fetchall()
-        periods: list[tuple[int, int | None]] = [(s, y) for s, y in picked]
-        alltime: list[tuple[int, int | None]] = [(s, None) for s, _ in picked[:5]]
-        stats = Statistics(conn)
-        stats.collect(*periods[0])  # warm up: first query plans, file pages
-        print("\nAll statistics of one period (Statistics.collect: 9 queries, what one page shows)")
-        # first touch of a Stammtisch's row groups reads them from the file (cold); again: warm
-        line("DuckDB: one Stammtisch-year, first time", describe(time_collect(stats, periods)))
-        line("DuckDB: one Stammtisch-year, again", describe(time_collect(stats, periods)))
-        line("DuckDB: one Stammtisch, all time, first time", describe(time_collect(stats, alltime)))
-        line("DuckDB: one Stammtisch, all time, again", describe(time_collect(stats, alltime)))
-        line("DuckDB: per query, one year (median ms)", breakdown(conn, periods[:5]))
-
+        reuse = (work / "bench.duckdb").exists()
+        conn, turns = open_database(args, work)
+        picked = conn.execute(sql_statements()["random_years"], {"limit": args.samples}).fetchall()
+        periods: Periods = [(s, y) for s, y in picked]
+        alltime: Periods = [(s, None) for s, _ in picked[:5]]
+        time_duckdb(conn, periods, alltime)
         if not args.no_sqlite:
-            lite_path = work / "bench.sqlite"
-            if not (reuse and lite_path.exists()):
-                lite_path.unlink(missing_ok=True)
-                seconds = to_sqlite(conn, lite_path)
-                line(
-                    "SQLite: copy of the same rows + indexes",
-                    f"{seconds:.1f} s, {lite_path.stat().st_size / 2**20:,.0f} MiB",
-                )
-            lite = sqlite3.connect(lite_path)
-            lite_stats = Statistics(lite)
-            lite_stats.collect(*periods[0])
-            line(
-                "SQLite: one Stammtisch-year, first time",
-                describe(time_collect(lite_stats, periods)),
-            )
-            line("SQLite: one Stammtisch-year, again", describe(time_collect(lite_stats, periods)))
-            line("SQLite: per query, one year (median ms)", breakdown(lite, periods[:5]))
-            line(
-                "SQLite: one Stammtisch, all time, first time",
-                describe(time_collect(lite_stats, alltime)),
-            )
-            line(
-                "SQLite: one Stammtisch, all time, again",
-                describe(time_collect(lite_stats, alltime)),
-            )
-            lite.close()
-
-        print("\nStatic site of one Stammtisch (index + all time + one page per year)")
-        slug = f"stammtisch-{periods[0][0]}"
-        started = time.perf_counter()
-        result = build_site(conn, work / "site", slugs=[slug])
-        line(
-            f"build_site {slug}",
-            f"{result.pages} pages in {time.perf_counter() - started:.2f} s",
-        )
+            time_sqlite(conn, work / "bench.sqlite", reuse, periods, alltime)
+        time_site(conn, work, periods[0][0])
         conn.close()
-        print()
-        line("turns in the database", f"{info['turns']:,}")
-        line("peak memory (RSS, this process incl. DuckDB)", f"{peak_mb():,.0f} MiB")
-        line(
-            "load average (1, 5, 15 min; 2 cores shared)",
-            " ".join(f"{x:.1f}" for x in os.getloadavg()),
-        )
+        print_summary(turns)
     return 0
 
 
