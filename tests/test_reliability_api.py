@@ -206,6 +206,22 @@ def test_four_phones_with_the_same_version_one_wins_three_get_412(tmp_path):
     app.extensions["schocken"].store.close()
 
 
+def test_the_backup_needs_the_admin_token_not_a_stammtischs(client, table):
+    """401 with WWW-Authenticate without it (also for another scheme), 403 for another token;
+    with it, a DuckDB database is backed up, the in-memory fake cannot be (409)."""
+    client.application.config["ADMIN_TOKEN"] = "admin-geheim"
+    url = "/api/v1/admin/backup"
+    for headers in ({}, {"Authorization": "Basic YWRtaW46eA=="}, {"Authorization": "Bearer "}):
+        r = client.post(url, headers=headers)
+        assert r.status_code == 401 and "Admin-Schlüssel" in r.json["message"]
+        assert r.headers["WWW-Authenticate"].startswith("Bearer")
+    r = client.post(url, headers=table.auth)
+    assert r.status_code == 403 and "nicht der Admin-Schlüssel" in r.json["message"]
+    r = client.post(url, headers={"Authorization": "Bearer admin-geheim"})
+    duckdb = client.application.config["STORAGE"] == "duckdb"
+    assert r.status_code == (200 if duckdb else 409)
+
+
 # --------------------------------------------------------------------------- hostile input
 def test_writes_beyond_the_rate_limit_get_429_with_retry_after():
     app = create_app({"STORAGE": "memory", "WRITE_RATE_PER_MINUTE": 60, "WRITE_RATE_BURST": 3})
