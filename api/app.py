@@ -1,8 +1,9 @@
 """The application factory: ``create_app(config=None)``; nothing happens at import time.
 
-It opens the store (DuckDB file by default, created and migrated on first start), registers
-the resources under ``/api/v1``, the OpenAPI document at ``/openapi.json`` and Swagger UI at
-``/docs``, served from the files of the ``flask-swagger-ui`` package (no CDN).
+It opens the store (DuckDB file by default, SQLite with ``STORAGE="sqlite"``; created and
+migrated on first start), registers the resources under ``/api/v1``, the OpenAPI document at
+``/openapi.json`` and Swagger UI at ``/docs``, served from the files of the
+``flask-swagger-ui`` package (no CDN).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from flask import Blueprint, Flask, Response, send_from_directory
 
 from dashboard import web as dashboard_web
 
-from .config import load_config
+from .config import DATABASE_FILES, database_file, load_config
 from .domain import GameCache
 from .http import init_http
 from .http.errors import SchockenApi
@@ -47,9 +48,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     load_config(app.config, config)  # defaults, SCHOCKEN_* from the environment, `config`
     app.json.sort_keys = False  # type: ignore[attr-defined]
 
-    if app.config["STORAGE"] == "duckdb" and not app.config.get("DATABASE"):
+    if app.config["STORAGE"] in DATABASE_FILES and not app.config.get("DATABASE"):
         os.makedirs(app.instance_path, exist_ok=True)
-        app.config["DATABASE"] = os.path.join(app.instance_path, "schocken.duckdb")
+        app.config["DATABASE"] = database_file(app.instance_path, app.config["STORAGE"])
     store = open_store(
         app.config["STORAGE"],
         app.config.get("DATABASE"),

@@ -46,10 +46,12 @@ class Config:
     """Every default of the app; ``SCHOCKEN_<KEY>`` in the environment overrides ``<KEY>``."""
 
     # ---- storage -------------------------------------------------------------------------
-    #: path of the DuckDB file; ``None`` means ``<instance folder>/schocken.duckdb``;
-    #: ``":memory:"`` an in-process database that vanishes with the process
+    #: path of the database file; ``None`` means ``<instance folder>/schocken.duckdb``
+    #: (``schocken.sqlite3`` when STORAGE is ``"sqlite"``); ``":memory:"`` (DuckDB only) an
+    #: in-process database that vanishes with the process
     DATABASE: str | None = None
-    #: ``"duckdb"`` (the embedded default) or ``"memory"`` (the in-memory fake, for tests)
+    #: ``"duckdb"`` (the embedded default), ``"sqlite"`` (the row store, WAL; see
+    #: api/storage/sqlite) or ``"memory"`` (the in-memory fake, for tests)
     STORAGE: str = "duckdb"
     #: DuckDB worker threads of the server. Its statements are small (one entry, one
     #: Stammtisch-year) and come from several request threads at once: splitting each over
@@ -182,7 +184,18 @@ def instance_path() -> str:
     return Flask(APP_NAME, instance_relative_config=True).instance_path
 
 
+#: the database file in the instance folder when DATABASE is not set, per STORAGE
+DATABASE_FILES = {"duckdb": "schocken.duckdb", "sqlite": "schocken.sqlite3"}
+
+
+def database_file(instance: str, storage: str) -> str:
+    """The default database file of ``storage`` in the instance folder ``instance``."""
+    return os.path.join(instance, DATABASE_FILES[storage])
+
+
 def default_database() -> str:
-    """The DuckDB file ``schocken serve`` opens: ``DATABASE`` (``SCHOCKEN_DATABASE``) or
-    ``<instance>/schocken.duckdb``."""
-    return str(settings()["DATABASE"] or os.path.join(instance_path(), "schocken.duckdb"))
+    """The database file ``schocken serve`` opens: ``DATABASE`` (``SCHOCKEN_DATABASE``) or
+    the STORAGE's file in the instance folder (``schocken.duckdb`` by default)."""
+    config = settings()
+    storage = config["STORAGE"] if config["STORAGE"] in DATABASE_FILES else "duckdb"
+    return str(config["DATABASE"] or database_file(instance_path(), storage))

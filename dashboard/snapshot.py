@@ -1,80 +1,112 @@
 """Statistics on whatever store the app runs on.
 
 The statistics are DuckDB SQL. On the DuckDB store they run on the request's cursor. The
-in-memory fake (tests, the contract test) has no SQL, so its rows are copied into a fresh
-in-memory DuckDB with the same schema (the API's migrations) and the queries run there: the
-same numbers, no second implementation.
+in-memory fake (tests, the contract test) and the SQLite store have no DuckDB, so their rows
+are copied into a fresh in-memory DuckDB with the same schema (the API's DuckDB migrations)
+and the queries run there: the same numbers, no second implementation. SQLite's rows arrive
+as stored (JSON text, ISO timestamps, 0/1 booleans), read in one transaction, and DuckDB's
+load casts them to the column types. Every read copies everything: correct, not yet fast
+(a read model refreshed incrementally replaces it, issue 11).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import duckdb
 
-from api.storage import DuckDBRepository, MemoryRepository
+from api.storage import DuckDBRepository, MemoryRepository, Repository, SQLiteRepository
 from api.storage.records import FACT_COLUMNS
 from api.storage.sql import migrations
 
-from .bulk import BulkLoader, moment
+from .bulk import TABLES, BulkLoader, moment
 from .stats import Connection, Statistics
+
+
+def _duckdb_copy(fill: Callable[[BulkLoader], None]) -> duckdb.DuckDBPyConnection:
+    """A new in-memory DuckDB with the API's schema, holding the rows ``fill`` adds."""
+    conn = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False})
+    try:
+        for _, _, sql in migrations():
+            conn.execute(sql)
+        loader = BulkLoader(conn)
+        try:
+            fill(loader)
+            loader.flush()
+        finally:
+            loader.close()
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def sqlite_to_duckdb(repo: SQLiteRepository) -> duckdb.DuckDBPyConnection:
+    """A new in-memory DuckDB holding every table of a SQLite database, one moment of it."""
+
+    def fill(loader: BulkLoader) -> None:
+        for table, rows in repo.table_rows(TABLES).items():
+            loader.add(table, rows)
+
+    return _duckdb_copy(fill)
 
 
 def memory_to_duckdb(repo: MemoryRepository) -> duckdb.DuckDBPyConnection:
     """A new in-memory DuckDB holding everything of a :class:`~api.storage.MemoryRepository`."""
-    conn = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False})
-    for _, _, sql in migrations():
-        conn.execute(sql)
-    loader = BulkLoader(conn)
-    try:
-        with repo.transaction():  # a consistent copy: the fake's lock is held
+    return _duckdb_copy(lambda loader: _fill_from_memory(repo, loader))
+
+
+def _fill_from_memory(repo: MemoryRepository, loader: BulkLoader) -> None:
+    with repo.transaction():  # a consistent copy: the fake's lock is held
+        loader.add(
+            "stammtische",
+            [
+                (s.id, s.slug, s.name, s.rules, s.private, s.token_hash, s.created_at)
+                for s in repo.stammtische.values()
+            ],
+        )
+        loader.add(
+            "players",
+            [
+                (p.id, p.stammtisch_id, p.name, p.retired, p.created_at, p.retired_at)
+                for p in repo.players.values()
+            ],
+        )
+        for game in repo.games.values():
+            local = moment(game.played_at)[1] if game.played_at else game.played_at_utc
             loader.add(
-                "stammtische",
+                "games",
                 [
-                    (s.id, s.slug, s.name, s.rules, s.private, s.token_hash, s.created_at)
-                    for s in repo.stammtische.values()
+                    (
+                        game.id, game.stammtisch_id, game.header, game.rules, game.options,
+                        game.played_at, game.played_at_utc, local, game.year, game.source,
+                        game.created_at,
+                    )
                 ],
-            )
+            )  # fmt: skip
             loader.add(
-                "players",
-                [
-                    (p.id, p.stammtisch_id, p.name, p.retired, p.created_at, p.retired_at)
-                    for p in repo.players.values()
-                ],
+                "game_players",
+                [(game.id, p.seat, p.player_id, p.name, p.starter) for p in game.players],
             )
-            for game in repo.games.values():
-                local = moment(game.played_at)[1] if game.played_at else game.played_at_utc
-                loader.add(
-                    "games",
-                    [
-                        (
-                            game.id, game.stammtisch_id, game.header, game.rules, game.options,
-                            game.played_at, game.played_at_utc, local, game.year, game.source,
-                            game.created_at,
-                        )
-                    ],
-                )  # fmt: skip
-                loader.add(
-                    "game_players",
-                    [(game.id, p.seat, p.player_id, p.name, p.starter) for p in game.players],
-                )
-                facts = repo.facts.get(game.id, {})
-                for table, columns in FACT_COLUMNS.items():
-                    loader.add(table, [tuple(r[c] for c in columns) for r in facts.get(table, [])])
-        loader.flush()
-    finally:
-        loader.close()
-    return conn
+            facts = repo.facts.get(game.id, {})
+            for table, columns in FACT_COLUMNS.items():
+                loader.add(table, [tuple(r[c] for c in columns) for r in facts.get(table, [])])
 
 
 @contextmanager
-def connection_for(repo: DuckDBRepository | MemoryRepository) -> Iterator[Connection]:
-    """The repository's DuckDB cursor, or a DuckDB copy of the in-memory fake."""
+def connection_for(repo: Repository) -> Iterator[Connection]:
+    """The repository's DuckDB cursor, or a DuckDB copy of a SQLite database or of the
+    in-memory fake."""
     if isinstance(repo, DuckDBRepository):
         yield repo._cur  # noqa: SLF001 - the DuckDB adapter's cursor
         return
-    conn = memory_to_duckdb(repo)
+    if isinstance(repo, SQLiteRepository):
+        conn = sqlite_to_duckdb(repo)
+    elif isinstance(repo, MemoryRepository):
+        conn = memory_to_duckdb(repo)
+    else:
+        raise TypeError(f"no statistics on {type(repo).__name__}")
     try:
         yield conn
     finally:
@@ -82,7 +114,7 @@ def connection_for(repo: DuckDBRepository | MemoryRepository) -> Iterator[Connec
 
 
 @contextmanager
-def statistics_for(repo: DuckDBRepository | MemoryRepository) -> Iterator[Statistics]:
+def statistics_for(repo: Repository) -> Iterator[Statistics]:
     """:class:`Statistics` on the repository's store (see :func:`connection_for`)."""
     with connection_for(repo) as conn:
         yield Statistics(conn)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
 from conftest import PLAYERS, make_table
 
 from api.app import create_app
@@ -55,8 +56,15 @@ def fill(client):
     return t, game
 
 
-def test_rebuild_gives_exactly_the_facts_stored_incrementally(tmp_path, capsys):
-    db = tmp_path / "schocken.duckdb"
+FILES = {"duckdb": "schocken.duckdb", "sqlite": "schocken.sqlite3"}
+
+
+@pytest.mark.parametrize("storage", FILES)
+def test_rebuild_gives_exactly_the_facts_stored_incrementally(
+    tmp_path, capsys, storage, monkeypatch
+):
+    monkeypatch.setenv("SCHOCKEN_STORAGE", storage)  # the CLI's app opens the same kind of store
+    db = tmp_path / FILES[storage]
     app = create_app({"DATABASE": str(db)})
     table, game = fill(app.test_client())
     before = all_facts(app)
@@ -83,14 +91,18 @@ def test_rebuild_gives_exactly_the_facts_stored_incrementally(tmp_path, capsys):
     again.extensions["schocken"].store.close()
 
 
-def test_rebuild_repairs_facts_that_were_lost(tmp_path):
-    db = tmp_path / "schocken.duckdb"
-    app = create_app({"DATABASE": str(db)})
+@pytest.mark.parametrize("storage", FILES)
+def test_rebuild_repairs_facts_that_were_lost(tmp_path, storage):
+    db = tmp_path / FILES[storage]
+    app = create_app({"STORAGE": storage, "DATABASE": str(db)})
     fill(app.test_client())
     before = all_facts(app)
-    conn = app.extensions["schocken"].store._conn
+    store = app.extensions["schocken"].store
+    conn = store.connect() if storage == "sqlite" else store._conn
     conn.execute("DELETE FROM turn_facts")
     conn.execute("DELETE FROM game_facts")
+    if storage == "sqlite":
+        conn.close()
     with app.app_context():
         from api.http.context import services
 

@@ -1,4 +1,4 @@
-"""The repository contract, run against both adapters (DuckDB and the in-memory fake)."""
+"""The repository contract, run against every adapter (DuckDB, SQLite and the in-memory fake)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from api.storage import (
     MemoryStore,
     MigrationError,
     NewGame,
+    SQLiteStore,
     StorageConflict,
 )
 from api.storage.sql import migrations
@@ -22,9 +23,12 @@ from api.storage.sql import migrations
 NOW = datetime(2026, 11, 27, 19, 0)
 
 
-@pytest.fixture(params=["memory", "duckdb"])
-def repo(request):
-    store = MemoryStore() if request.param == "memory" else DuckDBStore(":memory:")
+@pytest.fixture(params=["memory", "duckdb", "sqlite"])
+def repo(request, tmp_path):
+    if request.param == "sqlite":
+        store = SQLiteStore(tmp_path / "r.sqlite3")
+    else:
+        store = MemoryStore() if request.param == "memory" else DuckDBStore(":memory:")
     yield store.repository()
     store.close()
 

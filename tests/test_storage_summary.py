@@ -8,12 +8,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from conftest import PLAYERS, make_table
 
 from api.app import create_app
 from api.cli import main
 from api.rules import PRESETS, replay_log
 from api.rules.simulate import simulate_logs
+from dashboard.snapshot import connection_for
 
 COLUMNS = (
     "game_id, player_id, lost, finalist, finale_lost, blattschuss, halves_lost, deckel, "
@@ -21,26 +23,38 @@ COLUMNS = (
 )
 
 
-def cursor(app):
-    return app.extensions["schocken"].store.repository()._cur  # noqa: SLF001
-
-
 ORACLE = (Path(__file__).parent / "player_game_summary.sql").read_text(encoding="utf-8")
+
+#: the stores the summary is checked on (SQLite through the DuckDB copy the statistics read)
+FILES = {"duckdb": "s.duckdb", "sqlite": "s.sqlite3"}
+
+
+def open_app(tmp_path, storage="duckdb", name=None):
+    db = tmp_path / (name or FILES[storage])
+    return create_app({"STORAGE": storage, "DATABASE": str(db), "TESTING": True})
+
+
+def query(app, sql):
+    """``sql`` on the DuckDB the statistics of the app's store read."""
+    repo = app.extensions["schocken"].store.repository()
+    with connection_for(repo) as conn:
+        return sorted(conn.execute(sql).fetchall())
 
 
 def rows(app, table):
     """The summary columns of a table, or of the SQL oracle (``table="oracle"``)."""
     source = f"({ORACLE})" if table == "oracle" else table
-    return sorted(cursor(app).execute(f"SELECT {COLUMNS} FROM {source}").fetchall())  # noqa: S608
+    return query(app, f"SELECT {COLUMNS} FROM {source}")  # noqa: S608
 
 
 def all_rows(app, table):
     source = f"({ORACLE})" if table == "oracle" else table
-    return sorted(cursor(app).execute(f"SELECT * FROM {source}").fetchall())  # noqa: S608
+    return query(app, f"SELECT * FROM {source}")  # noqa: S608
 
 
-def test_the_summary_of_an_imported_game_matches_the_engine(tmp_path):
-    app = create_app({"DATABASE": str(tmp_path / "s.duckdb"), "TESTING": True})
+@pytest.mark.parametrize("storage", FILES)
+def test_the_summary_of_an_imported_game_matches_the_engine(tmp_path, storage):
+    app = open_app(tmp_path, storage)
     try:
         t = make_table(app.test_client(), "Post")
         t.add_players(PLAYERS)
@@ -74,8 +88,9 @@ def test_the_summary_of_an_imported_game_matches_the_engine(tmp_path):
         app.extensions["schocken"].store.close()
 
 
-def test_finishing_writes_the_summary_and_undo_removes_it(tmp_path):
-    app = create_app({"DATABASE": str(tmp_path / "u.duckdb"), "TESTING": True})
+@pytest.mark.parametrize("storage", FILES)
+def test_finishing_writes_the_summary_and_undo_removes_it(tmp_path, storage):
+    app = open_app(tmp_path, storage)
     try:
         t = make_table(
             app.test_client(), "Post", rules={"preset": "standard", "overrides": {"deckel": 2}}
@@ -98,8 +113,10 @@ def test_finishing_writes_the_summary_and_undo_removes_it(tmp_path):
         app.extensions["schocken"].store.close()
 
 
-def test_rebuild_rewrites_the_summary_as_defined(tmp_path, capsys):
-    db = tmp_path / "r.duckdb"
+@pytest.mark.parametrize("storage", FILES)
+def test_rebuild_rewrites_the_summary_as_defined(tmp_path, capsys, storage, monkeypatch):
+    monkeypatch.setenv("SCHOCKEN_STORAGE", storage)  # for the CLI's app and the apps here
+    db = tmp_path / FILES[storage]
     app = create_app({"DATABASE": str(db), "TESTING": True})
     t = make_table(app.test_client(), "Post", rules={"preset": "nrw"})
     t.add_players(PLAYERS)
@@ -119,10 +136,11 @@ def test_rebuild_rewrites_the_summary_as_defined(tmp_path, capsys):
         app.extensions["schocken"].store.close()
 
 
-def test_every_column_equals_the_sql_definition_under_every_preset(tmp_path):
+@pytest.mark.parametrize("storage", FILES)
+def test_every_column_equals_the_sql_definition_under_every_preset(tmp_path, storage):
     """Imported games (throw by throw, so some turns are single throws) and games recorded turn
     by turn under every preset: api/facts.summarize gives exactly the oracle's rows."""
-    app = create_app({"DATABASE": str(tmp_path / "p.duckdb"), "TESTING": True})
+    app = open_app(tmp_path, storage)
     try:
         t = make_table(app.test_client(), "Post")
         t.add_players(PLAYERS)

@@ -96,11 +96,13 @@ def throw_buttons(r: Any) -> list[str]:
     return re.findall(r'<button type="submit" name="throws" value="([^"]+)" class="throw', r.text)
 
 
-@pytest.fixture(params=["memory", "duckdb"])
-def app(request: pytest.FixtureRequest) -> Any:
+@pytest.fixture(params=["memory", "duckdb", "sqlite"])
+def app(request: pytest.FixtureRequest, tmp_path: Any) -> Any:
     config = {"STORAGE": request.param, "TESTING": True, "SECRET_KEY": "t" * 40}
     if request.param == "duckdb":
         config["DATABASE"] = ":memory:"
+    elif request.param == "sqlite":
+        config["DATABASE"] = str(tmp_path / "test.sqlite3")
     application = create_app(config)
     yield application
     application.extensions["schocken"].store.close()

@@ -1,4 +1,4 @@
-"""Storage: the repository port and its adapters (DuckDB, in-memory fake).
+"""Storage: the repository port and its adapters (DuckDB, SQLite, in-memory fake).
 
 ``open_store(storage, path)`` returns a process-wide store; ``store.repository()`` gives the
 repository a request works with. Nothing here knows about Flask or the rules engine.
@@ -22,6 +22,7 @@ from .records import (
     StoredResponse,
 )
 from .repository import Repository, StorageConflict
+from .sqlite import SQLiteRepository, SQLiteStore
 
 __all__ = [
     "DuckDBRepository",
@@ -36,24 +37,30 @@ __all__ = [
     "NewGame",
     "Player",
     "Repository",
+    "SQLiteRepository",
+    "SQLiteStore",
     "Stammtisch",
     "StorageConflict",
     "StoredResponse",
     "open_store",
 ]
 
-Store = DuckDBStore | MemoryStore
+Store = DuckDBStore | MemoryStore | SQLiteStore
 
 
 def open_store(
     storage: str, path: str | Path | None, threads: int | None = None, writers: int = 2
 ) -> Store:
     """``storage`` is ``"duckdb"`` (needs ``path``; ``threads``: DuckDB's; ``writers``: threads
-    of the group commit) or ``"memory"``."""
+    of the group commit), ``"sqlite"`` (needs the path of a file) or ``"memory"``."""
     if storage == "memory":
         return MemoryStore()
     if storage == "duckdb":
         if path is None:
             raise ValueError("DuckDB storage needs a database path")
         return DuckDBStore(path, threads, writers)
-    raise ValueError(f"unknown storage {storage!r} (duckdb or memory)")
+    if storage == "sqlite":
+        if path is None:
+            raise ValueError("SQLite storage needs a database path")
+        return SQLiteStore(path)
+    raise ValueError(f"unknown storage {storage!r} (duckdb, sqlite or memory)")

@@ -1,0 +1,380 @@
+"""The SQLite adapter of :class:`~api.storage.repository.Repository`: one connection, used by
+one thread at a time (see :mod:`.store`).
+
+Every write runs in a ``BEGIN IMMEDIATE`` transaction (a use case's ``transaction()`` or the
+write method's own; nesting is flat), which takes the database's write lock at its start: other
+writers, in this process or another, wait for it (``busy_timeout``). Reads outside a
+transaction see the last commit. Two writers of one game cannot both append: the primary key
+(game_id, seq) of ``game_log`` refuses the second, which gets :class:`StorageConflict`.
+"""
+
+from __future__ import annotations
+
+import functools
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+from ..records import (
+    FACT_COLUMNS,
+    ROW_TABLES,
+    FactsWrite,
+    GamePlayer,
+    GameRecord,
+    LogEntry,
+    NewGame,
+    Player,
+    Stammtisch,
+    StoredResponse,
+)
+from ..repository import Repository, StorageConflict
+from .rows import Kinds, decode, decode_row, encode, moment, timestamp, to_json
+from .sql import queries
+
+#: the constraint errors that mean "taken": a primary key or a unique column
+_TAKEN = frozenset({"SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_CONSTRAINT_UNIQUE"})
+
+
+@contextmanager
+def _taken(message: str) -> Iterator[None]:
+    """A duplicate key becomes :class:`StorageConflict`; other errors (a missing parent) stay."""
+    try:
+        yield
+    except sqlite3.IntegrityError as exc:
+        if getattr(exc, "sqlite_errorname", "") in _TAKEN:
+            raise StorageConflict(message) from exc
+        raise
+
+
+@functools.cache
+def _insert_sql(table: str) -> str:
+    """``INSERT INTO table (columns) VALUES (?, …)`` of a fact table (names from records.py);
+    game_facts holds one row per game: it is replaced."""
+    columns = FACT_COLUMNS[table]
+    verb = "INSERT OR REPLACE" if table == "game_facts" else "INSERT"
+    marks = ", ".join("?" * len(columns))
+    return f"{verb} INTO {table} ({', '.join(columns)}) VALUES ({marks})"
+
+
+def _game_record(row: Sequence[Any], players: tuple[GamePlayer, ...]) -> GameRecord:
+    """A row of the queries get_game / list_games as a record."""
+    return GameRecord(
+        id=row[0],
+        stammtisch_id=row[1],
+        header=decode("JSON", row[2]),
+        rules=decode("JSON", row[3]),
+        options=decode("JSON", row[4]),
+        played_at=row[5],
+        played_at_utc=datetime.fromisoformat(row[6]),
+        year=row[7],
+        source=row[8],
+        created_at=datetime.fromisoformat(row[9]),
+        players=players,
+        played_local=datetime.fromisoformat(row[13]),
+        status=row[10],
+        phase=row[11],
+        loser=row[12],
+    )
+
+
+class SQLiteRepository(Repository):
+    """Repository on one SQLite connection."""
+
+    def __init__(self, conn: sqlite3.Connection, kinds: Kinds) -> None:
+        self._conn = conn
+        self._kinds = kinds  # table -> ((column, declared type), …), from the schema
+        self._q = queries()
+        self._depth = 0
+        self.disconnected = False
+
+    def close(self) -> None:
+        """End of a request: the connection stays for the thread's next one (a transaction
+        left open by mistake is rolled back)."""
+        self._depth = 0
+        if not self.disconnected and self._conn.in_transaction:
+            self._conn.execute("ROLLBACK")
+
+    def disconnect(self) -> None:
+        """Close the connection for good."""
+        if not self.disconnected:
+            self.disconnected = True
+            self._conn.close()
+
+    def _run(self, name: str, params: Any = ()) -> sqlite3.Cursor:
+        return self._conn.execute(self._q[name], params)
+
+    def _all(self, name: str, params: Any = ()) -> list[Any]:
+        return self._run(name, params).fetchall()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        if self._depth:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        self._conn.execute("BEGIN IMMEDIATE")
+        self._depth = 1
+        try:
+            yield
+        except BaseException:
+            self._depth = 0
+            self._rollback()
+            raise
+        self._depth = 0
+        try:
+            self._conn.execute("COMMIT")
+        except BaseException:
+            self._rollback()
+            raise
+
+    def _rollback(self) -> None:
+        # some errors (a full disk, I/O) end the transaction themselves
+        if self._conn.in_transaction:
+            self._conn.execute("ROLLBACK")
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """Several reads as one consistent moment (a deferred transaction: no lock taken)."""
+        if self._depth:
+            yield
+            return
+        self._conn.execute("BEGIN")
+        self._depth = 1
+        try:
+            yield
+        finally:
+            self._depth = 0
+            self._rollback()
+
+    # Stammtische
+    def add_stammtisch(
+        self,
+        slug: str,
+        name: str,
+        rules: dict[str, Any],
+        private: bool,
+        token_hash: str,
+        now: datetime,
+    ) -> Stammtisch:
+        params = {
+            "slug": slug,
+            "name": name,
+            "rules": to_json(rules),
+            "private": private,
+            "token_hash": token_hash,
+            "created_at": timestamp(now),
+        }
+        with self.transaction(), _taken(f"slug {slug!r} taken"):
+            (row,) = self._all("insert_stammtisch", params)
+        return Stammtisch(row[0], slug, name, rules, private, token_hash, now)
+
+    def get_stammtisch(self, slug: str) -> Stammtisch | None:
+        rows = self._all("get_stammtisch", {"slug": slug})
+        if not rows:
+            return None
+        r = rows[0]
+        return Stammtisch(
+            r[0], r[1], r[2], decode("JSON", r[3]), bool(r[4]), r[5],
+            datetime.fromisoformat(r[6]),
+        )  # fmt: skip
+
+    def stammtisch_slugs(self) -> dict[int, str]:
+        """Every Stammtisch's slug by its id."""
+        return {int(r[0]): str(r[1]) for r in self._all("stammtisch_slugs")}
+
+    def update_stammtisch(
+        self, stammtisch_id: int, name: str, rules: dict[str, Any], private: bool
+    ) -> None:
+        params = {"id": stammtisch_id, "name": name, "rules": to_json(rules), "private": private}
+        with self.transaction():
+            self._run("update_stammtisch", params)
+
+    # Players
+    def add_player(self, stammtisch_id: int, name: str, now: datetime) -> Player:
+        params = {"stammtisch_id": stammtisch_id, "name": name, "created_at": timestamp(now)}
+        with self.transaction():
+            (row,) = self._all("insert_player", params)
+        return Player(row[0], stammtisch_id, name, False, now, None)
+
+    def list_players(self, stammtisch_id: int) -> list[Player]:
+        return [
+            Player(r[0], r[1], r[2], bool(r[3]), datetime.fromisoformat(r[4]), moment(r[5]))
+            for r in self._all("list_players", {"stammtisch_id": stammtisch_id})
+        ]
+
+    def update_player(
+        self, player_id: int, name: str, retired: bool, retired_at: datetime | None
+    ) -> None:
+        params = {
+            "id": player_id,
+            "name": name,
+            "retired": retired,
+            "retired_at": None if retired_at is None else timestamp(retired_at),
+        }
+        with self.transaction():
+            self._run("update_player", params)
+
+    # Games
+    def add_game(self, game: NewGame) -> int:
+        params = {
+            "stammtisch_id": game.stammtisch_id,
+            "header": to_json(game.header),
+            "rules": to_json(game.rules),
+            "options": to_json(game.options),
+            "played_at": game.played_at,
+            "played_at_utc": timestamp(game.played_at_utc),
+            "played_local": timestamp(game.played_local),
+            "year": game.year,
+            "source": game.source,
+            "created_at": timestamp(game.created_at),
+        }
+        with self.transaction():
+            (row,) = self._all("insert_game", params)
+            game_id = int(row[0])
+            seats = [
+                {"game_id": game_id, "seat": p.seat, "player_id": p.player_id,
+                 "name": p.name, "starter": p.starter}
+                for p in game.players
+            ]  # fmt: skip
+            self._conn.executemany(self._q["insert_game_player"], seats)
+        return game_id
+
+    def _records(self, rows: list[Any]) -> list[GameRecord]:
+        if not rows:
+            return []
+        seats: dict[int, list[GamePlayer]] = {}
+        ids = to_json([row[0] for row in rows])
+        for game_id, seat, player_id, name, starter in self._all("game_players", [ids]):
+            seats.setdefault(game_id, []).append(GamePlayer(seat, player_id, name, bool(starter)))
+        return [_game_record(row, tuple(seats.get(row[0], ()))) for row in rows]
+
+    def get_game_by_id(self, game_id: int) -> GameRecord | None:
+        with self._reading():
+            found = self._records(self._all("get_game", {"game_id": game_id}))
+        return found[0] if found else None
+
+    def list_games(
+        self,
+        stammtisch_id: int,
+        *,
+        year: int | None,
+        status: str | None,
+        player_id: int | None,
+        offset: int,
+        limit: int,
+    ) -> tuple[list[GameRecord], int]:
+        params: dict[str, Any] = {
+            "stammtisch_id": stammtisch_id,
+            "year": year,
+            "status": status,
+            "player_id": player_id,
+        }
+        with self._reading():
+            ((count,),) = self._all("count_games", params)
+            rows = self._all("list_games", {**params, "offset": offset, "limit": limit})
+            return self._records(rows), int(count)
+
+    def game_ids(self) -> list[int]:
+        return [int(row[0]) for row in self._all("game_ids")]
+
+    # The log
+    def load_log(self, game_id: int) -> list[LogEntry]:
+        return [
+            LogEntry(r[0], r[1], r[2], decode("JSON", r[3]), datetime.fromisoformat(r[4]))
+            for r in self._all("load_log", {"game_id": game_id})
+        ]
+
+    @staticmethod
+    def _log_params(entry: LogEntry) -> dict[str, Any]:
+        return {
+            "game_id": entry.game_id,
+            "seq": entry.seq,
+            "kind": entry.kind,
+            "body": to_json(entry.body),
+            "recorded_at": timestamp(entry.recorded_at),
+        }
+
+    def append_log(self, entry: LogEntry) -> None:
+        message = f"game {entry.game_id}: entry {entry.seq} exists"
+        with self.transaction(), _taken(message):
+            self._run("append_log", self._log_params(entry))
+
+    def append_log_many(self, entries: list[LogEntry]) -> None:
+        if not entries:
+            return
+        with self.transaction(), _taken("log entries taken"):
+            self._conn.executemany(self._q["append_log"], map(self._log_params, entries))
+
+    # Facts
+    def _insert(self, table: str, rows: list[dict[str, Any]]) -> None:
+        if rows:
+            columns = FACT_COLUMNS[table]
+            values = [[encode(row[c]) for c in columns] for row in rows]
+            self._conn.executemany(_insert_sql(table), values)
+
+    def write_facts(self, game_id: int, write: FactsWrite) -> None:
+        with self.transaction():
+            if write.game is not None:
+                self._insert("game_facts", [write.game])  # INSERT OR REPLACE
+            for table, rows in write.replace.items():
+                self._run(f"delete_{table}", {"game_id": game_id})
+                self._insert(table, rows)
+            for table, rows in write.append.items():
+                self._insert(table, rows)
+
+    def read_facts(self, game_id: int) -> dict[str, list[dict[str, Any]]]:
+        out: dict[str, list[dict[str, Any]]] = {}
+        with self._reading():
+            for table in ("game_facts", *ROW_TABLES):
+                kinds = self._kinds[table]
+                rows = self._all(f"read_{table}", {"game_id": game_id})
+                out[table] = [decode_row(kinds, row) for row in rows]
+        return out
+
+    def table_rows(self, tables: Mapping[str, Sequence[str]]) -> dict[str, list[tuple[Any, ...]]]:
+        """Every row of each table, the given columns in that order, all read in one
+        transaction (one consistent moment). Values as stored: JSON as text, timestamps as ISO
+        text, booleans as 0/1 (what DuckDB's casts read back; see dashboard/snapshot.py)."""
+        out: dict[str, list[tuple[Any, ...]]] = {}
+        with self._reading():
+            for table, columns in tables.items():
+                known = {name for name, _ in self._kinds.get(table, ())}
+                unknown = [c for c in columns if c not in known]
+                if not known or unknown:
+                    raise ValueError(f"no table {table} with columns {unknown or columns}")
+                # names checked against the schema above; no value is formatted in
+                sql = f"SELECT {', '.join(columns)} FROM {table}"  # noqa: S608
+                out[table] = [tuple(row) for row in self._conn.execute(sql).fetchall()]
+        return out
+
+    # Responses of idempotent writes
+    def get_response(self, stammtisch_id: int, key_hash: str) -> StoredResponse | None:
+        rows = self._all("get_response", {"stammtisch_id": stammtisch_id, "key_hash": key_hash})
+        if not rows:
+            return None
+        r = rows[0]
+        return StoredResponse(
+            r[0], r[1], r[2], r[3], r[4], bytes(r[5]), datetime.fromisoformat(r[6])
+        )
+
+    def save_response(self, response: StoredResponse) -> None:
+        params = {
+            "stammtisch_id": response.stammtisch_id,
+            "key_hash": response.key_hash,
+            "fingerprint": response.fingerprint,
+            "status": response.status,
+            "content_type": response.content_type,
+            "body": response.body,
+            "created_at": timestamp(response.created_at),
+        }
+        with self.transaction(), _taken("idempotency key taken"):
+            self._run("insert_response", params)
+
+    def purge_responses(self, before: datetime) -> None:
+        with self.transaction():
+            self._run("purge_responses", {"before": timestamp(before)})
