@@ -4,7 +4,7 @@
   ``queries("api.storage")`` for ``api/storage/queries.sql``;
 * :func:`sql_files`: a folder of one statement per file, by file name without ``.sql``
   (``dashboard/queries``, ``dashboard/load``);
-* :func:`migrations`: this package's ``migrations/NNNN_name.sql``, in version order.
+* :func:`migrations`: a package's ``migrations/NNNN_name.sql``, in version order.
 """
 
 from __future__ import annotations
@@ -35,10 +35,11 @@ def sql_files(package: str, folder: str) -> dict[str, str]:
     }
 
 
-def migrations() -> list[tuple[int, str, str]]:
-    """``(version, name, sql)`` of every migration file, in version order."""
+def migrations(package: str = __package__) -> list[tuple[int, str, str]]:
+    """``(version, name, sql)`` of every ``migrations/NNNN_name.sql`` of ``package`` (this one:
+    DuckDB's; ``api.storage.sqlite``: SQLite's), in version order."""
     found = []
-    for stem, sql in sql_files(__package__, "migrations").items():
+    for stem, sql in sql_files(package, "migrations").items():
         match = _MIGRATION.fullmatch(stem)
         if match:
             found.append((int(match[1]), match[2], sql))
