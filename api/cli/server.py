@@ -17,7 +17,10 @@ if TYPE_CHECKING:
     from flask import Flask
 
 DEFAULT_OPENAPI = Path(__file__).resolve().parents[2] / "openapi.yaml"
-DB_HELP = "DuckDB file (default: instance/schocken.duckdb)"
+DB_HELP = (
+    "database file: DuckDB, or SQLite (told by its header) (default: instance/schocken.duckdb;"
+    " schocken.sqlite3 with SCHOCKEN_STORAGE=sqlite)"
+)
 
 
 def openapi_yaml() -> str:
@@ -37,9 +40,13 @@ def open_app(db: str | None) -> Flask | None:
     import duckdb
 
     from ..app import create_app
+    from ..storage.sqlite.backup import is_sqlite_file
 
+    config = {"DATABASE": db} if db else {}
+    if db and is_sqlite_file(db):  # a SQLite file given by --db is opened as one
+        config["STORAGE"] = "sqlite"
     try:
-        return create_app({"DATABASE": db} if db else {})
+        return create_app(config)
     except duckdb.IOException as err:
         print(
             f"Die Datenbank ist nicht zu öffnen (läuft schon ein Server darauf?): {err}",

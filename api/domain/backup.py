@@ -1,6 +1,6 @@
-"""Backups of a DuckDB database: an export folder, and a new database file made from one.
+"""Backups of a database: an export folder, and a new database file made from one.
 
-An export is a folder with
+A DuckDB export is a folder with
 
 * ``schema.sql``, ``load.sql`` and one Parquet file per table: DuckDB's ``EXPORT DATABASE``,
   every table including the migrations applied, sequences at their current values;
@@ -10,6 +10,12 @@ An export is a folder with
 Everything is read in one transaction, so the folder is one consistent moment even while
 games are being recorded. :func:`import_database` creates a database file from the Parquet
 files (it refuses an existing file) that equals the exported one table by table.
+
+A SQLite backup (:func:`backup_sqlite`) is a folder with ``schocken.sqlite3``, a copy made
+with SQLite's online backup API (:meth:`SQLiteStore.backup_to`: one consistent moment, taken
+beside a running server, even one of several processes, without going through it), and the
+same ``logs/``, written from that copy. :func:`restore_sqlite` makes a new database file from
+it, page for page the copied one. :func:`backup_folder` picks the store's kind.
 
 The entrypoints: ``schocken export`` / ``import`` / ``backup`` (api/cli/backup.py) and
 ``POST /api/v1/admin/backup`` (api/resources/admin.py), which answers with the folder as
@@ -29,11 +35,13 @@ from typing import TypedDict
 
 import duckdb
 
-from ..storage import DuckDBRepository, DuckDBStore
+from ..storage import DuckDBRepository, DuckDBStore, MemoryStore, SQLiteRepository, SQLiteStore
 from .runtime import GameRuntime, effective_entries, header_of
 
 #: the file in the instance folder that holds the generated admin token
 ADMIN_TOKEN_FILE = "admin_token"
+#: the database file in a SQLite backup folder
+SQLITE_FILE = "schocken.sqlite3"
 
 _COPY = re.compile(r"COPY (\S+) FROM '([^']+)'")
 
@@ -43,12 +51,28 @@ class ExportCounts(TypedDict):
     tables: int
 
 
-def export_database(store: DuckDBStore, out: Path) -> ExportCounts:
-    """Write the export of ``store`` into the new (or empty) folder ``out``."""
+def _new_folder(out: Path) -> Path:
+    """``out`` made (resolved) if it does not exist; refused if it holds anything."""
     out = Path(out).resolve()
     if out.exists() and any(out.iterdir()):
         raise FileExistsError(f"{out} is not empty")
     out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def backup_folder(store: DuckDBStore | SQLiteStore | MemoryStore, out: Path) -> ExportCounts:
+    """The backup of ``store`` into ``out``: a DuckDB export or a SQLite backup (an in-memory
+    store has none: :class:`TypeError`)."""
+    if isinstance(store, DuckDBStore):
+        return export_database(store, out)
+    if isinstance(store, SQLiteStore):
+        return backup_sqlite(store, out)
+    raise TypeError("only a DuckDB or SQLite database can be backed up")
+
+
+def export_database(store: DuckDBStore, out: Path) -> ExportCounts:
+    """Write the export of ``store`` into the new (or empty) folder ``out``."""
+    out = _new_folder(out)
     repo = store.repository()
     with repo.transaction():
         repo.export_database(out)
@@ -57,7 +81,36 @@ def export_database(store: DuckDBStore, out: Path) -> ExportCounts:
     return {"games": len(games), "tables": len(list(out.glob("*.parquet")))}
 
 
-def _write_log(repo: DuckDBRepository, game_id: int, logs: Path, slugs: dict[int, str]) -> Path:
+def backup_sqlite(store: SQLiteStore, out: Path) -> ExportCounts:
+    """Copy the SQLite database of ``store`` into ``out/schocken.sqlite3`` (SQLite's online
+    backup: one moment, while others write) and write every game's log from that copy."""
+    out = _new_folder(out)
+    tables = store.backup_to(out / SQLITE_FILE)
+    repo = SQLiteStore.open_copy(out / SQLITE_FILE)
+    try:
+        slugs = repo.stammtisch_slugs()
+        games = [_write_log(repo, game_id, out / "logs", slugs) for game_id in repo.game_ids()]
+    finally:
+        repo.disconnect()
+    return {"games": len(games), "tables": tables}
+
+
+def is_sqlite_backup(folder: Path) -> bool:
+    """Whether ``folder`` is a SQLite backup (else a DuckDB export)."""
+    return (Path(folder) / SQLITE_FILE).is_file()
+
+
+def restore_sqlite(folder: Path, db: Path) -> None:
+    """Create the new SQLite file ``db`` from the backup folder ``folder`` (refuses an existing
+    file): the copied database, page for page, in WAL mode."""
+    if Path(db).exists():
+        raise FileExistsError(f"{db} exists: import only into a new database file")
+    SQLiteStore.restore(Path(folder) / SQLITE_FILE, db)
+
+
+def _write_log(
+    repo: DuckDBRepository | SQLiteRepository, game_id: int, logs: Path, slugs: dict[int, str]
+) -> Path:
     """Write one game as a game log (its effective entries replayed into the export form)."""
     record = repo.get_game_by_id(game_id)
     if record is None:

@@ -4,7 +4,9 @@ While ``schocken serve`` runs it holds the DuckDB file (one process per file, ev
 so ``schocken backup`` goes through the server: with the admin token (``ADMIN_TOKEN`` /
 ``SCHOCKEN_ADMIN_TOKEN``, else generated once into ``<instance>/admin_token``, readable only by
 its owner) the export (api/domain/backup.py) is made inside the server process into a
-temporary folder and sent as a ``.tar.gz``. A Stammtisch's token is not enough: a backup holds
+temporary folder and sent as a ``.tar.gz``. On a SQLite store the folder is the SQLite backup
+(``schocken.sqlite3`` and the game logs), which ``schocken backup --db`` also makes without
+the server. A Stammtisch's token is not enough: a backup holds
 every Stammtisch's data. :func:`register` adds the blueprint and its security scheme.
 """
 
@@ -19,10 +21,10 @@ from flask.views import MethodView
 from flask_smorest import Api
 
 from ..domain import Conflict
-from ..domain.backup import export_database, tar_folder
+from ..domain.backup import backup_folder, tar_folder
 from ..http.auth import check_admin
 from ..http.blueprint import Blueprint
-from ..storage import DuckDBStore
+from ..storage import DuckDBStore, SQLiteStore
 
 blp = Blueprint(
     "admin",
@@ -55,13 +57,14 @@ class Backup(MethodView):
 
         Export inside the server process (DuckDB lets one process hold the file): every
         table as Parquet plus every game as a game log, one consistent moment; what
-        `schocken backup DIR` fetches and `schocken import DIR` restores."""
+        `schocken backup DIR` fetches and `schocken import DIR` restores. On SQLite storage:
+        a copy of the database file (SQLite's online backup) plus the game logs."""
         check_admin()
         store = current_app.extensions["schocken"].store
-        if not isinstance(store, DuckDBStore):
-            raise Conflict("Nur eine DuckDB-Datenbank lässt sich sichern.")
+        if not isinstance(store, DuckDBStore | SQLiteStore):
+            raise Conflict("Nur eine DuckDB- oder SQLite-Datenbank lässt sich sichern.")
         with tempfile.TemporaryDirectory(prefix="schocken-backup-") as tmp:
-            export_database(store, Path(tmp) / "export")
+            backup_folder(store, Path(tmp) / "export")
             data = tar_folder(Path(tmp) / "export")
         return send_file(
             io.BytesIO(data),

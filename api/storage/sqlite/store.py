@@ -21,7 +21,13 @@ reused by the thread's later requests; released, not closed, at the end of a req
 :meth:`SQLiteStore.open_repository` opens one with a connection of its own. Migrations are the
 files of ``migrations/`` (numbered as the DuckDB ones, so the versions line up), each applied in
 its own immediate transaction, which also makes two processes starting at once apply each
-migration once. A database written by a newer version is refused untouched.
+migration once; a database that is up to date is opened without taking the write lock (a
+backup beside a busy server does not queue behind its writers). A database written by a newer version is refused untouched.
+
+Backups (:mod:`.backup`): :meth:`SQLiteStore.backup_to` copies the database into a new file
+with SQLite's online backup API, one consistent moment while the server (this process or
+another) goes on writing; :meth:`SQLiteStore.restore` makes a new database file from such a
+copy; :meth:`SQLiteStore.open_copy` reads a copy without changing it.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ..duck import MigrationError
+from .backup import copy_database, open_read_only
 from .repository import SQLiteRepository
 from .rows import Kinds, column_kinds, timestamp
 from .sql import migrations, statements
@@ -101,7 +108,9 @@ class SQLiteStore:
             known = migrations()
             newest = max((v for v, _, _ in known), default=0)
             self._refuse_newer(conn, newest)
-            return [v for v, name, sql in known if self._apply(conn, v, name, sql, newest)]
+            applied = {int(r[0]) for r in conn.execute("SELECT version FROM schema_migrations")}
+            pending = [m for m in known if m[0] not in applied]  # no write lock when none
+            return [v for v, name, sql in pending if self._apply(conn, v, name, sql, newest)]
         finally:
             conn.close()
 
@@ -146,6 +155,39 @@ class SQLiteStore:
             return [(int(v), str(n)) for v, n in rows.fetchall()]
         finally:
             conn.close()
+
+    def backup_to(self, path: str | Path) -> int:
+        """Copy the database into the new file ``path`` (one consistent moment, even while
+        others write); returns the number of tables."""
+        conn = self.connect()
+        try:
+            return copy_database(conn, path)
+        finally:
+            conn.close()
+
+    @classmethod
+    def restore(cls, backup: str | Path, path: str | Path) -> None:
+        """Create the new database file ``path`` from the copy ``backup`` (of
+        :meth:`backup_to`), in WAL mode with every migration applied; refuses an existing
+        ``path``."""
+        source = open_read_only(backup)
+        try:
+            copy_database(source, path)
+        finally:
+            source.close()
+        cls(path).close()
+
+    @staticmethod
+    def open_copy(path: str | Path) -> SQLiteRepository:
+        """A read-only repository on the copy ``path``; :meth:`SQLiteRepository.disconnect`
+        closes it."""
+        conn = open_read_only(path)
+        try:
+            kinds = column_kinds(conn)
+        except BaseException:
+            conn.close()
+            raise
+        return SQLiteRepository(conn, kinds)
 
     def repository(self) -> SQLiteRepository:
         """This thread's repository: its own connection, reused across the thread's requests
