@@ -157,10 +157,12 @@ def test_backup_takes_a_token_that_starts_with_a_dash(tmp_path, monkeypatch, cap
 
     monkeypatch.setattr(commands, "_fetch_backup", fetch)
     monkeypatch.delenv("SCHOCKEN_ADMIN_TOKEN", raising=False)
+    monkeypatch.delenv("SCHOCKEN_STORAGE", raising=False)  # a SQLite backup needs no server
+    server = ("--server", "http://127.0.0.1:5000")
     for n, argv in enumerate((["--token", "-abc"], ["--token=-abc"], ["--token", "--abc"])):
-        assert schocken("backup", str(tmp_path / f"b{n}"), *argv) == 0, argv
+        assert schocken("backup", str(tmp_path / f"b{n}"), *server, *argv) == 0, argv
         assert (tmp_path / f"b{n}" / "schema.sql").exists()
     monkeypatch.setenv("SCHOCKEN_ADMIN_TOKEN", "-xyz")
-    assert schocken("backup", str(tmp_path / "b3")) == 0
+    assert schocken("backup", str(tmp_path / "b3"), *server) == 0
     assert sent == ["-abc", "-abc", "--abc", "-xyz"]
     capsys.readouterr()
