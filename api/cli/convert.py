@@ -1,0 +1,38 @@
+"""``schocken convert --from DUCKDB_FILE --to SQLITE_FILE``: a DuckDB database into a new SQLite
+file (the logic, without Flask, is api/storage/convert.py)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .base import command
+
+
+@command("convert", "convert a DuckDB database file into a new SQLite file")
+@click.option(
+    "--from", "source", required=True, metavar="DUCKDB_FILE", help="DuckDB file (only read)"
+)
+@click.option("--to", "target", required=True, metavar="SQLITE_FILE", help="new SQLite file")
+def convert(source: str, target: str) -> int:
+    """Copy every Stammtisch, player, game, game log, fact row and stored idempotent response of
+    the DuckDB file DUCKDB_FILE into the new SQLite file SQLITE_FILE, in one transaction. The
+    DuckDB file stays as it is; the server must not be running on it. Serve the result with
+    STORAGE=sqlite and DATABASE=SQLITE_FILE."""
+    from ..storage.convert import ConvertError
+    from ..storage.convert import convert as convert_file
+
+    try:
+        counts = convert_file(source, target)
+    except ConvertError as err:
+        print(err, file=sys.stderr)
+        return 1
+    width = max(len(table) for table in counts)
+    for table, rows in counts.items():
+        print(f"{table:<{width}}  {rows:>9}")
+    print(f"converted {source} into {target}")
+    return 0
+
+
+COMMANDS = (convert,)

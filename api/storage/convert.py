@@ -1,0 +1,177 @@
+"""Convert a DuckDB database file (the transactional store before SQLite) into a new SQLite file.
+
+``convert(duckdb_path, sqlite_path)``:
+
+* opens the DuckDB file **read-only** (it is never changed; a running server holds its lock, so
+  the conversion then stops with :class:`ConvertError`) and refuses a file whose schema version
+  is not the newest one of this program's migrations (open it once with this version on
+  ``STORAGE=duckdb`` to migrate it first);
+* refuses a target that exists; creates it with :class:`~.sqlite.SQLiteStore`, whose migrations
+  create the same tables and record the same versions, so the store later opens it as up to
+  date;
+* copies every table of :data:`~.records.TABLE_COLUMNS` and :data:`~.records.RESPONSE_COLUMNS`
+  (parents first) in **one** immediate transaction, each value in the SQLite adapter's encoding
+  (:func:`~.sqlite.rows.encode`: JSON as compact text, timestamps as ISO 8601 text, booleans as
+  0/1), chosen by the column's declared type in the new file;
+* on any failure removes the half-made target (and its ``-wal``/``-shm`` files).
+
+Ids: Stammtische, players and games have ``INTEGER PRIMARY KEY`` in SQLite (an alias of the
+rowid, no AUTOINCREMENT), so they are copied as they are and a new row gets ``max(id) + 1``:
+new ids continue after the copied ones, as DuckDB's sequences did.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from .records import RESPONSE_COLUMNS, TABLE_COLUMNS
+from .sql import migrations
+from .sqlite import SQLiteStore
+from .sqlite.rows import column_kinds, encode, to_json
+
+#: every table copied, with its columns, in load order (parents first)
+COPIED: dict[str, tuple[str, ...]] = {**TABLE_COLUMNS, **RESPONSE_COLUMNS}
+
+#: rows read from DuckDB per batch
+BATCH = 5000
+
+
+class ConvertError(RuntimeError):
+    """The conversion cannot start or was stopped; the message is meant for the user
+    (German, like the CLI's)."""
+
+
+def convert(source: str | Path, target: str | Path) -> dict[str, int]:
+    """Copy the DuckDB file ``source`` into the new SQLite file ``target``; returns the number
+    of rows per table."""
+    source, target = Path(source), Path(target)
+    if not source.is_file():
+        raise ConvertError(f"Umwandlung abgebrochen: {source} gibt es nicht.")
+    if target.exists():
+        raise ConvertError(f"Umwandlung abgebrochen: {target} gibt es schon.")
+    duck = _open_duckdb(source)
+    try:
+        _check_version(duck, source)
+        try:
+            return _copy_into(duck, target)
+        except BaseException:
+            _remove(target)
+            raise
+    finally:
+        duck.close()
+
+
+def _open_duckdb(path: Path) -> duckdb.DuckDBPyConnection:
+    try:
+        return duckdb.connect(
+            str(path), read_only=True, config={"autoinstall_known_extensions": False}
+        )
+    except duckdb.Error as err:
+        raise ConvertError(
+            f"Umwandlung abgebrochen: {path} lässt sich nicht lesen (läuft der Server noch?): {err}"
+        ) from err
+
+
+def _check_version(duck: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """The DuckDB file must have this program's newest schema (the tables copied as they are)."""
+    newest = max(v for v, _, _ in migrations())
+    try:
+        row = duck.execute("SELECT max(version) FROM schema_migrations").fetchone()
+    except duckdb.Error as err:
+        raise ConvertError(
+            f"Umwandlung abgebrochen: {path} ist keine Schocken-Datenbank ({err})."
+        ) from err
+    version = row[0] if row else None
+    if version != newest:
+        raise ConvertError(
+            f"Umwandlung abgebrochen: {path} hat die Schema-Version {version}, erwartet ist "
+            f"{newest}. Die Datei einmal mit dieser Version öffnen (STORAGE=duckdb), "
+            "dann erneut umwandeln."
+        )
+
+
+def _copy_into(duck: duckdb.DuckDBPyConnection, target: Path) -> dict[str, int]:
+    """Create ``target`` (schema and migration bookkeeping) and copy every table in one
+    transaction."""
+    store = SQLiteStore(target)
+    conn = store.connect()
+    try:
+        kinds = {
+            table: dict(columns) for table, columns in column_kinds(conn).items() if table in COPIED
+        }
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            counts = {
+                table: _copy_table(duck, conn, table, columns, kinds[table])
+                for table, columns in COPIED.items()
+            }
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+        store.close()
+    return counts
+
+
+def _copy_table(
+    duck: duckdb.DuckDBPyConnection,
+    conn: sqlite3.Connection,
+    table: str,
+    columns: tuple[str, ...],
+    kinds: dict[str, str],
+) -> int:
+    """Copy one table batch by batch; returns its number of rows."""
+    missing = [c for c in columns if c not in kinds]
+    if missing:
+        raise ConvertError(f"Umwandlung abgebrochen: {table} hat in SQLite keine Spalte {missing}.")
+    declared = [kinds[c] for c in columns]
+    insert = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+    count = 0
+    for rows in _batches(duck, table, columns):
+        conn.executemany(insert, [_row(declared, row) for row in rows])
+        count += len(rows)
+    return count
+
+
+def _batches(
+    duck: duckdb.DuckDBPyConnection, table: str, columns: tuple[str, ...]
+) -> Iterator[list[tuple[Any, ...]]]:
+    """The rows of a DuckDB table in a stable order (its leading key columns), in batches."""
+    order = ", ".join(columns[:2])
+    cursor = duck.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order}")
+    while rows := cursor.fetchmany(BATCH):
+        yield rows
+
+
+def _row(kinds: list[str], row: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(_value(kind, value) for kind, value in zip(kinds, row, strict=True))
+
+
+def _value(kind: str, value: Any) -> Any:
+    """A DuckDB value in the SQLite adapter's encoding for a column of declared type ``kind``
+    (DuckDB hands JSON columns out as text: parsed and written again compactly)."""
+    if value is None:
+        return None
+    if kind == "JSON":
+        return to_json(json.loads(value) if isinstance(value, str) else value)
+    if kind == "BOOLEAN":
+        return int(bool(value))
+    if kind == "BLOB":
+        return bytes(value)
+    return encode(value)
+
+
+def _remove(target: Path) -> None:
+    """Remove a half-made target with the WAL files SQLite keeps next to it."""
+    for path in (target, Path(f"{target}-wal"), Path(f"{target}-shm")):
+        path.unlink(missing_ok=True)
