@@ -118,10 +118,19 @@ def notation_field(description: str) -> fields.String:
 
 
 class HealthSchema(Schema):
-    status = fields.String(required=True, metadata=doc("Always 'ok' when the API answers.", "ok"))
+    status = fields.String(
+        required=True,
+        metadata=doc("'ok', or 'degraded' (with 503) when the database cannot write.", "ok"),
+    )
     version = fields.String(required=True, metadata=doc("Version of the server.", "0.1.0"))
     storage = fields.String(
         required=True, metadata=doc("Storage adapter in use: duckdb or memory.", "duckdb")
+    )
+    database = fields.String(
+        metadata=doc(
+            "Only when degraded: why the database cannot write (for the operator).",
+            "SQLite: database or disk is full",
+        )
     )
 
 

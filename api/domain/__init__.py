@@ -13,6 +13,7 @@ from .base import utcnow
 from .cache import GameCache
 from .errors import (
     CONCURRENT_CHANGE,
+    STORAGE_UNAVAILABLE,
     Conflict,
     DomainError,
     Forbidden,
@@ -27,6 +28,7 @@ from .views import GameView, WriteResult
 
 __all__ = [
     "CONCURRENT_CHANGE",
+    "STORAGE_UNAVAILABLE",
     "Conflict",
     "DomainError",
     "Forbidden",

@@ -39,3 +39,9 @@ class Forbidden(DomainError):
 
 #: a write lost a race with another write to the same game
 CONCURRENT_CHANGE = "Das Spiel wurde gleichzeitig geändert; bitte den Stand neu laden."
+
+#: the database cannot write now (a full disk, a read-only file or folder, an I/O error)
+STORAGE_UNAVAILABLE = (
+    "Die Datenbank kann gerade nicht schreiben (Speicher voll oder schreibgeschützt); "
+    "nichts wurde gespeichert. Bitte gleich noch einmal versuchen."
+)

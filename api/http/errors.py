@@ -4,6 +4,8 @@
   with the engine's German message (and the field it names under ``errors.json``);
 * use-case errors (:mod:`api.domain.errors`) by their kind: not found 404, conflict 409,
   invalid 422, no token 401, another Stammtisch's token 403;
+* :class:`~api.storage.StorageUnavailable` (a full disk, a read-only database) → 503 with
+  ``Retry-After`` and a German message; the cause goes to the log;
 * werkzeug errors keep their status (413 for oversized bodies, 405 with ``Allow``).
 """
 
@@ -11,13 +13,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask import current_app
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException, default_exceptions
 
 from schemas import ErrorSchema
 
-from ..domain import Conflict, DomainError, Forbidden, Invalid, NotFound, Unauthorized
+from ..domain import (
+    STORAGE_UNAVAILABLE,
+    Conflict,
+    DomainError,
+    Forbidden,
+    Invalid,
+    NotFound,
+    Unauthorized,
+)
 from ..rules import MalformedInput, RuleViolation, SchockenError
+from ..storage import StorageUnavailable
 
 #: the one table from a use case's error to its HTTP status
 STATUS: dict[type[DomainError], int] = {
@@ -27,6 +39,15 @@ STATUS: dict[type[DomainError], int] = {
     Unauthorized: 401,
     Forbidden: 403,
 }
+
+
+#: seconds a client should wait before it tries again after a 503
+RETRY_AFTER = 5
+
+
+def log_unavailable(error: StorageUnavailable) -> None:
+    """The cause of a 503 for the operator (the client gets the German message only)."""
+    current_app.logger.error("Datenbank nicht verfügbar, nichts gespeichert: %s", error)
 
 
 def status_of(error: DomainError) -> int:
@@ -56,6 +77,13 @@ class SchockenApi(Api):  # type: ignore[misc]  # flask-smorest ships no type inf
         super()._register_error_handlers()
         self._app.register_error_handler(SchockenError, self.handle_domain_error)
         self._app.register_error_handler(DomainError, self.handle_domain_error)
+        self._app.register_error_handler(StorageUnavailable, self.handle_unavailable)
+
+    def handle_unavailable(self, error: StorageUnavailable) -> Any:
+        log_unavailable(error)
+        exc = _http(503, STORAGE_UNAVAILABLE)
+        exc.data["headers"] = {"Retry-After": str(RETRY_AFTER)}  # type: ignore[attr-defined]
+        return self.handle_http_exception(exc)
 
     def handle_http_exception(self, error: HTTPException) -> Any:
         payload, code, headers = super().handle_http_exception(error)

@@ -21,7 +21,7 @@ from .records import (
     Stammtisch,
     StoredResponse,
 )
-from .repository import Repository, StorageConflict
+from .repository import Repository, StorageConflict, StorageUnavailable
 from .sqlite import SQLiteRepository, SQLiteStore
 
 __all__ = [
@@ -41,6 +41,7 @@ __all__ = [
     "SQLiteStore",
     "Stammtisch",
     "StorageConflict",
+    "StorageUnavailable",
     "StoredResponse",
     "open_store",
 ]

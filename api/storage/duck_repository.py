@@ -8,6 +8,7 @@ nothing to improve in an append.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,8 +31,32 @@ from .records import (
     Stammtisch,
     StoredResponse,
 )
-from .repository import Repository, StorageConflict
+from .repository import Repository, StorageConflict, StorageUnavailable, unavailable_cause
 from .sql import queries
+
+#: DuckDB's errors that mean "cannot write or read now" (with a cause in their message)
+_FAULTS = (
+    duckdb.IOException,
+    duckdb.FatalException,
+    duckdb.PermissionException,
+    duckdb.TransactionException,
+    duckdb.InvalidInputException,
+)
+
+
+@contextmanager
+def _unavailable() -> Iterator[None]:
+    """A full disk, a read-only file, an I/O error or an invalidated database becomes
+    :class:`StorageUnavailable` (at the transaction's edge, not per statement)."""
+    try:
+        yield
+    except (duckdb.IOException, duckdb.FatalException) as exc:
+        raise StorageUnavailable(f"DuckDB: {exc}") from exc
+    except _FAULTS as exc:
+        cause = unavailable_cause(exc)
+        if cause is None:
+            raise
+        raise StorageUnavailable(f"DuckDB: {cause}") from exc
 
 
 class DuckDBRepository(Repository):
@@ -73,19 +98,32 @@ class DuckDBRepository(Repository):
             finally:
                 self._depth -= 1
             return
-        self._cur.begin()
-        self._depth = 1
-        try:
-            yield
-        except BaseException:
+        with _unavailable():
+            self._cur.begin()
+            self._depth = 1
+            try:
+                yield
+            except BaseException:
+                self._depth = 0
+                with contextlib.suppress(duckdb.Error):  # keep the first error
+                    self._cur.rollback()
+                raise
             self._depth = 0
-            self._cur.rollback()
-            raise
-        self._depth = 0
-        try:
-            self._cur.commit()
-        except duckdb.TransactionException as exc:
-            raise StorageConflict(str(exc)) from exc
+            try:
+                self._cur.commit()
+            except duckdb.Error as exc:
+                with contextlib.suppress(duckdb.Error):  # if the failed commit left it open
+                    self._cur.rollback()
+                if not isinstance(exc, duckdb.TransactionException) or unavailable_cause(exc):
+                    raise  # a failed write of the commit, not a lost race
+                raise StorageConflict(str(exc)) from exc
+
+    def probe(self) -> None:
+        """A read on this cursor: fails when DuckDB has invalidated the database after a
+        failed write (it then refuses everything until restarted)."""
+        if not self._depth:
+            with _unavailable():
+                self._cur.execute("SELECT 1").fetchall()
 
     # Stammtische
     def add_stammtisch(

@@ -25,7 +25,7 @@ from .records import (
     Stammtisch,
     StoredResponse,
 )
-from .repository import Repository, StorageConflict
+from .repository import Repository, StorageConflict, StorageUnavailable
 
 
 class MemoryStore:
@@ -51,9 +51,15 @@ class MemoryRepository(Repository):
         self.logs: dict[int, list[LogEntry]] = {}
         self.facts: dict[int, dict[str, list[dict[str, Any]]]] = {}
         self.responses: dict[tuple[int, str], StoredResponse] = {}
+        #: a cause here makes every transaction fail as a full disk would (for tests)
+        self.unavailable: str | None = None
 
     def close(self) -> None:
         pass
+
+    def probe(self) -> None:
+        if self.unavailable is not None:
+            raise StorageUnavailable(self.unavailable)
 
     _STATE = ("stammtische", "players", "games", "logs", "facts", "responses")
 
@@ -67,6 +73,7 @@ class MemoryRepository(Repository):
                 finally:
                     self._depth -= 1
                 return
+            self.probe()
             snapshot = {name: copy.deepcopy(getattr(self, name)) for name in self._STATE}
             self._depth = 1
             try:
@@ -181,6 +188,8 @@ class MemoryRepository(Repository):
     def append_entry(self, entry: LogEntry, facts: FactsWrite) -> None:
         # no snapshot needed: append_log fails before anything changed, write_facts cannot fail
         with self._lock:
+            if not self._depth:
+                self.probe()
             self.append_log(entry)
             self.write_facts(entry.game_id, facts)
 

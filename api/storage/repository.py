@@ -27,12 +27,43 @@ class StorageConflict(Exception):
     """A write lost a race (for example two appends with the same sequence number)."""
 
 
+class StorageUnavailable(Exception):
+    """The database cannot write (or read) now: a full disk, a read-only file or folder, an
+    I/O error. Nothing of the failed transaction was stored; trying again later may work.
+    The message names the cause for the operator's log."""
+
+
+#: the words of the database errors that mean "cannot write or read now", not "bad request"
+UNAVAILABLE_WORDS = (
+    "disk i/o error",
+    "database or disk is full",
+    "readonly database",
+    "read-only",
+    "unable to open database file",
+    "no space left",
+    "io error",
+    "permission denied",
+    "database has been invalidated",
+)
+
+
+def unavailable_cause(exc: BaseException) -> str | None:
+    """The cause when ``exc`` says the database cannot write or read now, else None."""
+    text = str(exc).lower()
+    return str(exc) if any(word in text for word in UNAVAILABLE_WORDS) else None
+
+
 class Repository(ABC):
     """Persistence of Stammtische, players, games, their logs and derived facts."""
 
     @abstractmethod
     def transaction(self) -> AbstractContextManager[None]:
         """Everything inside commits together or rolls back together (nesting is flat)."""
+
+    def probe(self) -> None:
+        """Raises :class:`StorageUnavailable` when the database cannot write now (a cheap
+        check for ``/health``; adapters that can tell override it)."""
+        return None
 
     # Stammtische
     @abstractmethod

@@ -16,9 +16,10 @@ from flask import Blueprint, current_app, render_template, request, url_for
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response
 
-from ..domain import DomainError
-from ..http.errors import status_of
+from ..domain import STORAGE_UNAVAILABLE, DomainError
+from ..http.errors import RETRY_AFTER, log_unavailable, status_of
 from ..http.headers import STRICT_CSP, secure
+from ..storage import StorageUnavailable
 
 
 class _WebBlueprint(Blueprint):
@@ -80,6 +81,13 @@ def _http_error(error: HTTPException) -> tuple[str, int]:
 def _service_error(error: DomainError) -> tuple[str, int]:
     status = status_of(error)
     return render_template("error.html", code=status, message=error.message), status
+
+
+@bp.errorhandler(StorageUnavailable)
+def _unavailable(error: StorageUnavailable) -> tuple[str, int, dict[str, str]]:
+    log_unavailable(error)
+    page = render_template("error.html", code=503, message=STORAGE_UNAVAILABLE)
+    return page, 503, {"Retry-After": str(RETRY_AFTER)}
 
 
 def zone() -> tzinfo:

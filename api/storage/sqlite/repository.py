@@ -10,6 +10,7 @@ transaction see the last commit. Two writers of one game cannot both append: the
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
@@ -29,7 +30,7 @@ from ..records import (
     Stammtisch,
     StoredResponse,
 )
-from ..repository import Repository, StorageConflict
+from ..repository import Repository, StorageConflict, StorageUnavailable, unavailable_cause
 from .rows import Kinds, decode, decode_row, encode, moment, timestamp, to_json
 from .sql import queries
 
@@ -46,6 +47,19 @@ def _taken(message: str) -> Iterator[None]:
         if getattr(exc, "sqlite_errorname", "") in _TAKEN:
             raise StorageConflict(message) from exc
         raise
+
+
+@contextmanager
+def _unavailable() -> Iterator[None]:
+    """A full disk, a read-only database or folder, an I/O error becomes
+    :class:`StorageUnavailable` (at the transaction's edge, not per statement)."""
+    try:
+        yield
+    except sqlite3.OperationalError as exc:
+        cause = unavailable_cause(exc)
+        if cause is None:
+            raise
+        raise StorageUnavailable(f"SQLite: {cause}") from exc
 
 
 @functools.cache
@@ -117,24 +131,36 @@ class SQLiteRepository(Repository):
             finally:
                 self._depth -= 1
             return
-        self._conn.execute("BEGIN IMMEDIATE")
-        self._depth = 1
-        try:
-            yield
-        except BaseException:
+        with _unavailable():
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield
+            except BaseException:
+                self._depth = 0
+                self._rollback()
+                raise
             self._depth = 0
-            self._rollback()
-            raise
-        self._depth = 0
-        try:
-            self._conn.execute("COMMIT")
-        except BaseException:
-            self._rollback()
-            raise
+            try:
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._rollback()
+                raise
 
     def _rollback(self) -> None:
-        # some errors (a full disk, I/O) end the transaction themselves
+        # some errors (a full disk, I/O) end the transaction themselves; a rollback that
+        # fails as well must not hide the first error
         if self._conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
+
+    def probe(self) -> None:
+        """Can the database take the write lock now? Raises :class:`StorageUnavailable` if
+        not (cheap: no page is written)."""
+        if self._depth:
+            return
+        with _unavailable():
+            self._conn.execute("BEGIN IMMEDIATE")
             self._conn.execute("ROLLBACK")
 
     @contextmanager

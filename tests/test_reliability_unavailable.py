@@ -1,0 +1,217 @@
+"""A database that cannot write (a full disk, a read-only file or folder, an I/O error): every
+write gets 503 with a German message and ``Retry-After``, changes nothing, is not retried a
+thousand times, and ``/health`` says so – on every store.
+
+The tests run as root, which ignores file permissions, so the fault is injected where the
+adapter meets its driver: the SQLite connection and the DuckDB cursors raise the drivers' own
+errors, the in-memory fake has a flag.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import time
+from typing import Any
+
+import duckdb
+import pytest
+from conftest import PLAYERS, Table, make_table
+from flask import Flask
+
+from api.domain import STORAGE_UNAVAILABLE
+
+#: what SQLite and DuckDB say (the texts of their real errors)
+FULL = "database or disk is full"
+READ_ONLY = "attempt to write a readonly database"
+
+
+class _SQLiteConn:
+    """A SQLite connection whose statements in ``fail`` raise the driver's error."""
+
+    def __init__(self, conn: sqlite3.Connection, fail: set[str], fault: Fault) -> None:
+        self._conn = conn
+        self._fail = fail
+        self._fault = fault
+
+    def execute(self, sql: str, *args: Any) -> Any:
+        word = sql.strip().split()[0].upper() if sql.strip() else ""
+        if sql.strip().upper() in self._fail or word in self._fail:
+            self._fault.hits += 1
+            raise sqlite3.OperationalError(self._fault.message)
+        return self._conn.execute(sql, *args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._conn, name)
+
+
+class _DuckCursor:
+    """A DuckDB cursor whose commit fails as on a full disk, and whose reads fail as after
+    DuckDB invalidated the database (when ``reads`` is set)."""
+
+    def __init__(self, cur: Any, fault: Fault, reads: bool) -> None:
+        self._cur = cur
+        self._fault = fault
+        self._reads = reads
+
+    def commit(self) -> Any:
+        self._fault.hits += 1
+        raise duckdb.IOException(
+            "IO Error: Could not write file: No space left on device (database or disk is full)"
+        )
+
+    def execute(self, sql: str, *args: Any) -> Any:
+        if self._reads and sql == "SELECT 1":
+            self._fault.hits += 1
+            raise duckdb.FatalException("FATAL Error: database has been invalidated")
+        return self._cur.execute(sql, *args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._cur, name)
+
+
+class Fault:
+    """Makes the app's database refuse to write (``on``) and heals it (``off``)."""
+
+    def __init__(self, app: Flask) -> None:
+        self.storage = app.config["STORAGE"]
+        self.store = app.extensions["schocken"].store
+        self.hits = 0
+        self.message = FULL
+        self._undo: list[Any] = []
+
+    def _repos(self) -> list[Any]:
+        repos = [self.store.repository()]
+        if self.storage == "duckdb":
+            repos += list(self.store._committer._repos)
+        return repos
+
+    def on(self, *, at: str = "COMMIT", message: str = FULL) -> None:
+        """``at``: the SQLite statement that fails (COMMIT: a full disk at the commit; BEGIN
+        IMMEDIATE: a read-only database refuses the write lock)."""
+        self.message = message
+        for repo in self._repos():
+            if self.storage == "memory":
+                original = repo.probe
+
+                def counted(original: Any = original, repo: Any = repo) -> None:
+                    if repo.unavailable is not None:
+                        self.hits += 1
+                    original()
+
+                repo.unavailable = message
+                repo.probe = counted
+                self._undo.append((repo, "probe", None))
+                self._undo.append((repo, "unavailable", None))
+            elif self.storage == "sqlite":
+                self._undo.append((repo, "_conn", repo._conn))
+                fail = {at, "INSERT", "UPDATE", "DELETE"} if at == "COMMIT" else {at}
+                repo._conn = _SQLiteConn(repo._conn, fail, self)
+            else:
+                self._undo.append((repo, "_cur", repo._cur))
+                repo._cur = _DuckCursor(repo._cur, self, reads=at != "COMMIT")
+
+    def off(self) -> None:
+        for repo, name, value in reversed(self._undo):
+            if value is None and name == "probe":
+                del repo.probe
+            else:
+                setattr(repo, name, value)
+        self._undo.clear()
+
+
+@pytest.fixture
+def fault(app: Flask) -> Any:
+    f = Fault(app)
+    yield f
+    f.off()
+
+
+def _is_503(r: Any) -> None:
+    assert r.status_code == 503, (r.status_code, r.get_data(as_text=True))
+    assert r.headers["Retry-After"] == "5"
+
+
+def test_a_turn_on_a_full_disk_gets_503_and_records_nothing(
+    client: Any, table: Table, fault: Fault
+) -> None:
+    game = table.start()
+    assert table.turn(game, "Anna", [6, 6, 1], 1).status_code == 201
+    before = table.game(game)
+    fault.on()
+    r = table.turn(game, "Bert", [4, 2, 1], 1)
+    _is_503(r)
+    assert r.json["message"] == STORAGE_UNAVAILABLE
+    assert fault.hits >= 1
+    for write in (
+        lambda: table.post("/players", {"name": "Egon"}),
+        lambda: table.post("/games", {"players": PLAYERS, "starter": "Anna"}),
+        lambda: table.patch("", {"name": "Zur Neuen Post"}),
+    ):
+        _is_503(write())
+    fault.off()
+    assert table.game(game) == before  # nothing of the failed turn, the engine state replayed
+    r = table.turn(game, "Bert", [4, 2, 1], 1)
+    assert r.status_code == 201, r.json
+    assert table.game(game)["seq"] == before["seq"] + 1
+
+
+def test_creating_a_stammtisch_on_a_full_disk_fails_at_once(client: Any, fault: Fault) -> None:
+    fault.on()
+    started = time.perf_counter()
+    r = client.post("/api/v1/stammtische", json={"name": "Zur Post"})
+    elapsed = time.perf_counter() - started
+    _is_503(r)
+    assert r.json["message"] == STORAGE_UNAVAILABLE
+    assert fault.hits <= 2, "the slug loop must not retry a database that cannot write"
+    assert elapsed < 1.0
+    fault.off()
+    assert make_table(client).slug == "zur-post"  # nothing was left behind
+
+
+def test_health_reports_a_database_that_cannot_write(client: Any, fault: Fault) -> None:
+    ok = client.get("/api/v1/health")
+    assert ok.status_code == 200
+    assert ok.json["status"] == "ok" and "database" not in ok.json
+    fault.on(at="BEGIN IMMEDIATE", message=READ_ONLY)
+    r = client.get("/api/v1/health")
+    _is_503(r)
+    assert r.json["status"] == "degraded"
+    assert r.json["storage"] == ok.json["storage"]
+    assert r.json["version"] == ok.json["version"]
+    assert "readonly" in r.json["database"] or "invalidated" in r.json["database"]
+    fault.off()
+    assert client.get("/api/v1/health").json == ok.json
+
+
+def test_a_read_only_database_refuses_a_turn_with_503(
+    client: Any, table: Table, fault: Fault
+) -> None:
+    game = table.start()
+    fault.on(at="BEGIN IMMEDIATE", message=READ_ONLY)
+    if fault.storage == "duckdb":
+        fault.off()
+        fault.on()  # DuckDB refuses a read-only file when it opens it: the commit fails here
+    _is_503(table.turn(game, "Anna", [6, 6, 1], 1))
+    fault.off()
+    assert table.turn(game, "Anna", [6, 6, 1], 1).status_code == 201
+
+
+def _csrf(r: Any) -> str:
+    found = re.search(r'name="csrf_token" value="([^"]+)"', r.get_data(as_text=True))
+    assert found
+    return found.group(1)
+
+
+def test_the_form_shows_the_german_message_with_503(app: Flask, fault: Fault) -> None:
+    app.config["SECRET_KEY"] = "t" * 40
+    web = app.test_client()
+    token = _csrf(web.get("/"))
+    fault.on()
+    data = {"name": "Zur Post", "preset": "standard", "public": "1", "csrf_token": token}
+    r = web.post("/stammtisch", data=data)
+    _is_503(r)
+    assert STORAGE_UNAVAILABLE in r.get_data(as_text=True)
+    assert r.mimetype == "text/html"
+    fault.off()
+    assert web.post("/stammtisch", data=data).status_code == 201
