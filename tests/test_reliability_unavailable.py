@@ -215,3 +215,34 @@ def test_the_form_shows_the_german_message_with_503(app: Flask, fault: Fault) ->
     assert r.mimetype == "text/html"
     fault.off()
     assert web.post("/stammtisch", data=data).status_code == 201
+
+
+@pytest.mark.parametrize("storage", ["sqlite", "duckdb"])
+@pytest.mark.parametrize("what", ["full", "read-only"])
+def test_health_sees_a_full_disk_or_a_read_only_folder_beside_the_database_file(
+    storage: str, what: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from collections import namedtuple
+
+    from api.app import create_app
+    from api.storage import repository
+
+    database = tmp_path / "db" / f"test.{storage}"
+    app = create_app({"STORAGE": storage, "DATABASE": str(database), "TESTING": True})
+    try:
+        client = app.test_client()
+        assert client.get("/api/v1/health").status_code == 200
+        if what == "full":
+            usage = namedtuple("usage", "total used free")
+            monkeypatch.setattr(repository.shutil, "disk_usage", lambda _p: usage(9, 9, 0))
+        else:  # root ignores permissions: ask os.access as an ordinary user would be told
+            folder = str(database.parent)
+            monkeypatch.setattr(repository.os, "access", lambda p, _m: str(p) != folder)
+        r = client.get("/api/v1/health")
+        _is_503(r)
+        assert r.json["status"] == "degraded"
+        assert ("disk full" if what == "full" else "read-only") in r.json["database"]
+        monkeypatch.undo()
+        assert client.get("/api/v1/health").status_code == 200
+    finally:
+        app.extensions["schocken"].store.close()

@@ -31,7 +31,13 @@ from .records import (
     Stammtisch,
     StoredResponse,
 )
-from .repository import Repository, StorageConflict, StorageUnavailable, unavailable_cause
+from .repository import (
+    Repository,
+    StorageConflict,
+    StorageUnavailable,
+    file_fault,
+    unavailable_cause,
+)
 from .sql import queries
 
 #: DuckDB's errors that mean "cannot write or read now" (with a cause in their message)
@@ -119,11 +125,17 @@ class DuckDBRepository(Repository):
                 raise StorageConflict(str(exc)) from exc
 
     def probe(self) -> None:
-        """A read on this cursor: fails when DuckDB has invalidated the database after a
-        failed write (it then refuses everything until restarted)."""
-        if not self._depth:
-            with _unavailable():
-                self._cur.execute("SELECT 1").fetchall()
+        """A read on this cursor (fails when DuckDB has invalidated the database after a
+        failed write: it then refuses everything until restarted); the file, its folder and
+        the disk as :func:`~api.storage.repository.file_fault` sees them."""
+        if self._depth:
+            return
+        with _unavailable():
+            self._cur.execute("SELECT 1").fetchall()
+            rows = self._cur.execute("PRAGMA database_list").fetchall()
+        fault = file_fault(str(rows[0][2] or "")) if rows else None
+        if fault is not None:
+            raise StorageUnavailable(f"DuckDB: {fault}")
 
     # Stammtische
     def add_stammtisch(

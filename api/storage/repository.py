@@ -7,6 +7,8 @@ PostgreSQL adapter would implement the same methods. All writes of one use case 
 
 from __future__ import annotations
 
+import os
+import shutil
 from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -45,6 +47,29 @@ UNAVAILABLE_WORDS = (
     "permission denied",
     "database has been invalidated",
 )
+
+
+#: below this many free bytes beside the database, /health calls the disk full
+MIN_FREE_BYTES = 1 << 20
+
+
+def file_fault(path: str) -> str | None:
+    """Why the database file ``path`` cannot be written now, as far as the file system tells
+    cheaply (a read-only file or folder, a full disk); None when nothing is wrong.
+    SQLite writes its ``-wal`` and ``-shm`` files beside it, so the folder must be writable."""
+    if not path or path == ":memory:":
+        return None
+    folder = os.path.dirname(os.path.abspath(path))
+    for target in (path, folder):
+        if os.path.exists(target) and not os.access(target, os.W_OK):
+            return f"{target}: read-only (no write permission)"
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError as exc:
+        return f"{folder}: {exc}"
+    if free < MIN_FREE_BYTES:
+        return f"{folder}: disk full ({free} bytes free)"
+    return None
 
 
 def unavailable_cause(exc: BaseException) -> str | None:

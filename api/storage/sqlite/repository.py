@@ -30,7 +30,13 @@ from ..records import (
     Stammtisch,
     StoredResponse,
 )
-from ..repository import Repository, StorageConflict, StorageUnavailable, unavailable_cause
+from ..repository import (
+    Repository,
+    StorageConflict,
+    StorageUnavailable,
+    file_fault,
+    unavailable_cause,
+)
 from .rows import Kinds, decode, decode_row, encode, moment, timestamp, to_json
 from .sql import queries
 
@@ -155,13 +161,18 @@ class SQLiteRepository(Repository):
                 self._conn.execute("ROLLBACK")
 
     def probe(self) -> None:
-        """Can the database take the write lock now? Raises :class:`StorageUnavailable` if
-        not (cheap: no page is written)."""
+        """Can the database take the write lock now, and are its file and folder writable
+        with room on the disk? Raises :class:`StorageUnavailable` if not (cheap: no page is
+        written)."""
         if self._depth:
             return
         with _unavailable():
             self._conn.execute("BEGIN IMMEDIATE")
             self._conn.execute("ROLLBACK")
+            path = self._conn.execute("PRAGMA database_list").fetchone()[2]
+        fault = file_fault(path)
+        if fault is not None:
+            raise StorageUnavailable(f"SQLite: {fault}")
 
     @contextmanager
     def _reading(self) -> Iterator[None]:
