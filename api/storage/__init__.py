@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .duck import DuckDBStore, MigrationError
+from .duck import DuckDBStore
 from .duck_repository import DuckDBRepository
 from .memory import MemoryRepository, MemoryStore
 from .records import (
@@ -21,7 +21,7 @@ from .records import (
     Stammtisch,
     StoredResponse,
 )
-from .repository import Repository, StorageConflict, StorageUnavailable
+from .repository import MigrationError, Repository, StorageConflict, StorageUnavailable
 from .sqlite import SQLiteRepository, SQLiteStore
 
 __all__ = [

@@ -23,13 +23,10 @@ from .duck_repository import DuckDBRepository
 from .duck_rows import to_json
 from .group_commit import GroupCommitter
 from .records import FACT_COLUMNS
+from .repository import MigrationError
 from .sql import migrations, queries
 
 __all__ = ["DuckDBRepository", "DuckDBStore", "MigrationError"]
-
-
-class MigrationError(RuntimeError):
-    """The database cannot be brought to this version's schema."""
 
 
 class DuckDBStore:

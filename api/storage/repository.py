@@ -25,6 +25,10 @@ from .records import (
 )
 
 
+class MigrationError(RuntimeError):
+    """The database cannot be brought to this version's schema (any adapter)."""
+
+
 class StorageConflict(Exception):
     """A write lost a race (for example two appends with the same sequence number)."""
 

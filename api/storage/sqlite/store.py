@@ -38,7 +38,7 @@ import weakref
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..duck import MigrationError
+from ..repository import MigrationError
 from .backup import copy_database, open_read_only
 from .repository import SQLiteRepository
 from .rows import Kinds, column_kinds, timestamp
