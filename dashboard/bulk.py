@@ -17,11 +17,12 @@ import csv
 import json
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from api.domain.facts import Seating, derive_facts
+from api.domain.games import moment
 from api.domain.runtime import GameRuntime
 from api.rules import parse_header
 from api.storage import GamePlayer, LogEntry
@@ -105,12 +106,6 @@ class BulkLoader:
         self._dir.cleanup()
 
 
-def moment(played_at: str) -> tuple[datetime, datetime, int]:
-    """(UTC, wall-clock at the table, year at the table) of an ISO 8601 time with offset."""
-    at = datetime.fromisoformat(played_at)
-    return at.astimezone(UTC).replace(tzinfo=None), at.replace(tzinfo=None), at.year
-
-
 def game_rows(
     game_id: int,
     stammtisch_id: int,
@@ -121,7 +116,7 @@ def game_rows(
     """Rows of every table for one finished game log (GAMELOG.md), as the API would store them."""
     header, raw_events = parse_header(log)
     rt = GameRuntime.new(header)
-    utc, local, year = moment(header.played_at or now.isoformat())
+    utc, local, year = moment(header.played_at, now)
     entries = []
     for seq, raw in enumerate(raw_events, start=1):
         kind = "penalty" if "penalty" in raw else "turn"

@@ -20,7 +20,7 @@ from api.storage import DuckDBRepository, MemoryRepository, Repository, SQLiteRe
 from api.storage.records import FACT_COLUMNS
 from api.storage.sql import migrations
 
-from .bulk import TABLES, BulkLoader, moment
+from .bulk import TABLES, BulkLoader
 from .stats import Connection, Statistics
 
 
@@ -74,13 +74,12 @@ def _fill_from_memory(repo: MemoryRepository, loader: BulkLoader) -> None:
             ],
         )
         for game in repo.games.values():
-            local = moment(game.played_at)[1] if game.played_at else game.played_at_utc
             loader.add(
                 "games",
                 [
                     (
                         game.id, game.stammtisch_id, game.header, game.rules, game.options,
-                        game.played_at, game.played_at_utc, local, game.year, game.source,
+                        game.played_at, game.played_at_utc, game.played_local, game.year, game.source,
                         game.created_at,
                     )
                 ],
