@@ -12,6 +12,7 @@ import gzip
 import json
 import shutil
 import sqlite3
+import threading
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from api.app import create_app
 from api.cli import main
 from api.cli.server import open_app
 from api.storage import SQLiteStore
-from api.storage.convert import DUCKDB_VERSION
+from api.storage.convert import DUCKDB_VERSION, convert_on_first_start
 from api.storage.records import FACT_COLUMNS, RESPONSE_COLUMNS, TABLE_COLUMNS
 from api.storage.sqlite.rows import column_kinds, decode_row
 from api.storage.sqlite.sql import migrations
@@ -177,6 +178,28 @@ def test_the_first_start_converts_the_old_default_database_and_keeps_it(
     app = create_app({"TESTING": True})  # the second start: nothing to convert
     app.extensions["schocken"].store.close()
     assert capsys.readouterr().err == ""
+
+
+def test_processes_starting_at_once_convert_once(tmp_path):
+    """Two starts racing on the first start: one conversion becomes the database, the other
+    is thrown away; no half-made file is ever opened and nothing is left beside it."""
+    old, new = old_database(tmp_path, "schocken.duckdb"), tmp_path / "schocken.sqlite3"
+    told: list[str | None] = []
+    barrier = threading.Barrier(2)
+
+    def start() -> None:
+        barrier.wait()
+        told.append(convert_on_first_start(new, old))
+
+    threads = [threading.Thread(target=start) for _ in range(2)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert len(told) == 2 and sum(t is not None for t in told) == 1
+    assert sqlite_facts(new)[1] == EXPECTED["counts"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["schocken.duckdb", "schocken.sqlite3"]
+    assert convert_on_first_start(new, old) is None  # there already
 
 
 def test_storage_duckdb_is_gone_with_a_pointer_to_convert(tmp_path, monkeypatch, capsys):

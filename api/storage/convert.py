@@ -32,7 +32,9 @@ new ids continue after the copied ones, as DuckDB's sequences did.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -202,11 +204,24 @@ def _remove(target: Path) -> None:
 def convert_on_first_start(database: str | Path, old: str | Path) -> str | None:
     """When the SQLite file ``database`` does not exist yet but the old DuckDB file ``old``
     does (the default files of the instance folder), convert it, keeping ``old``; returns the
-    one line to tell the user, or None when there was nothing to do."""
+    one line to tell the user, or None when there was nothing to do.
+
+    Several server processes may start at once: each converts into a file of its own beside
+    ``database`` and links it into place only if ``database`` is still missing (``os.link``
+    refuses an existing name, atomically), so exactly one conversion becomes the database and
+    nobody opens a half-made one."""
     database, old = Path(database), Path(old)
     if database.exists() or not old.is_file():
         return None
-    counts = convert(old, database)
+    own = database.with_name(f".{database.name}.converting-{os.getpid()}-{threading.get_ident()}")
+    _remove(own)
+    counts = convert(old, own)
+    try:
+        os.link(own, database)
+    except FileExistsError:
+        return None  # another process was first
+    finally:
+        _remove(own)
     return (
         f"Alte DuckDB-Datenbank {old} nach {database} umgewandelt ({counts['games']} Spiele; "
         f"die alte Datei bleibt liegen) / converted the old DuckDB database {old} into "
