@@ -107,9 +107,26 @@ def test_the_fixture_converts_into_an_equal_sqlite_database(tmp_path, capsys):
         app.extensions["schocken"].store.close()
 
 
+def contains(actual: Any, expected: Any) -> bool:
+    """``actual`` holds everything of ``expected`` (dicts may have gained keys since the
+    fixture was made; lists have the same length, element by element; values are equal)."""
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and all(
+            k in actual and contains(actual[k], v) for k, v in expected.items()
+        )
+    if isinstance(expected, list):
+        return (
+            isinstance(actual, list)
+            and len(actual) == len(expected)
+            and all(contains(a, e) for a, e in zip(actual, expected, strict=True))
+        )
+    return bool(actual == expected)
+
+
 def _reads_equal(client: Any) -> None:
-    """Every game's export (the replay), state and undo history, the players, the game list
-    and the Stammtisch read as the DuckDB store answered."""
+    """Every game's export (the replay: exactly, GAMELOG.md v1) and undo history, its state,
+    the players, the game list and the Stammtisch read as the DuckDB store answered (answers
+    that gain a field later still hold every value the fixture recorded)."""
     for slug, seen in EXPECTED["stammtische"].items():
         auth = {"Authorization": f"Bearer {seen['token']}"}
         base = f"/api/v1/stammtische/{slug}"
@@ -119,13 +136,13 @@ def _reads_equal(client: Any) -> None:
             assert r.status_code == 200, (path, r.json)
             return r.json
 
-        assert get("") == seen["stammtisch"]
-        assert get("/players") == seen["players"]
-        assert get("/games?limit=100") == seen["games_list"]
+        assert contains(get(""), seen["stammtisch"])
+        assert contains(get("/players"), seen["players"])
+        assert contains(get("/games?limit=100"), seen["games_list"])
         for game, read in seen["games"].items():
             assert get(f"/games/{game}/log") == read["log"], game
-            assert get(f"/games/{game}/undos") == read["undos"], game
-            assert get(f"/games/{game}") == read["state"], game
+            assert contains(get(f"/games/{game}/undos"), read["undos"]), game
+            assert contains(get(f"/games/{game}"), read["state"]), game
     undos = [u for s in EXPECTED["stammtische"].values() for g in s["games"].values() for u in g["undos"]]  # fmt: skip
     assert len(undos) == 2
 
