@@ -1,7 +1,8 @@
 """The application factory: ``create_app(config=None)``; nothing happens at import time.
 
-It opens the store (DuckDB file by default, SQLite with ``STORAGE="sqlite"``; created and
-migrated on first start), registers the resources under ``/api/v1``, the OpenAPI document at
+It opens the store (a SQLite file, ``instance/schocken.sqlite3`` by default, created and
+migrated on first start; an old DuckDB file ``instance/schocken.duckdb`` beside it is
+converted then, see api/storage/convert.py), registers the resources under ``/api/v1``, the OpenAPI document at
 ``/openapi.json`` and Swagger UI at ``/docs``, served from the files of the
 ``flask-swagger-ui`` package (no CDN).
 """
@@ -17,7 +18,7 @@ from flask import Blueprint, Flask, Response, send_from_directory
 
 from dashboard import web as dashboard_web
 
-from .config import DATABASE_FILES, database_file, load_config
+from .config import check_storage, database_file, load_config, old_database_file
 from .domain import GameCache
 from .http import init_http
 from .http.errors import SchockenApi
@@ -48,15 +49,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     load_config(app.config, config)  # defaults, SCHOCKEN_* from the environment, `config`
     app.json.sort_keys = False  # type: ignore[attr-defined]
 
-    if app.config["STORAGE"] in DATABASE_FILES and not app.config.get("DATABASE"):
+    check_storage(app.config["STORAGE"])
+    old = None
+    if app.config["STORAGE"] == "sqlite" and not app.config.get("DATABASE"):
         os.makedirs(app.instance_path, exist_ok=True)
-        app.config["DATABASE"] = database_file(app.instance_path, app.config["STORAGE"])
-    store = open_store(
-        app.config["STORAGE"],
-        app.config.get("DATABASE"),
-        app.config["DUCKDB_THREADS"],
-        app.config["DUCKDB_WRITERS"],
-    )
+        app.config["DATABASE"] = database_file(app.instance_path)
+        old = old_database_file(app.instance_path)
+    store = open_store(app.config["STORAGE"], app.config.get("DATABASE"), old)
     app.extensions["schocken"] = AppState(store, GameCache(app.config["GAME_CACHE_SIZE"]))
 
     api = SchockenApi(app)

@@ -46,20 +46,16 @@ class Config:
     """Every default of the app; ``SCHOCKEN_<KEY>`` in the environment overrides ``<KEY>``."""
 
     # ---- storage -------------------------------------------------------------------------
-    #: path of the database file; ``None`` means ``<instance folder>/schocken.duckdb``
-    #: (``schocken.sqlite3`` when STORAGE is ``"sqlite"``); ``":memory:"`` (DuckDB only) an
-    #: in-process database that vanishes with the process
+    #: path of the database file; ``None`` means ``<instance folder>/schocken.sqlite3``
     DATABASE: str | None = None
-    #: ``"duckdb"`` (the embedded default), ``"sqlite"`` (the row store, WAL; see
-    #: api/storage/sqlite) or ``"memory"`` (the in-memory fake, for tests)
-    STORAGE: str = "duckdb"
-    #: DuckDB worker threads of the server. Its statements are small (one entry, one
-    #: Stammtisch-year) and come from several request threads at once: splitting each over
-    #: more threads only adds coordination (statistics of a Stammtisch-year: 85 → 66 ms here)
+    #: ``"sqlite"`` (the store of record, embedded: one file in WAL mode; see
+    #: api/storage/sqlite) or ``"memory"`` (the in-memory fake, for tests). ``"duckdb"`` is
+    #: gone: an old DuckDB file becomes a SQLite file with ``schocken convert`` (the default
+    #: ``instance/schocken.duckdb`` on the first start by itself)
+    STORAGE: str = "sqlite"
+    #: DuckDB worker threads of the statistics engine (its statements are small, one
+    #: Stammtisch-year: splitting each over more threads only adds coordination)
     DUCKDB_THREADS: int = 1
-    #: threads that commit recorded entries (group commit), each with its own cursor: while
-    #: one writes a batch, the next batch is written beside it (8 clients here: about +10 %)
-    DUCKDB_WRITERS: int = 2
     #: request bodies above this size get 413; a whole game log fits easily
     MAX_CONTENT_LENGTH: int = 1024 * 1024
     #: games whose engine state is kept in memory between requests (per process)
@@ -184,18 +180,45 @@ def instance_path() -> str:
     return Flask(APP_NAME, instance_relative_config=True).instance_path
 
 
-#: the database file in the instance folder when DATABASE is not set, per STORAGE
-DATABASE_FILES = {"duckdb": "schocken.duckdb", "sqlite": "schocken.sqlite3"}
+#: the database file in the instance folder when DATABASE is not set
+DATABASE_FILE = "schocken.sqlite3"
+#: the default database file of the retired DuckDB store: converted on the first start
+OLD_DATABASE_FILE = "schocken.duckdb"
+#: what to do instead of ``STORAGE=duckdb``
+DUCKDB_GONE = (
+    "SCHOCKEN_STORAGE=duckdb gibt es nicht mehr: SQLite ist der Speicher (Standard, "
+    "SCHOCKEN_STORAGE weglassen). Eine DuckDB-Datei umwandeln: schocken convert --from "
+    "ALT.duckdb --to NEU.sqlite3 / STORAGE=duckdb is gone: SQLite is the store; convert an "
+    "old DuckDB file with `schocken convert --from OLD.duckdb --to NEW.sqlite3`."
+)
 
 
-def database_file(instance: str, storage: str) -> str:
-    """The default database file of ``storage`` in the instance folder ``instance``."""
-    return os.path.join(instance, DATABASE_FILES[storage])
+def check_storage(storage: str) -> None:
+    """Refuse a STORAGE that does not exist (``duckdb``: with the way to convert)."""
+    if storage == "duckdb":
+        raise ValueError(DUCKDB_GONE)
+    if storage not in ("sqlite", "memory"):
+        raise ValueError(f"unknown STORAGE {storage!r} (sqlite or memory)")
+
+
+def database_file(instance: str) -> str:
+    """The default database file in the instance folder ``instance``."""
+    return os.path.join(instance, DATABASE_FILE)
+
+
+def old_database_file(instance: str) -> str:
+    """The retired DuckDB store's default file in the instance folder ``instance``."""
+    return os.path.join(instance, OLD_DATABASE_FILE)
 
 
 def default_database() -> str:
     """The database file ``schocken serve`` opens: ``DATABASE`` (``SCHOCKEN_DATABASE``) or
-    the STORAGE's file in the instance folder (``schocken.duckdb`` by default)."""
+    ``schocken.sqlite3`` in the instance folder."""
     config = settings()
-    storage = config["STORAGE"] if config["STORAGE"] in DATABASE_FILES else "duckdb"
-    return str(config["DATABASE"] or database_file(instance_path(), storage))
+    return str(config["DATABASE"] or database_file(instance_path()))
+
+
+def old_default_database() -> str | None:
+    """The old DuckDB file to convert on the first start: ``schocken.duckdb`` in the instance
+    folder, when DATABASE is not set (None otherwise)."""
+    return None if settings()["DATABASE"] else old_database_file(instance_path())

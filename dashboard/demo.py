@@ -1,8 +1,8 @@
 """``schocken demo``: a Stammtisch with ten years of simulated weekly games.
 
 The Stammtisch and its players are created through the service layer (as over HTTP); the games
-are played by the engine's simulator (:mod:`api.rules.simulate`) and bulk-loaded
-(:mod:`dashboard.bulk`), one every Friday at 20:00 Berlin time. Attendance changes: regulars
+are played by the engine's simulator (:mod:`api.rules.simulate`) and stored by the import use
+case (as ``POST …/imports``), all in one transaction, one every Friday at 20:00 Berlin time. Attendance changes: regulars
 come with their own probability, Heinz joins in the second year, Gabi in the middle of the
 fourth, Frank stops after the seventh (and is retired), and every evening has 6 to 8 players.
 """
@@ -16,11 +16,10 @@ from datetime import date, datetime, timedelta
 from typing import TypedDict
 from zoneinfo import ZoneInfo
 
-from api.domain import Conflict, GameCache, Services, utcnow
+from api.domain import Conflict, GameCache, Services
 from api.rules import PRESETS, simulate_game, to_log
-from api.storage import DuckDBRepository, DuckDBStore
-
-from .bulk import BulkLoader, game_rows, reserve_game_ids
+from api.storage import MemoryStore, Repository, SQLiteStore
+from api.storage.records import Stammtisch
 
 BERLIN = ZoneInfo("Europe/Berlin")
 
@@ -81,40 +80,33 @@ class Demo(TypedDict):
 
 
 def _play(
-    repo: DuckDBRepository,
-    stammtisch_id: int,
+    svc: Services,
+    repo: Repository,
+    st: Stammtisch,
     people: list[Regular],
-    ids: dict[str, int],
     evenings: list[datetime],
     rng: random.Random,
     progress: Callable[[int, int], None] | None,
 ) -> tuple[int, int]:
-    """Simulate a game on every evening and bulk-load them in one transaction; returns the
-    games and turns loaded."""
+    """Simulate a game on every evening and import them all in one transaction; returns the
+    games and turns stored."""
     rules = PRESETS["standard"]
-    game_ids = reserve_game_ids(repo._cur, len(evenings))  # noqa: SLF001
-    now = utcnow()
-    loader = BulkLoader(repo._cur)  # noqa: SLF001
-    try:
-        turns = 0
-        for week, (at, game_id) in enumerate(zip(evenings, game_ids, strict=True)):
+    turns = 0
+    with repo.transaction():
+        for week, at in enumerate(evenings):
             names = evening(week, people, rng)
             starter = names[int(rng.random() * len(names))]
             game = simulate_game(rules, names, starter, rng, played_at=at.isoformat())
-            rows = game_rows(game_id, stammtisch_id, ids, to_log(game), now)
-            turns += len(rows["turn_facts"])
-            loader.add_game(rows)
+            log = to_log(game)
+            svc.import_game(st, log)
+            turns += sum(1 for e in log["events"] if "penalty" not in e)
             if progress:
                 progress(week + 1, len(evenings))
-        with repo.transaction():
-            loaded = loader.flush()
-    finally:
-        loader.close()
-    return loaded["games"], turns
+    return len(evenings), turns
 
 
 def create_demo(
-    store: DuckDBStore,
+    store: SQLiteStore | MemoryStore,
     *,
     slug: str = "demo",
     name: str = "Demo-Stammtisch „Zur Post“",
@@ -123,10 +115,10 @@ def create_demo(
     first_year: int | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Demo:
-    """Create the demo Stammtisch in a DuckDB store; returns slug, token and counts."""
+    """Create the demo Stammtisch in a store; returns slug, token and counts."""
     repo = store.repository()
     try:
-        svc = Services(repo, GameCache())
+        svc = Services(repo, GameCache(16))
         if repo.get_stammtisch(slug) is not None:
             raise Conflict(f"Den Stammtisch „{slug}“ gibt es schon.")
         st, token = svc.create_stammtisch(
@@ -137,7 +129,7 @@ def create_demo(
         rng = random.Random(seed)
         first = first_year if first_year is not None else date.today().year - years
         evenings = fridays(first, years)
-        games, turns = _play(repo, st.id, people, ids, evenings, rng, progress)
+        games, turns = _play(svc, repo, st, people, evenings, rng, progress)
         for p in people:
             if p.leaves is not None and p.leaves < len(evenings):
                 svc.update_player(st, ids[p.name], {"retired": True})

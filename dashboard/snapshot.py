@@ -1,8 +1,7 @@
 """Statistics on whatever store the app runs on.
 
-The statistics are DuckDB SQL. On the DuckDB store they run on the request's cursor. The
-in-memory fake (tests, the contract test) and the SQLite store have no DuckDB, so their rows
-are copied into a fresh in-memory DuckDB with the same schema (the API's DuckDB migrations)
+The statistics are DuckDB SQL. The SQLite store (the store of record) and the in-memory
+fake (tests, the contract test) have no DuckDB, so their rows are copied into a fresh in-memory DuckDB with the same schema (the API's DuckDB migrations)
 and the queries run there: the same numbers, no second implementation. SQLite's rows arrive
 as stored (JSON text, ISO timestamps, 0/1 booleans), read in one transaction, and DuckDB's
 load casts them to the column types. Every read copies everything: correct, not yet fast
@@ -16,7 +15,7 @@ from contextlib import contextmanager
 
 import duckdb
 
-from api.storage import DuckDBRepository, MemoryRepository, Repository, SQLiteRepository
+from api.storage import MemoryRepository, Repository, SQLiteRepository
 from api.storage.records import FACT_COLUMNS
 from api.storage.sql import migrations
 
@@ -95,11 +94,7 @@ def _fill_from_memory(repo: MemoryRepository, loader: BulkLoader) -> None:
 
 @contextmanager
 def connection_for(repo: Repository) -> Iterator[Connection]:
-    """The repository's DuckDB cursor, or a DuckDB copy of a SQLite database or of the
-    in-memory fake."""
-    if isinstance(repo, DuckDBRepository):
-        yield repo._cur  # noqa: SLF001 - the DuckDB adapter's cursor
-        return
+    """A DuckDB copy of a SQLite database or of the in-memory fake."""
     if isinstance(repo, SQLiteRepository):
         conn = sqlite_to_duckdb(repo)
     elif isinstance(repo, MemoryRepository):

@@ -21,7 +21,7 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, send_file, send_from_directory
 
-from api.storage import DuckDBStore, MemoryStore
+from api.storage import MemoryStore, SQLiteStore
 
 from .site import build_site
 from .snapshot import connection_for
@@ -88,7 +88,7 @@ class SiteCache:
 
 def _refresh(slug: str | None = None, everything: bool = False) -> Path:
     """The site folder, rebuilt where stale."""
-    store: DuckDBStore | MemoryStore = current_app.extensions["schocken"].store
+    store: SQLiteStore | MemoryStore = current_app.extensions["schocken"].store
     repository = store.repository()
     try:
         with connection_for(repository) as conn:

@@ -63,32 +63,22 @@ def make_table(client: Any, name: str = "Zur Post", **kw: Any) -> Table:
     return Table(client, r.json["slug"], r.json["token"])
 
 
-#: the stores the API and web suites run on: the fake, an in-memory DuckDB, a SQLite file
-STORES = ["memory", "duckdb", "sqlite"]
+#: the stores the API and web suites run on: the fake and a SQLite file (the store of record)
+STORES = ["memory", "sqlite"]
 
 
 def store_config(storage: str, tmp_path: Any) -> dict[str, Any]:
     """The config of an app on ``storage`` (a SQLite file in ``tmp_path``)."""
     config: dict[str, Any] = {"STORAGE": storage, "TESTING": True}
-    if storage == "duckdb":
-        config["DATABASE"] = ":memory:"
-    elif storage == "sqlite":
+    if storage == "sqlite":
         config["DATABASE"] = str(tmp_path / "test.sqlite3")
     return config
 
 
 @pytest.fixture(params=STORES)
 def app(request: pytest.FixtureRequest, tmp_path: Any) -> Any:
-    """The app on the in-memory fake, on an in-memory DuckDB and on a SQLite file."""
+    """The app on the in-memory fake and on a SQLite file."""
     application = create_app(store_config(request.param, tmp_path))
-    yield application
-    application.extensions["schocken"].store.close()
-
-
-@pytest.fixture
-def duck_app(tmp_path: Any) -> Any:
-    """The app on a DuckDB file (what `schocken serve` uses)."""
-    application = create_app({"DATABASE": str(tmp_path / "test.duckdb"), "TESTING": True})
     yield application
     application.extensions["schocken"].store.close()
 

@@ -22,12 +22,18 @@ Turns, rounds and Deckel moves exist for G1 and G5 only (see ``TURNS``, ``ROUNDS
 
 from __future__ import annotations
 
+import atexit
+import shutil
+import tempfile
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from api.domain.facts import Seating, summarize
-from api.storage import DuckDBStore, GamePlayer
+from api.storage import SQLiteStore
 from api.storage.records import FACT_COLUMNS
+from api.storage.sqlite.rows import encode
+from dashboard.snapshot import sqlite_to_duckdb
 
 PLAYERS = [
     (1, 1, "Anna"),
@@ -87,16 +93,31 @@ NAMES = {pid: name for pid, _, name in PLAYERS}
 
 
 def _insert(cur: Any, sql: str, rows: list[tuple[Any, ...]]) -> None:
-    if rows:
-        cur.executemany(sql, rows)
+    if rows:  # values as the SQLite adapter stores them
+        cur.executemany(sql, [[encode(v) for v in row] for row in rows])
+
+
+def _temporary_file() -> str:
+    folder = tempfile.mkdtemp(prefix="schocken-dashboard-data-")
+    atexit.register(shutil.rmtree, folder, True)
+    return str(Path(folder) / "data.sqlite3")
 
 
 def make_store(
-    extra_turns: list[tuple[Any, ...]] | None = None, path: str = ":memory:"
-) -> DuckDBStore:
-    """A DuckDB (in memory unless ``path``) with the API's schema and the data above."""
-    store = DuckDBStore(path)
-    cur = store.repository()._cur  # noqa: SLF001 - writing fixed rows straight into the tables
+    extra_turns: list[tuple[Any, ...]] | None = None, path: str | None = None
+) -> SQLiteStore:
+    """A SQLite store (a temporary file unless ``path``) with the data above."""
+    store = SQLiteStore(path or _temporary_file())
+    cur = store.connect()  # writing fixed rows straight into the tables
+    cur.execute("BEGIN IMMEDIATE")
+    _fill(cur, extra_turns)
+    cur.execute("COMMIT")
+    cur.close()
+    _summarize(store)
+    return store
+
+
+def _fill(cur: Any, extra_turns: list[tuple[Any, ...]] | None) -> None:
     now = datetime(2025, 1, 1)
     _insert(
         cur,
@@ -168,27 +189,31 @@ def make_store(
             for n, (rnd, p, dice, throws, hand, blind, cat) in enumerate(turns, start=1)
         ],
     )
-    _summarize(store, games, seats)
-    return store
 
 
-def _summarize(store: DuckDBStore, games: list[tuple[Any, ...]], seats: list[tuple[Any, ...]]):
+def _summarize(store: SQLiteStore) -> None:
     """The per-player summary rows of the finished games, as the API derives them."""
     repo = store.repository()
     rows = []
-    for gid, st, _utc, local, year, _now in games:
+    for gid in repo.game_ids():
         facts = repo.read_facts(gid)
         if facts["game_facts"][0]["status"] != "finished":
             continue
-        players = tuple(GamePlayer(*seat[1:]) for seat in seats if seat[0] == gid)
-        rows += summarize(Seating(gid, players, st, year, local), facts)
+        game = repo.get_game_by_id(gid)
+        assert game is not None
+        seating = Seating(gid, game.players, game.stammtisch_id, game.year, game.played_local)
+        rows += summarize(seating, facts)
+    repo.close()
     columns = FACT_COLUMNS["player_game_facts"]
+    conn = store.connect()
     _insert(
-        repo._cur,  # noqa: SLF001
+        conn,
         f"INSERT INTO player_game_facts VALUES ({', '.join('?' * len(columns))})",
         [tuple(row[c] for c in columns) for row in rows],
     )
+    conn.close()
 
 
-def cursor(store: DuckDBStore) -> Any:
-    return store.repository()._cur  # noqa: SLF001
+def cursor(store: SQLiteStore) -> Any:
+    """A DuckDB copy of the store's tables (what the statistics read; see dashboard/snapshot)."""
+    return sqlite_to_duckdb(store.repository())

@@ -53,8 +53,8 @@ def client_package(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def server():
-    app = create_app({"STORAGE": "duckdb", "DATABASE": ":memory:"})
+def server(tmp_path_factory):
+    app = create_app({"DATABASE": str(tmp_path_factory.mktemp("client") / "c.sqlite3")})
     srv = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()

@@ -1,4 +1,4 @@
-"""`schocken serve`: waitress with the DuckDB file; every accepted entry survives a kill -9."""
+"""`schocken serve`: waitress with the SQLite file; every accepted entry survives a kill -9."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def serve(db: Path, port: int) -> subprocess.Popen:
 
 
 def test_the_server_keeps_every_accepted_entry_across_a_hard_kill(tmp_path):
-    db = tmp_path / "data" / "schocken.duckdb"
+    db = tmp_path / "data" / "schocken.sqlite3"
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     proc = serve(db, port)

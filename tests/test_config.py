@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from api.app import create_app
-from api.config import Config, settings
+from api.config import Config, database_file, settings
 
 
 def test_an_environment_variable_set_after_import_is_honoured(tmp_path, monkeypatch):
-    db = tmp_path / "env.duckdb"
+    db = tmp_path / "env.sqlite3"
     monkeypatch.setenv("SCHOCKEN_DATABASE", str(db))
     monkeypatch.setenv("SCHOCKEN_WRITE_RATE_PER_MINUTE", "60")
     monkeypatch.setenv("SCHOCKEN_WRITE_RATE_BURST", "2")
@@ -38,7 +40,7 @@ def test_an_environment_variable_set_after_import_is_honoured(tmp_path, monkeypa
 
 
 def test_the_mapping_given_to_create_app_wins_over_the_environment(monkeypatch):
-    monkeypatch.setenv("SCHOCKEN_STORAGE", "duckdb")
+    monkeypatch.setenv("SCHOCKEN_STORAGE", "sqlite")
     monkeypatch.setenv("SCHOCKEN_MAX_JSON_DEPTH", "5")
     app = create_app({"STORAGE": "memory"})
     assert app.config["STORAGE"] == "memory" and app.config["MAX_JSON_DEPTH"] == 5
@@ -51,15 +53,20 @@ def test_environment_values_take_the_type_of_the_default(monkeypatch):
     config = settings()
     assert config["SESSION_COOKIE_SECURE"] is False and config["DUCKDB_THREADS"] == 4
     assert config["TESTING"] is True
-    monkeypatch.setenv("SCHOCKEN_DUCKDB_WRITERS", "many")
-    with pytest.raises(ValueError, match="SCHOCKEN_DUCKDB_WRITERS"):
+    monkeypatch.setenv("SCHOCKEN_GAME_CACHE_SIZE", "many")
+    with pytest.raises(ValueError, match="SCHOCKEN_GAME_CACHE_SIZE"):
         settings()
 
 
 def test_every_default_lives_in_the_config_object(monkeypatch):
     keys = ("WRITE_RATE_PER_MINUTE", "WRITE_RATE_BURST", "IDEMPOTENCY_TTL_HOURS",
-            "MAX_JSON_DEPTH", "ADMIN_TOKEN", "DUCKDB_THREADS", "DUCKDB_WRITERS")  # fmt: skip
+            "MAX_JSON_DEPTH", "ADMIN_TOKEN", "DUCKDB_THREADS", "GAME_CACHE_SIZE")  # fmt: skip
     for key in keys:
         monkeypatch.delenv(f"SCHOCKEN_{key}", raising=False)
     app = create_app({"STORAGE": "memory"})
     assert {key: app.config[key] for key in keys} == {key: getattr(Config, key) for key in keys}
+
+
+def test_sqlite_in_the_instance_folder_is_the_default_store():
+    assert Config.STORAGE == "sqlite" and Config.DATABASE is None
+    assert database_file("inst") == os.path.join("inst", "schocken.sqlite3")

@@ -17,9 +17,10 @@ from test_web_browser import browser_type_launch_args  # noqa: F401 - Debian's C
 from werkzeug.serving import make_server
 
 from api.app import create_app
-from api.storage import DuckDBStore
+from api.storage import MemoryStore
 from dashboard.demo import create_demo
 from dashboard.site import build_site
+from dashboard.snapshot import connection_for
 from dashboard.stats import Statistics
 
 pytestmark = pytest.mark.browser
@@ -32,18 +33,15 @@ PAGES = ["index.html", "demo/index.html", "demo/2024.html", "demo/2025.html"]
 def demo_site(tmp_path_factory) -> tuple[Path, dict[int, list[str]]]:
     """Two demo years built into a folder; the Verlierer des Jahres of each year."""
     out = tmp_path_factory.mktemp("site")
-    store = DuckDBStore(":memory:")
-    try:
-        create_demo(store, years=2, first_year=2024, seed=11)
-        repo = store.repository()
-        build_site(repo._cur, out)  # noqa: SLF001
-        stats = Statistics(repo._cur)  # noqa: SLF001
+    store = MemoryStore()
+    create_demo(store, years=2, first_year=2024, seed=11)
+    with connection_for(store.repository()) as cur:
+        build_site(cur, out)
+        stats = Statistics(cur)
         losers = {}
         for year in (2024, 2025):
             games = stats.overview(1, year)["games"]
             losers[year] = [r["name"] for r in stats.verlierer(1, year, games)["verlierer"]]
-    finally:
-        store.close()
     return out, losers
 
 
@@ -112,7 +110,7 @@ def test_every_page_renders_from_file_without_errors_or_network(browser, demo_si
 
 def test_the_server_serves_the_dashboard_to_a_browser(browser, tmp_path):
     app = create_app(
-        {"DATABASE": str(tmp_path / "s.duckdb"), "DASHBOARD_DIR": str(tmp_path / "site")}
+        {"DATABASE": str(tmp_path / "s.sqlite3"), "DASHBOARD_DIR": str(tmp_path / "site")}
     )
     create_demo(app.extensions["schocken"].store, years=1, first_year=2025, seed=2)
     httpd = make_server("127.0.0.1", 0, app, threaded=True)

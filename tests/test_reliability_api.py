@@ -1,5 +1,5 @@
 """Retries, two phones on one game, and hostile input, through the Flask test client (on the
-in-memory fake and on DuckDB)."""
+in-memory fake and on SQLite)."""
 
 from __future__ import annotations
 
@@ -183,7 +183,7 @@ def test_malformed_input_is_422_before_the_version_is_compared(table):
 
 
 def test_four_phones_with_the_same_version_one_wins_three_get_412(tmp_path):
-    app = create_app({"DATABASE": str(tmp_path / "r.duckdb")})
+    app = create_app({"DATABASE": str(tmp_path / "r.sqlite3")})
     table = make_table(app.test_client(), "Post")
     table.add_players(PLAYERS)
     game = table.start()
@@ -208,7 +208,7 @@ def test_four_phones_with_the_same_version_one_wins_three_get_412(tmp_path):
 
 def test_the_backup_needs_the_admin_token_not_a_stammtischs(client, table):
     """401 with WWW-Authenticate without it (also for another scheme), 403 for another token;
-    with it, a DuckDB or SQLite database is backed up, the in-memory fake cannot be (409)."""
+    with it, a SQLite database is backed up, the in-memory fake cannot be (409)."""
     client.application.config["ADMIN_TOKEN"] = "admin-geheim"
     url = "/api/v1/admin/backup"
     for headers in ({}, {"Authorization": "Basic YWRtaW46eA=="}, {"Authorization": "Bearer "}):

@@ -1,5 +1,7 @@
 """Backups: `schocken export` / `schocken import` round-trip a database exactly; `schocken
-backup` fetches a consistent export from the running server."""
+backup --server` fetches a consistent backup from the running server; an export folder of the
+retired DuckDB store (Parquet) is imported into SQLite as `schocken convert` would convert its
+database."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ import signal
 import duckdb
 from conftest import PLAYERS, make_table
 from test_api_serve import call, free_port, serve
+from test_storage_convert import old_database
+from test_storage_sqlite_backup import sqlite_tables
 
 from api.app import create_app
 from api.cli import main
@@ -22,20 +26,8 @@ def schocken(*argv: str) -> int:
 
 
 def tables_of(db) -> dict[str, list[tuple]]:
-    """Every table's rows in a stable order, and the value each sequence gives next."""
-    conn = duckdb.connect(str(db), read_only=True)
-    try:
-        names = [r[0] for r in conn.execute("SELECT table_name FROM duckdb_tables()").fetchall()]
-        out = {n: sorted(conn.execute(f'SELECT * FROM "{n}"').fetchall(), key=repr) for n in names}
-        out["-sequences"] = sorted(
-            conn.execute(
-                "SELECT sequence_name, coalesce(last_value + increment_by, start_value) "
-                "FROM duckdb_sequences()"
-            ).fetchall()
-        )
-        return out
-    finally:
-        conn.close()
+    """Every table's rows in a stable order (sqlite_sequence too: the next ids)."""
+    return sqlite_tables(db)
 
 
 def filled_database(path) -> None:
@@ -59,11 +51,11 @@ def filled_database(path) -> None:
 
 
 def test_export_and_import_round_trip_a_database_exactly(tmp_path, capsys):
-    db = tmp_path / "a.duckdb"
+    db = tmp_path / "a.sqlite3"
     filled_database(db)
     out = tmp_path / "export"
     assert schocken("export", str(out), "--db", str(db)) == 0
-    assert (out / "schema.sql").exists() and list(out.glob("*.parquet"))
+    assert (out / "schocken.sqlite3").exists()
     logs = sorted((out / "logs" / "zur-post").glob("*.json"))
     assert len(logs) == 4
     for path in logs[:3]:  # the imported games replay to an outcome (game logs, GAMELOG.md)
@@ -71,7 +63,7 @@ def test_export_and_import_round_trip_a_database_exactly(tmp_path, capsys):
     moved = tmp_path / "elsewhere" / "copy"  # the folder may be moved before importing
     moved.parent.mkdir()
     out.rename(moved)
-    db2 = tmp_path / "b.duckdb"
+    db2 = tmp_path / "b.sqlite3"
     assert schocken("import", str(moved), "--db", str(db2)) == 0
     assert tables_of(db2) == tables_of(db)
     assert schocken("import", str(moved), "--db", str(db2)) == 1  # never over an existing file
@@ -104,7 +96,7 @@ def test_export_and_import_round_trip_a_database_exactly(tmp_path, capsys):
 def test_backup_goes_through_the_running_server_and_restores(tmp_path, monkeypatch, capsys):
     admin = "-admin-geheim"  # a token may start with "-" (token_urlsafe: 1.5 % of them)
     monkeypatch.setenv("SCHOCKEN_ADMIN_TOKEN", admin)
-    db = tmp_path / "data" / "schocken.duckdb"
+    db = tmp_path / "data" / "schocken.sqlite3"
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     proc = serve(db, port)
@@ -130,7 +122,7 @@ def test_backup_goes_through_the_running_server_and_restores(tmp_path, monkeypat
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=10)
-    restored = tmp_path / "restored.duckdb"
+    restored = tmp_path / "restored.sqlite3"
     assert schocken("import", str(tmp_path / "b1"), "--db", str(restored)) == 0
     app = create_app({"DATABASE": str(restored)})
     game_then = app.test_client().get(url).json
@@ -148,7 +140,7 @@ def test_backup_takes_a_token_that_starts_with_a_dash(tmp_path, monkeypatch, cap
 
     export = tmp_path / "export"
     (export / "logs").mkdir(parents=True)
-    (export / "schema.sql").write_text("")
+    (export / "schocken.sqlite3").write_text("")
     sent: list[str] = []
 
     def fetch(server: str, token: str, timeout: float) -> bytes:
@@ -161,8 +153,26 @@ def test_backup_takes_a_token_that_starts_with_a_dash(tmp_path, monkeypatch, cap
     server = ("--server", "http://127.0.0.1:5000")
     for n, argv in enumerate((["--token", "-abc"], ["--token=-abc"], ["--token", "--abc"])):
         assert schocken("backup", str(tmp_path / f"b{n}"), *server, *argv) == 0, argv
-        assert (tmp_path / f"b{n}" / "schema.sql").exists()
+        assert (tmp_path / f"b{n}" / "schocken.sqlite3").exists()
     monkeypatch.setenv("SCHOCKEN_ADMIN_TOKEN", "-xyz")
     assert schocken("backup", str(tmp_path / "b3"), *server) == 0
     assert sent == ["-abc", "-abc", "--abc", "-xyz"]
+    capsys.readouterr()
+
+
+def test_an_export_of_the_duckdb_store_imports_as_its_conversion(tmp_path, capsys):
+    """The Parquet folder the retired DuckDB store's `schocken export` wrote (its ``EXPORT
+    DATABASE``) becomes the SQLite file `schocken convert` makes of the same database."""
+    old = old_database(tmp_path)
+    conn = duckdb.connect(str(old))
+    conn.execute(f"EXPORT DATABASE '{tmp_path / 'export'}' (FORMAT PARQUET)")
+    conn.close()
+    converted, imported = tmp_path / "converted.sqlite3", tmp_path / "imported.sqlite3"
+    assert schocken("convert", "--from", str(old), "--to", str(converted)) == 0
+    assert schocken("import", str(tmp_path / "export"), "--db", str(imported)) == 0
+    mine, theirs = tables_of(imported), tables_of(converted)
+    migrated = {t for t in mine if t != "schema_migrations"}
+    assert {t: mine[t] for t in migrated} == {t: theirs[t] for t in migrated}
+    assert len(mine["games"]) == 8
+    assert schocken("import", str(tmp_path / "export"), "--db", str(imported)) == 1
     capsys.readouterr()

@@ -3,8 +3,8 @@ write gets 503 with a German message and ``Retry-After``, changes nothing, is no
 thousand times, and ``/health`` says so – on every store.
 
 The tests run as root, which ignores file permissions, so the fault is injected where the
-adapter meets its driver: the SQLite connection and the DuckDB cursors raise the drivers' own
-errors, the in-memory fake has a flag.
+adapter meets its driver: the SQLite connection raises the driver's own errors, the in-memory
+fake has a flag.
 """
 
 from __future__ import annotations
@@ -14,14 +14,13 @@ import sqlite3
 import time
 from typing import Any
 
-import duckdb
 import pytest
 from conftest import PLAYERS, Table, make_table
 from flask import Flask
 
 from api.domain import STORAGE_UNAVAILABLE
 
-#: what SQLite and DuckDB say (the texts of their real errors)
+#: what SQLite says (the texts of its real errors)
 FULL = "database or disk is full"
 READ_ONLY = "attempt to write a readonly database"
 
@@ -45,31 +44,6 @@ class _SQLiteConn:
         return getattr(self._conn, name)
 
 
-class _DuckCursor:
-    """A DuckDB cursor whose commit fails as on a full disk, and whose reads fail as after
-    DuckDB invalidated the database (when ``reads`` is set)."""
-
-    def __init__(self, cur: Any, fault: Fault, reads: bool) -> None:
-        self._cur = cur
-        self._fault = fault
-        self._reads = reads
-
-    def commit(self) -> Any:
-        self._fault.hits += 1
-        raise duckdb.IOException(
-            "IO Error: Could not write file: No space left on device (database or disk is full)"
-        )
-
-    def execute(self, sql: str, *args: Any) -> Any:
-        if self._reads and sql == "SELECT 1":
-            self._fault.hits += 1
-            raise duckdb.FatalException("FATAL Error: database has been invalidated")
-        return self._cur.execute(sql, *args)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._cur, name)
-
-
 class Fault:
     """Makes the app's database refuse to write (``on``) and heals it (``off``)."""
 
@@ -81,10 +55,7 @@ class Fault:
         self._undo: list[Any] = []
 
     def _repos(self) -> list[Any]:
-        repos = [self.store.repository()]
-        if self.storage == "duckdb":
-            repos += list(self.store._committer._repos)
-        return repos
+        return [self.store.repository()]
 
     def on(self, *, at: str = "COMMIT", message: str = FULL) -> None:
         """``at``: the SQLite statement that fails (COMMIT: a full disk at the commit; BEGIN
@@ -103,13 +74,10 @@ class Fault:
                 repo.probe = counted
                 self._undo.append((repo, "probe", None))
                 self._undo.append((repo, "unavailable", None))
-            elif self.storage == "sqlite":
+            else:
                 self._undo.append((repo, "_conn", repo._conn))
                 fail = {at, "INSERT", "UPDATE", "DELETE"} if at == "COMMIT" else {at}
                 repo._conn = _SQLiteConn(repo._conn, fail, self)
-            else:
-                self._undo.append((repo, "_cur", repo._cur))
-                repo._cur = _DuckCursor(repo._cur, self, reads=at != "COMMIT")
 
     def off(self) -> None:
         for repo, name, value in reversed(self._undo):
@@ -189,9 +157,6 @@ def test_a_read_only_database_refuses_a_turn_with_503(
 ) -> None:
     game = table.start()
     fault.on(at="BEGIN IMMEDIATE", message=READ_ONLY)
-    if fault.storage == "duckdb":
-        fault.off()
-        fault.on()  # DuckDB refuses a read-only file when it opens it: the commit fails here
     _is_503(table.turn(game, "Anna", [6, 6, 1], 1))
     fault.off()
     assert table.turn(game, "Anna", [6, 6, 1], 1).status_code == 201
@@ -217,7 +182,7 @@ def test_the_form_shows_the_german_message_with_503(app: Flask, fault: Fault) ->
     assert web.post("/stammtisch", data=data).status_code == 201
 
 
-@pytest.mark.parametrize("storage", ["sqlite", "duckdb"])
+@pytest.mark.parametrize("storage", ["sqlite"])
 @pytest.mark.parametrize("what", ["full", "read-only"])
 def test_health_sees_a_full_disk_or_a_read_only_folder_beside_the_database_file(
     storage: str, what: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch

@@ -56,7 +56,7 @@ def fill(client):
     return t, game
 
 
-FILES = {"duckdb": "schocken.duckdb", "sqlite": "schocken.sqlite3"}
+FILES = {"sqlite": "schocken.sqlite3"}
 
 
 @pytest.mark.parametrize("storage", FILES)
@@ -98,11 +98,10 @@ def test_rebuild_repairs_facts_that_were_lost(tmp_path, storage):
     fill(app.test_client())
     before = all_facts(app)
     store = app.extensions["schocken"].store
-    conn = store.connect() if storage == "sqlite" else store._conn
+    conn = store.connect()
     conn.execute("DELETE FROM turn_facts")
     conn.execute("DELETE FROM game_facts")
-    if storage == "sqlite":
-        conn.close()
+    conn.close()
     with app.app_context():
         from api.http.context import services
 
@@ -111,33 +110,8 @@ def test_rebuild_repairs_facts_that_were_lost(tmp_path, storage):
     app.extensions["schocken"].store.close()
 
 
-def test_rebuild_refuses_clearly_while_another_process_holds_the_file(tmp_path, capsys):
-    import subprocess
-    import sys
-
-    db = tmp_path / "schocken.duckdb"
-    create_app({"DATABASE": str(db)}).extensions["schocken"].store.close()
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            f"import duckdb,time; c=duckdb.connect({str(db)!r}); print('ok', flush=True); time.sleep(30)",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout.readline().strip() == "ok"
-        assert main(["rebuild", "--db", str(db)], standalone_mode=False) == 1
-        assert "läuft schon ein Server" in capsys.readouterr().err
-    finally:
-        holder.kill()
-        holder.wait()
-        holder.stdout.close()
-
-
 def test_games_evicted_from_the_cache_are_replayed_from_the_log(tmp_path):
-    app = create_app({"DATABASE": str(tmp_path / "s.duckdb"), "GAME_CACHE_SIZE": 1})
+    app = create_app({"DATABASE": str(tmp_path / "s.sqlite3"), "GAME_CACHE_SIZE": 1})
     client = app.test_client()
     t = make_table(client, "Post")
     t.add_players(PLAYERS)

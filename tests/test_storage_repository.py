@@ -1,14 +1,14 @@
-"""The repository contract, run against every adapter (DuckDB, SQLite and the in-memory fake)."""
+"""The repository contract, run against every adapter (SQLite, the store of record, and the
+in-memory fake)."""
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import datetime
 
-import duckdb
 import pytest
 
 from api.storage import (
-    DuckDBStore,
     FactsWrite,
     GamePlayer,
     LogEntry,
@@ -18,17 +18,14 @@ from api.storage import (
     SQLiteStore,
     StorageConflict,
 )
-from api.storage.sql import migrations
+from api.storage.sqlite.sql import migrations
 
 NOW = datetime(2026, 11, 27, 19, 0)
 
 
-@pytest.fixture(params=["memory", "duckdb", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite"])
 def repo(request, tmp_path):
-    if request.param == "sqlite":
-        store = SQLiteStore(tmp_path / "r.sqlite3")
-    else:
-        store = MemoryStore() if request.param == "memory" else DuckDBStore(":memory:")
+    store = SQLiteStore(tmp_path / "r.sqlite3") if request.param == "sqlite" else MemoryStore()
     yield store.repository()
     store.close()
 
@@ -157,31 +154,29 @@ def test_facts_are_appended_or_replaced_table_by_table(repo):
 
 
 def test_the_database_file_is_created_and_migrated_once(tmp_path):
-    path = tmp_path / "sub" / "s.duckdb"
-    store = DuckDBStore(path)
+    path = tmp_path / "sub" / "s.sqlite3"
+    store = SQLiteStore(path)
     assert store.migrate() == []  # already at the newest version
     st = store.repository().add_stammtisch("a", "A", {}, False, "h", NOW)
     store.close()
-    again = DuckDBStore(path)
+    again = SQLiteStore(path)
     assert again.repository().get_stammtisch("a") == st
-    versions = again._conn.execute("SELECT version FROM schema_migrations").fetchall()
-    assert [v for (v,) in versions] == [v for v, _, _ in migrations()]
+    assert [v for v, _ in again.applied()] == [v for v, _, _ in migrations()]
     again.close()
 
 
 def test_a_database_from_a_newer_version_is_refused_untouched(tmp_path):
-    path = tmp_path / "s.duckdb"
-    DuckDBStore(path).close()
-    conn = duckdb.connect(str(path))
-    conn.execute("INSERT INTO schema_migrations VALUES (9999, 'future', now()::TIMESTAMP)")
+    path = tmp_path / "s.sqlite3"
+    SQLiteStore(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO schema_migrations VALUES (9999, 'future', '2030-01-01')")
+    conn.commit()
     conn.close()
     with pytest.raises(MigrationError, match="newer"):
-        DuckDBStore(path)
+        SQLiteStore(path)
 
 
-def test_an_entry_appended_inside_an_open_transaction_rolls_back_with_it(tmp_path):
-    store = DuckDBStore(tmp_path / "t.duckdb")
-    repo = store.repository()
+def test_an_entry_appended_inside_an_open_transaction_rolls_back_with_it(repo):
     st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
     game = repo.add_game(new_game(st.id))
     with pytest.raises(RuntimeError), repo.transaction():
@@ -193,39 +188,4 @@ def test_an_entry_appended_inside_an_open_transaction_rolls_back_with_it(tmp_pat
     repo.append_entry(
         LogEntry(game, 1, "turn", {"player": "Anna"}, NOW), FactsWrite(game=game_row(game))
     )
-    assert [e.seq for e in store.repository().load_log(game)] == [1]  # via the group commit
-    store.close()
-
-
-def _optimizer(cursor) -> bool:
-    return cursor.execute("SELECT current_setting('enable_optimizer')").fetchone()[0]
-
-
-def test_the_group_commit_writes_without_the_optimizer_and_recovers_from_a_failed_batch():
-    """The writer's session skips DuckDB's optimizer (plain appends); other cursors keep it,
-    statements that filter get it back, and a batch that fails halfway leaves the writer
-    plain again for the next one, which is stored."""
-    store = DuckDBStore(":memory:", writers=1)  # the failing batch and the next one: same cursor
-    try:
-        writer = store._committer._repos[0]  # noqa: SLF001
-        reader = store.repository()
-        assert _optimizer(writer._cur) is False and _optimizer(reader._cur) is True  # noqa: SLF001
-        st = reader.add_stammtisch("a", "A", {}, False, "h", NOW)
-        game = reader.add_game(new_game(st.id))
-        reader.append_entry(LogEntry(game, 1, "turn", {"player": "Anna"}, NOW), FactsWrite(None))
-        # a rewrite (undo) whose new rows break the table: the batch fails while the optimizer
-        # is on, and the failed transaction refuses even the SET that switches it off
-        broken = FactsWrite(None, replace={"turn_facts": [{**turn_row(game, 1), "half": None}]})
-        with pytest.raises(duckdb.Error):
-            reader.append_entry(LogEntry(game, 2, "undo", {"undoes": 1}, NOW), broken)
-        assert [e.seq for e in reader.load_log(game)] == [1]  # nothing of the failed batch
-        assert _optimizer(writer._cur) is True  # noqa: SLF001
-        reader.append_entry(
-            LogEntry(game, 2, "turn", {"player": "Bert"}, NOW),
-            FactsWrite(game_row(game), append={"turn_facts": [turn_row(game, 1)]}),
-        )
-        assert _optimizer(writer._cur) is False  # noqa: SLF001
-        assert [e.seq for e in reader.load_log(game)] == [1, 2]
-        assert reader.read_facts(game)["turn_facts"] == [turn_row(game, 1)]
-    finally:
-        store.close()
+    assert [e.seq for e in repo.load_log(game)] == [1]

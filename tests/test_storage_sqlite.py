@@ -16,13 +16,13 @@ from pathlib import Path
 import duckdb
 import pytest
 from conftest import PLAYERS, make_table
+from flask import Flask
 from test_storage_repository import NOW, game_row, new_game, turn_row
 
 from api.app import create_app
 from api.rules import PRESETS
 from api.rules.simulate import simulate_logs
 from api.storage import (
-    DuckDBStore,
     FactsWrite,
     LogEntry,
     MigrationError,
@@ -30,7 +30,8 @@ from api.storage import (
     StorageConflict,
     open_store,
 )
-from api.storage.records import FACT_COLUMNS
+from api.storage.convert import DUCKDB_VERSION
+from api.storage.records import FACT_COLUMNS, RESPONSE_COLUMNS, TABLE_COLUMNS
 from api.storage.sql import migrations as duckdb_migrations
 from api.storage.sqlite.sql import migrations, statements
 from dashboard.snapshot import connection_for
@@ -59,8 +60,9 @@ def test_every_connection_is_durable_and_checks_references(store):
     assert pragma(conn, "busy_timeout") == 10_000
 
 
-def test_the_app_opens_sqlite_when_configured(tmp_path, monkeypatch):
-    monkeypatch.setenv("SCHOCKEN_STORAGE", "sqlite")
+def test_the_app_opens_sqlite_by_default(tmp_path, monkeypatch):
+    monkeypatch.setattr(Flask, "auto_find_instance_path", lambda self: str(tmp_path / "inst"))
+    monkeypatch.delenv("SCHOCKEN_STORAGE", raising=False)
     app = create_app({"DATABASE": None, "TESTING": True})
     try:
         instance = Path(app.instance_path)
@@ -194,7 +196,8 @@ def test_migrations_are_applied_once_recorded_and_line_up_with_duckdb(tmp_path):
     store = SQLiteStore(path)
     first = store.applied()
     assert [v for v, _ in first] == [v for v, _, _ in migrations()]
-    assert [(v, n) for v, n, _ in duckdb_migrations()] == first  # same versions and names
+    # the DuckDB store's versions and names (its files: api/storage/migrations) come first
+    assert [(v, n) for v, n, _ in duckdb_migrations()] == first[:DUCKDB_VERSION]
     assert store.migrate() == []
     store.close()
     conn = sqlite3.connect(path)
@@ -208,22 +211,10 @@ def test_migrations_are_applied_once_recorded_and_line_up_with_duckdb(tmp_path):
     conn.close()
 
 
-def test_the_schema_has_duckdbs_tables_and_columns(store, tmp_path):
-    duck = DuckDBStore(":memory:")
-    try:
-        rows = duck._conn.execute(  # noqa: SLF001
-            "SELECT table_name, column_name FROM information_schema.columns "
-            "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position"
-        ).fetchall()
-    finally:
-        duck.close()
-    expected: dict[str, list[str]] = {}
-    for table, column in rows:
-        expected.setdefault(table, []).append(column)
-    got = {t: [c for c, _ in cols] for t, cols in store._kinds.items()}  # noqa: SLF001
-    assert got == expected
-    for table, columns in FACT_COLUMNS.items():
-        assert tuple(got[table]) == columns
+def test_the_schema_has_the_tables_and_columns_of_the_records(store):
+    got = {t: tuple(c for c, _ in cols) for t, cols in store._kinds.items()}  # noqa: SLF001
+    for table, columns in {**TABLE_COLUMNS, **RESPONSE_COLUMNS}.items():
+        assert got[table] == columns, table
 
 
 def test_a_database_from_a_newer_version_is_refused_untouched(tmp_path):
@@ -305,11 +296,11 @@ TABLES = {
 }
 
 
-def test_the_statistics_copy_of_sqlite_equals_the_duckdb_store(tmp_path):
-    """The same games recorded on SQLite and on DuckDB: the DuckDB copy the statistics read
-    of the SQLite database holds exactly the DuckDB store's rows, types included."""
+def test_the_statistics_copy_of_sqlite_equals_that_of_the_fake(tmp_path):
+    """The same games recorded on SQLite and on the in-memory fake: the DuckDB copies the
+    statistics read hold exactly the same rows, types included."""
     seen = []
-    for storage, name in (("duckdb", "d.duckdb"), ("sqlite", "s.sqlite3")):
+    for storage, name in (("memory", "unused"), ("sqlite", "s.sqlite3")):
         app = create_app({"STORAGE": storage, "DATABASE": str(tmp_path / name), "TESTING": True})
         try:
             _record_same_games(app)

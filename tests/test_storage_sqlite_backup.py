@@ -14,6 +14,7 @@ import textwrap
 import threading
 from pathlib import Path
 
+import duckdb
 from conftest import PLAYERS, Table, make_table
 
 from api.app import create_app
@@ -237,7 +238,7 @@ def test_the_storage_setting_and_the_admin_endpoint_give_the_same_backup(
     assert schocken("rebuild", "--db", str(live)) == 0  # a SQLite file is told by its header
     assert schocken("backup", str(tmp_path / "x"), "--db", str(tmp_path / "none.sqlite3")) == 1
     duck = tmp_path / "d.duckdb"
-    create_app({"DATABASE": str(duck)}).extensions["schocken"].store.close()
-    assert schocken("backup", str(tmp_path / "y"), "--db", str(duck)) == 1  # via its server
-    assert "keine SQLite-Datei" in capsys.readouterr().err
+    duckdb.connect(str(duck)).close()
+    assert schocken("backup", str(tmp_path / "y"), "--db", str(duck)) == 1  # convert it first
+    assert "schocken convert --from" in capsys.readouterr().err
     app.extensions["schocken"].store.close()

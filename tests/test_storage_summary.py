@@ -25,11 +25,11 @@ COLUMNS = (
 
 ORACLE = (Path(__file__).parent / "player_game_summary.sql").read_text(encoding="utf-8")
 
-#: the stores the summary is checked on (SQLite through the DuckDB copy the statistics read)
-FILES = {"duckdb": "s.duckdb", "sqlite": "s.sqlite3"}
+#: the stores the summary is checked on (through the DuckDB copy the statistics read)
+FILES = {"sqlite": "s.sqlite3"}
 
 
-def open_app(tmp_path, storage="duckdb", name=None):
+def open_app(tmp_path, storage="sqlite", name=None):
     db = tmp_path / (name or FILES[storage])
     return create_app({"STORAGE": storage, "DATABASE": str(db), "TESTING": True})
 

@@ -1,9 +1,12 @@
 """One source for the tables: the column lists of ``api/storage/records.py`` are what the
-migrations create, and every SQL file is read through ``api/storage/sql.py``."""
+migrations create (SQLite's, the store of record, and the DuckDB dialect ones the statistics
+snapshot builds its in-memory DuckDB from), and every SQL file is read through
+``api/storage/sql.py``."""
 
 from __future__ import annotations
 
 import re
+import sqlite3
 from pathlib import Path
 
 import duckdb
@@ -17,7 +20,9 @@ from api.storage.records import (
     ROW_TABLES,
     TABLE_COLUMNS,
 )
-from api.storage.sql import migrations, queries, sql_files
+from api.storage.sql import migrations, sql_files
+from api.storage.sqlite import SQLiteStore
+from api.storage.sqlite.sql import queries as sqlite_queries
 from dashboard.bulk import TABLES
 
 ROOT = Path(__file__).parent.parent
@@ -49,6 +54,17 @@ def test_the_declared_column_lists_are_the_migrated_tables(schema):
         assert schema[table] == columns, table
 
 
+def test_the_declared_column_lists_are_the_tables_of_the_sqlite_store(tmp_path):
+    SQLiteStore(tmp_path / "s.sqlite3").close()
+    conn = sqlite3.connect(tmp_path / "s.sqlite3")
+    try:
+        for table, columns in {**TABLE_COLUMNS, **RESPONSE_COLUMNS}.items():
+            found = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
+            assert tuple(found) == columns, table
+    finally:
+        conn.close()
+
+
 def test_the_lists_derive_from_one_another():
     assert TABLE_COLUMNS == {**BASE_COLUMNS, **FACT_COLUMNS}
     assert set(ROW_TABLES) == set(FACT_COLUMNS) - {"game_facts"}
@@ -61,10 +77,10 @@ def test_the_bulk_loader_has_one_statement_per_table():
 
 
 def test_every_table_the_repository_writes_has_its_statements():
-    names = queries("api.storage")
+    names = sqlite_queries()  # inserts of fact rows: built from the column lists
     for table in ROW_TABLES:
-        assert {f"read_{table}", f"delete_{table}", f"insert_{table}"} <= set(names)
-    assert {"insert_game_facts", "insert_game_log", "insert_game_players"} <= set(names)
+        assert {f"read_{table}", f"delete_{table}"} <= set(names)
+    assert {"read_game_facts", "append_log", "insert_game_player"} <= set(names)
 
 
 def test_sql_files_are_read_only_by_the_one_loader():

@@ -1,7 +1,7 @@
 """The pub form in real Chromium at phone size: a whole game through the form, checked against
 the engine.
 
-The app runs in-process (werkzeug ``make_server`` in a thread) on a temporary DuckDB file.
+The app runs in-process (werkzeug ``make_server`` in a thread) on a temporary SQLite file.
 Chromium is Debian's (``.ci/run`` installs it); every request that would leave 127.0.0.1 is
 recorded and aborted, and the host resolver maps every other name to nothing. Screenshots of
 the main screens go to ``artifacts/`` (not committed).
@@ -82,9 +82,9 @@ def browser_type_launch_args() -> dict[str, Any]:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
-    """The app served from a thread on 127.0.0.1 with a temporary DuckDB file."""
+    """The app served from a thread on 127.0.0.1 with a temporary SQLite file."""
     app = create_app(
-        {"DATABASE": str(tmp_path / "web.duckdb"), "SECRET_KEY": "browser-test-" + "x" * 32}
+        {"DATABASE": str(tmp_path / "web.sqlite3"), "SECRET_KEY": "browser-test-" + "x" * 32}
     )
     httpd = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)

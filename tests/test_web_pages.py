@@ -96,12 +96,10 @@ def throw_buttons(r: Any) -> list[str]:
     return re.findall(r'<button type="submit" name="throws" value="([^"]+)" class="throw', r.text)
 
 
-@pytest.fixture(params=["memory", "duckdb", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite"])
 def app(request: pytest.FixtureRequest, tmp_path: Any) -> Any:
     config = {"STORAGE": request.param, "TESTING": True, "SECRET_KEY": "t" * 40}
-    if request.param == "duckdb":
-        config["DATABASE"] = ":memory:"
-    elif request.param == "sqlite":
+    if request.param == "sqlite":
         config["DATABASE"] = str(tmp_path / "test.sqlite3")
     application = create_app(config)
     yield application
@@ -695,7 +693,7 @@ def test_a_finished_game_shows_its_loser_and_its_rounds_and_takes_no_more_turns(
 
 def test_the_secret_key_is_generated_once_and_kept_in_the_instance_folder(tmp_path: Path) -> None:
     app = Flask("x", instance_path=str(tmp_path / "instance"))
-    app.config.update(SECRET_KEY=None, STORAGE="duckdb", DATABASE=str(tmp_path / "a.duckdb"))
+    app.config.update(SECRET_KEY=None, STORAGE="sqlite", DATABASE=str(tmp_path / "a.sqlite3"))
     key = _secret_key(app)
     path = tmp_path / "instance" / "secret_key"
     assert len(key) >= 32 and path.read_text().strip() == key

@@ -2,7 +2,7 @@
 
 Run: ``python -m api.bench.api_bench [--turns 300] [--seconds 15] [--clients 8]``.
 
-It starts ``schocken serve`` on a fresh DuckDB file (one process, waitress threads, the default
+It starts ``schocken serve`` on a fresh SQLite file (one process, waitress threads, the default
 configuration), gives every client its own Stammtisch with four players and plays
 engine-simulated games over HTTP, one turn summary per request, over persistent HTTP/1.1
 connections:
@@ -282,7 +282,7 @@ def measure_floor(figures: Figures, port: int, turns: int, clients: int, seconds
 def print_figures(f: Figures, threads: int, clients: int) -> None:
     ms = 1000.0
     load = os.getloadavg()
-    print(f"schocken serve (waitress, {threads} threads, DuckDB file); load from pid {os.getpid()}")
+    print(f"schocken serve (waitress, {threads} threads, SQLite file); load from pid {os.getpid()}")
     print(
         f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
     )
@@ -323,7 +323,7 @@ def main() -> None:
     args = parse_args()
     work = Path(tempfile.mkdtemp(prefix="schocken-bench-"))
     port = free_port()
-    server = start_server(port, work / "bench.duckdb", args.threads)
+    server = start_server(port, work / "bench.sqlite3", args.threads)
     figures = Figures()
     try:
         wait_ready(port)

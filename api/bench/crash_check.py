@@ -1,7 +1,7 @@
 """Crash check: record games while the server is killed with SIGKILL, again and again.
 
 ``python -m api.bench.crash_check [--kills 5] [--seed 1]`` starts ``schocken serve`` on a
-temporary DuckDB file (loopback only) and records turns of simulated games from 16 threads
+temporary SQLite file (loopback only) and records turns of simulated games from 16 threads
 into 16 games (one Stammtisch each, like 16 pub tables) and from 4 threads racing on one
 shared game (each reads the version, sends the next turn with ``If-Match``; the losers get
 412 and read again). Every write carries an ``Idempotency-Key``; a write whose answer was lost
@@ -178,7 +178,7 @@ class Run:
         self.seed = seed
         self.solo = solo
         self.racers = racers
-        self.db = workdir / "data" / "schocken.duckdb"
+        self.db = workdir / "data" / "schocken.sqlite3"
         self.server = Server(self.db, workdir / "server.log")
         self.figures = Figures()
         self.stop = threading.Event()

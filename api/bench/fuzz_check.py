@@ -1,7 +1,7 @@
 """Fuzzing the input paths a hostile or sloppy client reaches (needs the test extras).
 
 * :func:`fuzz_imports`: game logs through ``POST …/imports`` — simulated logs mutated field by
-  field, and arbitrary JSON — on a DuckDB database;
+  field, and arbitrary JSON — on a SQLite database;
 * :func:`fuzz_turn_detail`: turns in detail (throw by throw lists) and single throws through
   ``POST …/turns`` / ``…/throws`` on a running game;
 * :func:`fuzz_engine`: the same documents straight into the engine (``replay_text``,
@@ -19,8 +19,12 @@ idempotent answers) before and after. Each returns its figures:
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
+import os
+import shutil
 import sys
+import tempfile
 from collections import Counter
 from typing import Any
 
@@ -117,13 +121,15 @@ class Report:
         }
 
 
-def _app(storage: str = "duckdb") -> Any:
+def _app(storage: str = "sqlite") -> Any:
     from api.app import create_app
 
     # not TESTING: an exception must become the 500 a client would see, and be counted
     config: dict[str, Any] = {"STORAGE": storage, "WRITE_RATE_PER_MINUTE": 0}
-    if storage == "duckdb":
-        config["DATABASE"] = ":memory:"
+    if storage == "sqlite":  # a fresh file, removed when the process ends
+        folder = tempfile.mkdtemp(prefix="schocken-fuzz-")
+        atexit.register(shutil.rmtree, folder, True)
+        config["DATABASE"] = os.path.join(folder, "fuzz.sqlite3")
     return create_app(config)
 
 
@@ -146,10 +152,10 @@ def snapshot(app: Any) -> Any:
 def _responses(repo: Any) -> list[Any]:
     if hasattr(repo, "responses"):
         return list(repo.responses)
-    return list(repo._cur.execute("SELECT key_hash FROM idempotency_keys").fetchall())
+    return list(repo.table_rows({"idempotency_keys": ("key_hash",)})["idempotency_keys"])
 
 
-def _seeded(storage: str = "duckdb") -> tuple[Any, str, dict[str, str], int]:
+def _seeded(storage: str = "sqlite") -> tuple[Any, str, dict[str, str], int]:
     app = _app(storage)
     client = app.test_client()
     r = client.post("/api/v1/stammtische", json={"name": "Zur Post"})
@@ -293,7 +299,7 @@ def fuzz_operations(n: int = 10) -> dict[str, Any]:
     import schemathesis
     from schemathesis.core.result import Err
 
-    app, _base, auth, game = _seeded("duckdb")
+    app, _base, auth, game = _seeded()
     config = schemathesis.Config.from_dict(
         {
             "parameters": {"path.slug": "zur-post", "path.game_id": game, "path.player_id": 1},

@@ -36,8 +36,8 @@ from api.config import Config
 from api.rules import PRESETS
 from api.rules.log import to_log
 from api.rules.simulate import simulate_game
-from api.storage import DuckDBStore
 from api.storage.records import TABLE_COLUMNS
+from api.storage.sql import migrations
 from api.storage.sql import queries as named_queries
 from dashboard.bulk import BulkLoader, game_rows
 from dashboard.demo import fridays
@@ -290,9 +290,6 @@ def open_database(args: argparse.Namespace, work: Path) -> tuple[Any, int]:
     """The DuckDB file in ``work``: loaded now, or reused from an earlier run; (conn, turns)."""
     db = work / "bench.duckdb"
     reuse = db.exists()  # a --dir of an earlier run: measure again without loading
-    if not reuse:
-        store = DuckDBStore(db)  # the API's schema through its migrations
-        store.close()
     conn = duckdb.connect(
         str(db),
         config={
@@ -303,6 +300,9 @@ def open_database(args: argparse.Namespace, work: Path) -> tuple[Any, int]:
     )
     if args.threads:
         conn.execute("SET threads = $threads", {"threads": args.threads})
+    if not reuse:  # the API's schema through its (DuckDB dialect) migrations
+        for _, _, sql in migrations():
+            conn.execute(sql)
     if reuse:
         turns = scalar(conn, sql_statements()["count_turns"])
         print(f"Reusing {db} ({turns:,} turns)")

@@ -4,10 +4,10 @@
 * :mod:`.server`: ``serve``, ``openapi``, ``rebuild``
 * :mod:`.backup`: ``export``, ``import``, ``backup``
 * :mod:`.dashboard`: ``dashboard build``, ``demo``
-* :mod:`.convert`: ``convert`` (a DuckDB file into a new SQLite file)
+* :mod:`.convert`: ``convert`` (a file of the retired DuckDB store into a new SQLite file)
 
 Every module imports only click and the standard library at the top; what a command needs
-(Flask, DuckDB, the app) it imports when it runs. ``main`` is the console script
+(Flask, DuckDB, SQLite, the app) it imports when it runs. ``main`` is the console script
 (``schocken = "api.cli:main"``); a command's exit code is what its function returns, and
 ``main(args, standalone_mode=False)`` returns it instead of exiting.
 """

@@ -1,12 +1,11 @@
 """``schocken export DIR``, ``schocken import DIR``, ``schocken backup DIR``.
 
-The export and the import are api/domain/backup.py. A DuckDB file is held by its server (one
-process per file): ``backup`` asks the running server for an export (``POST
-/api/v1/admin/backup``, api/resources/admin.py) and unpacks it into DIR. A SQLite database is
-backed up beside the server, running or not, without going through it: ``backup`` (with
-``--db`` or ``SCHOCKEN_STORAGE=sqlite``) and ``export`` copy it with SQLite's online backup
-API into ``DIR/schocken.sqlite3`` plus the game logs; ``import`` restores either kind of
-folder into a new file.
+The backups are api/domain/backup.py. The SQLite database is backed up beside the server,
+running or not (even several processes), without going through it: ``backup`` and ``export``
+copy it with SQLite's online backup API into ``DIR/schocken.sqlite3`` plus the game logs.
+``backup --server URL`` asks a running server instead (``POST /api/v1/admin/backup``,
+api/resources/admin.py). ``import`` makes a new SQLite file from such a folder, or from an
+export folder of the retired DuckDB store (Parquet files, converted).
 """
 
 from __future__ import annotations
@@ -20,24 +19,17 @@ from pathlib import Path
 import click
 
 from .base import command
-from .server import DB_HELP, open_app
+from .server import DB_HELP
 
 #: where ``schocken backup`` finds the server when no ``--server`` is given
 DEFAULT_SERVER = "http://127.0.0.1:5000"
 
 
-def _sqlite_database(db: str | None) -> str | None:
-    """The SQLite file a command works on, or None for DuckDB: ``--db`` when it is a SQLite
-    file (or is missing and STORAGE is ``sqlite``); without ``--db`` the configured database
-    when STORAGE is ``sqlite``."""
-    from ..config import default_database, settings
-    from ..storage.sqlite.backup import is_sqlite_file
+def _sqlite_database(db: str | None) -> str:
+    """The SQLite file a command works on: ``--db`` or the configured database."""
+    from ..config import default_database
 
-    configured = settings()["STORAGE"] == "sqlite"
-    if db:
-        exists = Path(db).exists()
-        return db if is_sqlite_file(db) or (configured and not exists) else None
-    return default_database() if configured else None
+    return db or default_database()
 
 
 def _backup_sqlite(db: str, folder: str, verb: str) -> int:
@@ -45,9 +37,17 @@ def _backup_sqlite(db: str, folder: str, verb: str) -> int:
     running server) with the game logs."""
     from ..domain.backup import backup_sqlite
     from ..storage import MigrationError, SQLiteStore
+    from ..storage.convert import is_duckdb_file
 
     if not Path(db).is_file():
         print(f"{verb} abgebrochen: keine Datenbank {db}.", file=sys.stderr)
+        return 1
+    if is_duckdb_file(db):
+        print(
+            f"{verb} abgebrochen: {db} ist eine DuckDB-Datei; erst umwandeln: "
+            f"schocken convert --from {db} --to NEU.sqlite3",
+            file=sys.stderr,
+        )
         return 1
     try:
         store = SQLiteStore(db)
@@ -65,63 +65,40 @@ def _backup_sqlite(db: str, folder: str, verb: str) -> int:
     return 0
 
 
-@command("export", "export the database: Parquet files (SQLite: a copy) and game logs")
+@command("export", "copy the database (SQLite's online backup) and write the game logs")
 @click.argument("folder", metavar="DIR")
 @click.option("--db", metavar="PATH", help=DB_HELP)
 def export(folder: str, db: str | None) -> int:
-    """Export the database into the new (or empty) folder DIR: every table as Parquet plus
-    every game as a game log. The server must not be running (it holds the file). A SQLite
-    database is copied instead (DIR/schocken.sqlite3), also while its server runs."""
-    from ..domain.backup import export_database
-    from ..storage import DuckDBStore
-
-    sqlite = _sqlite_database(db)
-    if sqlite is not None:
-        return _backup_sqlite(sqlite, folder, "Export")
-    app = open_app(db)
-    if app is None:
-        return 1
-    store = app.extensions["schocken"].store
-    try:
-        if not isinstance(store, DuckDBStore):
-            print(
-                "Export abgebrochen: nur eine DuckDB-Datenbank lässt sich sichern.", file=sys.stderr
-            )
-            return 1
-        counts = export_database(store, Path(folder))
-    except FileExistsError as err:
-        print(f"Export abgebrochen: {err}", file=sys.stderr)
-        return 1
-    finally:
-        store.close()
-    print(f"exported {counts['tables']} tables and {counts['games']} game logs to {folder}")
-    return 0
+    """Copy the SQLite database into the new (or empty) folder DIR (DIR/schocken.sqlite3) plus
+    every game as a game log, also while its server runs (as backup without --server)."""
+    return _backup_sqlite(_sqlite_database(db), folder, "Export")
 
 
-@command("import", "create a database file from an export or backup folder")
+@command("import", "create a database file from a backup or export folder")
 @click.argument("folder", metavar="DIR")
 @click.option(
-    "--db",
-    metavar="PATH",
-    help="new database file (default: instance/schocken.duckdb, for a SQLite backup "
-    "instance/schocken.sqlite3)",
+    "--db", metavar="PATH", help="new SQLite database file (default: instance/schocken.sqlite3)"
 )
 def import_(folder: str, db: str | None) -> int:
-    """Create a new database file from the folder DIR written by export or backup (a SQLite
-    backup becomes a SQLite file, an export a DuckDB file)."""
-    from ..config import database_file, instance_path
-    from ..domain.backup import import_database, is_sqlite_backup, restore_sqlite
-    from ..storage import MigrationError
+    """Create a new SQLite file from the folder DIR written by backup or export, or by the
+    export of the retired DuckDB store (its Parquet files are converted)."""
+    import duckdb
 
-    sqlite = is_sqlite_backup(Path(folder))
-    kind = "sqlite" if sqlite else "duckdb"
-    target = Path(db) if db else Path(database_file(instance_path(), kind))
+    from ..config import database_file, instance_path
+    from ..domain.backup import import_duckdb_export, is_sqlite_backup, restore_sqlite
+    from ..storage import MigrationError
+    from ..storage.convert import ConvertError
+
+    target = Path(db) if db else Path(database_file(instance_path()))
     try:
-        if sqlite:
+        if is_sqlite_backup(Path(folder)):
             restore_sqlite(Path(folder), target)
         else:
-            import_database(Path(folder), target)
+            import_duckdb_export(Path(folder), target)
     except (FileExistsError, FileNotFoundError, MigrationError, sqlite3.Error) as err:
+        print(f"Import abgebrochen: {err}", file=sys.stderr)
+        return 1
+    except (ConvertError, duckdb.Error) as err:
         print(f"Import abgebrochen: {err}", file=sys.stderr)
         return 1
     print(f"imported {folder} into {target}")
@@ -133,11 +110,13 @@ def import_(folder: str, db: str | None) -> int:
 @click.option(
     "--db",
     metavar="PATH",
-    help="SQLite file to copy directly, server running or not (default with "
-    "SCHOCKEN_STORAGE=sqlite: instance/schocken.sqlite3)",
+    help="SQLite file to copy directly, server running or not (default: instance/schocken.sqlite3)",
 )
 @click.option(
-    "--server", metavar="URL", default=None, help=f"the server's address (default {DEFAULT_SERVER})"
+    "--server",
+    metavar="URL",
+    default=None,
+    help=f"a running server's address, e.g. {DEFAULT_SERVER}",
 )
 @click.option(
     "--token",
@@ -149,22 +128,13 @@ def import_(folder: str, db: str | None) -> int:
 def backup(
     folder: str, db: str | None, server: str | None, token: str | None, timeout: float
 ) -> int:
-    """Back up into the new (or empty) folder DIR. A SQLite database (--db, or
-    SCHOCKEN_STORAGE=sqlite) is copied directly with SQLite's online backup API, one
-    consistent moment while its server goes on writing. Otherwise (or with --server) ask the
-    running server for a backup (POST /api/v1/admin/backup with the admin token)."""
+    """Back up into the new (or empty) folder DIR. The SQLite database (--db, or the
+    configured one) is copied directly with SQLite's online backup API, one consistent moment
+    while its server goes on writing. With --server ask a running server for a backup
+    instead (POST /api/v1/admin/backup with the admin token)."""
     if server is None:
-        sqlite = _sqlite_database(db)
-        if sqlite is not None:
-            return _backup_sqlite(sqlite, folder, "Backup")
-        if db:
-            print(
-                f"Backup abgebrochen: {db} ist keine SQLite-Datei. Eine DuckDB-Datenbank "
-                "sichert ihr Server (--server) oder, wenn er steht, schocken export.",
-                file=sys.stderr,
-            )
-            return 1
-    return _backup_through(folder, server or DEFAULT_SERVER, token, timeout)
+        return _backup_sqlite(_sqlite_database(db), folder, "Backup")
+    return _backup_through(folder, server, token, timeout)
 
 
 def _backup_through(folder: str, server: str, token: str | None, timeout: float) -> int:

@@ -18,8 +18,8 @@ from .base import command
 def convert(source: str, target: str) -> int:
     """Copy every Stammtisch, player, game, game log, fact row and stored idempotent response of
     the DuckDB file DUCKDB_FILE into the new SQLite file SQLITE_FILE, in one transaction. The
-    DuckDB file stays as it is; the server must not be running on it. Serve the result with
-    STORAGE=sqlite and DATABASE=SQLITE_FILE."""
+    DuckDB file stays as it is. Serve the result with --db SQLITE_FILE (or SCHOCKEN_DATABASE);
+    the default instance/schocken.duckdb is converted by the first start by itself."""
     from ..storage.convert import ConvertError
     from ..storage.convert import convert as convert_file
 

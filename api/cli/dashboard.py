@@ -1,8 +1,8 @@
 """``schocken dashboard build`` and ``schocken demo``: the statistics site.
 
-``dashboard build`` reads a stopped server's DuckDB file read-only. While ``schocken serve``
-runs, DuckDB refuses a second process, so the command says so and offers the way through the
-server: ``--server URL`` downloads the site the server builds (``/dashboard/site.zip``).
+``dashboard build`` reads the SQLite database read-only (one consistent moment, also while
+``schocken serve`` writes to it: WAL readers wait for nobody); ``--server URL`` downloads the
+site a running server builds (``/dashboard/site.zip``) instead.
 """
 
 from __future__ import annotations
@@ -20,15 +20,12 @@ import click
 from .base import Group, command
 
 if TYPE_CHECKING:
-    from ..storage import DuckDBStore
+    from ..storage import SQLiteStore
 
-LOCKED_HINT = (
-    "Die Datenbank {db} ist gerade von einem anderen Prozess geöffnet (läuft `schocken serve`?). "
-    "DuckDB erlaubt nur einen Prozess pro Datei. Der laufende Server zeigt das Dashboard unter "
-    "/dashboard/; als Dateien holen: schocken dashboard build --server http://127.0.0.1:5000 "
-    "--out {out}"
+DB_HELP = "SQLite database file (default: the server's, instance/schocken.sqlite3)"
+DUCKDB_HINT = (
+    "{db} ist eine DuckDB-Datei: erst umwandeln mit schocken convert --from {db} --to NEU.sqlite3"
 )
-DB_HELP = "DuckDB file (default: the server's, instance/schocken.duckdb)"
 PROGRESS_HELP = "show the bar even without a terminal"
 
 
@@ -55,8 +52,21 @@ class ProgressBar:
         self.stream.flush()
 
 
-def _is_locked(err: Exception) -> bool:
-    return "lock" in str(err).lower()
+def _database(db: str | None) -> str:
+    """``--db`` or the configured database file; the default one is first converted from the
+    retired store's ``instance/schocken.duckdb`` if only that exists (as on the server's
+    first start)."""
+    from ..config import default_database, old_default_database
+    from ..storage.convert import convert_on_first_start
+
+    if db:
+        return db
+    path, old = default_database(), old_default_database()
+    if old is not None:
+        told = convert_on_first_start(path, old)
+        if told:
+            print(told, file=sys.stderr)
+    return path
 
 
 dashboard = Group(
@@ -81,44 +91,42 @@ def build(
     include_private: bool,
     progress: bool,
 ) -> int:
-    """Write the static site (plain files that open from file://) from a DuckDB file, read
-    only, or from a running server (--server)."""
-    import duckdb
-
+    """Write the static site (plain files that open from file://) from the SQLite database,
+    read only, or from a running server (--server)."""
     from dashboard.site import build_site
+    from dashboard.snapshot import connection_for
 
-    from ..config import default_database
+    from ..storage import SQLiteStore
+    from ..storage.convert import is_duckdb_file
 
     folder = Path(out)
     if server:
         return _from_server(server, folder, stammtisch)
-    db = db or default_database()
+    db = _database(db)
     if not Path(db).exists():
         print(
             f"Keine Datenbank {db} (erst `schocken demo` oder `schocken serve`).", file=sys.stderr
         )
         return 1
-    try:
-        conn = duckdb.connect(db, read_only=True, config={"autoinstall_known_extensions": False})
-    except duckdb.IOException as err:
-        if not _is_locked(err):
-            raise
-        print(LOCKED_HINT.format(db=db, out=folder), file=sys.stderr)
-        return 2
+    if is_duckdb_file(db):
+        print(DUCKDB_HINT.format(db=db), file=sys.stderr)
+        return 1
+    repo = SQLiteStore.open_copy(db)  # read only
     started = time.perf_counter()
     try:
-        result = build_site(
-            conn,
-            folder,
-            slugs=[stammtisch] if stammtisch else None,
-            include_private=include_private,
-            progress=ProgressBar("Dashboard", force=progress),
-        )
+        with connection_for(repo) as conn:
+            result = build_site(
+                conn,
+                folder,
+                slugs=[stammtisch] if stammtisch else None,
+                include_private=include_private,
+                progress=ProgressBar("Dashboard", force=progress),
+            )
     except KeyError as err:
         print(err.args[0], file=sys.stderr)
         return 1
     finally:
-        conn.close()
+        repo.disconnect()
     print(
         f"{result.pages} Seiten für {result.stammtische} Stammtisch(e) in "
         f"{time.perf_counter() - started:.1f} s: {folder / 'index.html'}",
@@ -156,28 +164,19 @@ def _from_server(url: str, out: Path, slug: str | None) -> int:
 @click.option("--site", metavar="DIR", help="also build its dashboard into DIR")
 @click.option("--progress", is_flag=True, help=PROGRESS_HELP)
 def demo(db: str | None, slug: str, years: int, seed: int, site: str | None, progress: bool) -> int:
-    """Create the demo Stammtisch (weekly games of ten simulated years) in the DuckDB file;
-    nothing to do if it is there already."""
-    import duckdb
-
+    """Create the demo Stammtisch (weekly games of ten simulated years) in the SQLite
+    database; nothing to do if it is there already."""
     from dashboard.demo import create_demo
 
-    from ..config import default_database
     from ..domain import Conflict
-    from ..storage import DuckDBStore
+    from ..storage import SQLiteStore
+    from ..storage.convert import is_duckdb_file
 
-    db = db or default_database()
-    try:
-        store = DuckDBStore(db)
-    except duckdb.IOException as err:
-        if not _is_locked(err):
-            raise
-        print(
-            f"Die Datenbank {db} ist gerade geöffnet (läuft `schocken serve`?): "
-            "den Server anhalten, dann `schocken demo`, oder mit --db eine andere Datei wählen.",
-            file=sys.stderr,
-        )
-        return 2
+    db = _database(db)
+    if is_duckdb_file(db):
+        print(DUCKDB_HINT.format(db=db), file=sys.stderr)
+        return 1
+    store = SQLiteStore(db)
     started = time.perf_counter()
     try:
         info = create_demo(
@@ -213,7 +212,7 @@ def demo(db: str | None, slug: str, years: int, seed: int, site: str | None, pro
     return 0
 
 
-def _demo_site(store: DuckDBStore, site: str, slug: str, progress: bool) -> None:
+def _demo_site(store: SQLiteStore, site: str, slug: str, progress: bool) -> None:
     """Build the demo Stammtisch's dashboard into ``site`` from the open store."""
     from dashboard.site import build_site
     from dashboard.snapshot import connection_for

@@ -17,10 +17,7 @@ if TYPE_CHECKING:
     from flask import Flask
 
 DEFAULT_OPENAPI = Path(__file__).resolve().parents[2] / "openapi.yaml"
-DB_HELP = (
-    "database file: DuckDB, or SQLite (told by its header) (default: instance/schocken.duckdb;"
-    " schocken.sqlite3 with SCHOCKEN_STORAGE=sqlite)"
-)
+DB_HELP = "SQLite database file (default: instance/schocken.sqlite3)"
 
 
 def openapi_yaml() -> str:
@@ -35,23 +32,25 @@ def openapi_yaml() -> str:
 
 
 def open_app(db: str | None) -> Flask | None:
-    """The app on ``db`` (default: the configured file), or None with a clear message when
-    another process holds the DuckDB file."""
-    import duckdb
+    """The app on the SQLite file ``db`` (default: the configured file), or None with a clear
+    message when it cannot be opened (an old DuckDB file: how to convert it)."""
+    import sqlite3
 
     from ..app import create_app
-    from ..storage.sqlite.backup import is_sqlite_file
+    from ..storage import MigrationError
+    from ..storage.convert import ConvertError, is_duckdb_file
 
-    config = {"DATABASE": db} if db else {}
-    if db and is_sqlite_file(db):  # a SQLite file given by --db is opened as one
-        config["STORAGE"] = "sqlite"
-    try:
-        return create_app(config)
-    except duckdb.IOException as err:
+    if db and is_duckdb_file(db):
         print(
-            f"Die Datenbank ist nicht zu öffnen (läuft schon ein Server darauf?): {err}",
+            f"{db} ist eine DuckDB-Datei: erst umwandeln mit "
+            f"schocken convert --from {db} --to NEU.sqlite3",
             file=sys.stderr,
         )
+        return None
+    try:
+        return create_app({"DATABASE": db} if db else {})
+    except (sqlite3.Error, MigrationError, ConvertError, ValueError) as err:
+        print(f"Die Datenbank ist nicht zu öffnen: {err}", file=sys.stderr)
         return None
 
 

@@ -1,21 +1,19 @@
-"""Backups of a database: an export folder, and a new database file made from one.
+"""Backups of a database: a backup folder, and a new database file made from one.
 
-A DuckDB export is a folder with
+A backup (:func:`backup_sqlite`) is a folder with
 
-* ``schema.sql``, ``load.sql`` and one Parquet file per table: DuckDB's ``EXPORT DATABASE``,
-  every table including the migrations applied, sequences at their current values;
-* ``logs/<stammtisch>/<game>.json``: every game as a game log (GAMELOG.md v1), readable by
-  ``schocken replay`` and importable into another Stammtisch, independent of DuckDB.
+* ``schocken.sqlite3``: a copy made with SQLite's online backup API
+  (:meth:`SQLiteStore.backup_to`: one consistent moment, taken beside a running server, even
+  one of several processes, without going through it);
+* ``logs/<stammtisch>/<game>.json``: every game as a game log (GAMELOG.md v1), written from
+  that copy, readable by ``schocken replay`` and importable into another Stammtisch.
 
-Everything is read in one transaction, so the folder is one consistent moment even while
-games are being recorded. :func:`import_database` creates a database file from the Parquet
-files (it refuses an existing file) that equals the exported one table by table.
+:func:`restore_sqlite` makes a new database file from it, page for page the copied one.
 
-A SQLite backup (:func:`backup_sqlite`) is a folder with ``schocken.sqlite3``, a copy made
-with SQLite's online backup API (:meth:`SQLiteStore.backup_to`: one consistent moment, taken
-beside a running server, even one of several processes, without going through it), and the
-same ``logs/``, written from that copy. :func:`restore_sqlite` makes a new database file from
-it, page for page the copied one. :func:`backup_folder` picks the store's kind.
+An export folder of the retired DuckDB store (``schema.sql``, ``load.sql`` and one Parquet file
+per table) is still restored: :func:`import_duckdb_export` loads it into a temporary DuckDB
+file with plain DuckDB SQL and converts that into the new SQLite file
+(:mod:`api.storage.convert`).
 
 The entrypoints: ``schocken export`` / ``import`` / ``backup`` (api/cli/backup.py) and
 ``POST /api/v1/admin/backup`` (api/resources/admin.py), which answers with the folder as
@@ -30,12 +28,14 @@ import os
 import re
 import secrets
 import tarfile
+import tempfile
 from pathlib import Path
 from typing import TypedDict
 
 import duckdb
 
-from ..storage import DuckDBRepository, DuckDBStore, MemoryStore, SQLiteRepository, SQLiteStore
+from ..storage import MemoryStore, SQLiteRepository, SQLiteStore
+from ..storage.convert import convert
 from .runtime import GameRuntime, effective_entries, header_of
 
 #: the file in the instance folder that holds the generated admin token
@@ -60,25 +60,11 @@ def _new_folder(out: Path) -> Path:
     return out
 
 
-def backup_folder(store: DuckDBStore | SQLiteStore | MemoryStore, out: Path) -> ExportCounts:
-    """The backup of ``store`` into ``out``: a DuckDB export or a SQLite backup (an in-memory
-    store has none: :class:`TypeError`)."""
-    if isinstance(store, DuckDBStore):
-        return export_database(store, out)
+def backup_folder(store: SQLiteStore | MemoryStore, out: Path) -> ExportCounts:
+    """The backup of ``store`` into ``out`` (an in-memory store has none: :class:`TypeError`)."""
     if isinstance(store, SQLiteStore):
         return backup_sqlite(store, out)
-    raise TypeError("only a DuckDB or SQLite database can be backed up")
-
-
-def export_database(store: DuckDBStore, out: Path) -> ExportCounts:
-    """Write the export of ``store`` into the new (or empty) folder ``out``."""
-    out = _new_folder(out)
-    repo = store.repository()
-    with repo.transaction():
-        repo.export_database(out)
-        slugs = repo.stammtisch_slugs()
-        games = [_write_log(repo, game_id, out / "logs", slugs) for game_id in repo.game_ids()]
-    return {"games": len(games), "tables": len(list(out.glob("*.parquet")))}
+    raise TypeError("only a SQLite database can be backed up")
 
 
 def backup_sqlite(store: SQLiteStore, out: Path) -> ExportCounts:
@@ -96,7 +82,7 @@ def backup_sqlite(store: SQLiteStore, out: Path) -> ExportCounts:
 
 
 def is_sqlite_backup(folder: Path) -> bool:
-    """Whether ``folder`` is a SQLite backup (else a DuckDB export)."""
+    """Whether ``folder`` is a SQLite backup (else an export of the retired DuckDB store)."""
     return (Path(folder) / SQLITE_FILE).is_file()
 
 
@@ -108,9 +94,7 @@ def restore_sqlite(folder: Path, db: Path) -> None:
     SQLiteStore.restore(Path(folder) / SQLITE_FILE, db)
 
 
-def _write_log(
-    repo: DuckDBRepository | SQLiteRepository, game_id: int, logs: Path, slugs: dict[int, str]
-) -> Path:
+def _write_log(repo: SQLiteRepository, game_id: int, logs: Path, slugs: dict[int, str]) -> Path:
     """Write one game as a game log (its effective entries replayed into the export form)."""
     record = repo.get_game_by_id(game_id)
     if record is None:
@@ -128,17 +112,24 @@ def _sql_path(path: Path) -> str:
     return str(path).replace("'", "''")
 
 
-def import_database(folder: Path, db: Path) -> None:
-    """Create the DuckDB file ``db`` from an export folder (wherever the folder now lives)."""
-    folder = Path(folder).resolve()
+def import_duckdb_export(folder: Path, db: Path) -> None:
+    """Create the new SQLite file ``db`` from an export folder of the retired DuckDB store:
+    loaded into a temporary DuckDB file, then converted (every table, one transaction)."""
     if Path(db).exists():
         raise FileExistsError(f"{db} exists: import only into a new database file")
+    with tempfile.TemporaryDirectory(prefix="schocken-import-") as tmp:
+        old = Path(tmp) / "export.duckdb"
+        _load_duckdb_export(Path(folder).resolve(), old)
+        convert(old, db)
+
+
+def _load_duckdb_export(folder: Path, db: Path) -> None:
+    """Create the DuckDB file ``db`` from a DuckDB export folder (``EXPORT DATABASE``)."""
     schema = (folder / "schema.sql").read_text(encoding="utf-8")
     load = _COPY.sub(
         lambda m: f"COPY {m[1]} FROM '{_sql_path(folder / Path(m[2]).name)}'",
         (folder / "load.sql").read_text(encoding="utf-8"),
     )
-    Path(db).parent.mkdir(parents=True, exist_ok=True)
     conn = duckdb.connect(str(db), config={"autoinstall_known_extensions": False})
     try:
         conn.begin()
@@ -146,11 +137,8 @@ def import_database(folder: Path, db: Path) -> None:
         if load.strip():
             conn.execute(load)
         conn.commit()
-    except BaseException:
+    finally:
         conn.close()
-        Path(db).unlink(missing_ok=True)
-        raise
-    conn.close()
 
 
 def tar_folder(folder: Path) -> bytes:

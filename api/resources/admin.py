@@ -1,12 +1,11 @@
-"""``POST /api/v1/admin/backup``: a consistent backup while the server runs.
+"""``POST /api/v1/admin/backup``: a consistent backup through the running server.
 
-While ``schocken serve`` runs it holds the DuckDB file (one process per file, even read-only),
-so ``schocken backup`` goes through the server: with the admin token (``ADMIN_TOKEN`` /
-``SCHOCKEN_ADMIN_TOKEN``, else generated once into ``<instance>/admin_token``, readable only by
-its owner) the export (api/domain/backup.py) is made inside the server process into a
-temporary folder and sent as a ``.tar.gz``. On a SQLite store the folder is the SQLite backup
-(``schocken.sqlite3`` and the game logs), which ``schocken backup --db`` also makes without
-the server. A Stammtisch's token is not enough: a backup holds
+``schocken backup DIR`` copies the SQLite file beside the server without it; this endpoint
+does the same inside the server, for a machine that reaches the server only over HTTP: with
+the admin token (``ADMIN_TOKEN`` / ``SCHOCKEN_ADMIN_TOKEN``, else generated once into
+``<instance>/admin_token``, readable only by its owner) the backup folder (api/domain/backup.py:
+``schocken.sqlite3`` made with SQLite's online backup API and the game logs) is written into a
+temporary folder and sent as a ``.tar.gz``. A Stammtisch's token is not enough: a backup holds
 every Stammtisch's data. :func:`register` adds the blueprint and its security scheme.
 """
 
@@ -24,7 +23,7 @@ from ..domain import Conflict
 from ..domain.backup import backup_folder, tar_folder
 from ..http.auth import check_admin
 from ..http.blueprint import Blueprint
-from ..storage import DuckDBStore, SQLiteStore
+from ..storage import SQLiteStore
 
 blp = Blueprint(
     "admin",
@@ -46,7 +45,7 @@ class Backup(MethodView):
         200,
         {"type": "string", "format": "binary"},
         content_type="application/gzip",
-        description="The export folder (Parquet files, schema, game logs) as .tar.gz.",
+        description="The backup folder (a copy of the SQLite database, game logs) as .tar.gz.",
     )
     @blp.alt_response(401, response="UNAUTHORIZED")
     @blp.alt_response(403, response="FORBIDDEN")
@@ -55,14 +54,13 @@ class Backup(MethodView):
     def post(self) -> Response:
         """Back up the whole database (admin token)
 
-        Export inside the server process (DuckDB lets one process hold the file): every
-        table as Parquet plus every game as a game log, one consistent moment; what
-        `schocken backup DIR` fetches and `schocken import DIR` restores. On SQLite storage:
-        a copy of the database file (SQLite's online backup) plus the game logs."""
+        A copy of the SQLite database (SQLite's online backup: one consistent moment while
+        the server goes on writing) plus every game as a game log; what
+        `schocken backup --server URL DIR` fetches and `schocken import DIR` restores."""
         check_admin()
         store = current_app.extensions["schocken"].store
-        if not isinstance(store, DuckDBStore | SQLiteStore):
-            raise Conflict("Nur eine DuckDB- oder SQLite-Datenbank lässt sich sichern.")
+        if not isinstance(store, SQLiteStore):
+            raise Conflict("Nur eine SQLite-Datenbank lässt sich sichern.")
         with tempfile.TemporaryDirectory(prefix="schocken-backup-") as tmp:
             backup_folder(store, Path(tmp) / "export")
             data = tar_folder(Path(tmp) / "export")

@@ -1,15 +1,16 @@
-"""Storage: the repository port and its adapters (DuckDB, SQLite, in-memory fake).
+"""Storage: the repository port and its adapters (SQLite, the store of record, and the
+in-memory fake for tests).
 
 ``open_store(storage, path)`` returns a process-wide store; ``store.repository()`` gives the
-repository a request works with. Nothing here knows about Flask or the rules engine.
+repository a request works with. Nothing here knows about Flask or the rules engine. The DuckDB
+store of earlier versions is retired; :mod:`.convert` turns its files into SQLite files.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-from .duck import DuckDBStore
-from .duck_repository import DuckDBRepository
 from .memory import MemoryRepository, MemoryStore
 from .records import (
     FactsWrite,
@@ -25,8 +26,6 @@ from .repository import MigrationError, Repository, StorageConflict, StorageUnav
 from .sqlite import SQLiteRepository, SQLiteStore
 
 __all__ = [
-    "DuckDBRepository",
-    "DuckDBStore",
     "FactsWrite",
     "GamePlayer",
     "GameRecord",
@@ -46,22 +45,28 @@ __all__ = [
     "open_store",
 ]
 
-Store = DuckDBStore | MemoryStore | SQLiteStore
+Store = MemoryStore | SQLiteStore
 
 
-def open_store(
-    storage: str, path: str | Path | None, threads: int | None = None, writers: int = 2
-) -> Store:
-    """``storage`` is ``"duckdb"`` (needs ``path``; ``threads``: DuckDB's; ``writers``: threads
-    of the group commit), ``"sqlite"`` (needs the path of a file) or ``"memory"``."""
+def open_store(storage: str, path: str | Path | None, old: str | Path | None = None) -> Store:
+    """``storage`` is ``"sqlite"`` (needs the path of a file) or ``"memory"``. ``old``: a
+    DuckDB file of the retired store, converted into ``path`` first when ``path`` does not
+    exist yet (the default files of the instance folder; one line on stderr says so)."""
     if storage == "memory":
         return MemoryStore()
-    if storage == "duckdb":
-        if path is None:
-            raise ValueError("DuckDB storage needs a database path")
-        return DuckDBStore(path, threads, writers)
     if storage == "sqlite":
         if path is None:
             raise ValueError("SQLite storage needs a database path")
+        if old is not None:
+            from .convert import convert_on_first_start
+
+            told = convert_on_first_start(path, old)
+            if told:
+                print(told, file=sys.stderr)
         return SQLiteStore(path)
-    raise ValueError(f"unknown storage {storage!r} (duckdb, sqlite or memory)")
+    if storage == "duckdb":
+        raise ValueError(
+            "DuckDB storage is gone: convert the file with "
+            "`schocken convert --from OLD.duckdb --to NEW.sqlite3`"
+        )
+    raise ValueError(f"unknown storage {storage!r} (sqlite or memory)")

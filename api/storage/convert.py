@@ -2,18 +2,27 @@
 
 ``convert(duckdb_path, sqlite_path)``:
 
-* opens the DuckDB file **read-only** (it is never changed; a running server holds its lock, so
-  the conversion then stops with :class:`ConvertError`) and refuses a file whose schema version
-  is not the newest one of this program's migrations (open it once with this version on
-  ``STORAGE=duckdb`` to migrate it first);
-* refuses a target that exists; creates it with :class:`~.sqlite.SQLiteStore`, whose migrations
-  create the same tables and record the same versions, so the store later opens it as up to
-  date;
+The DuckDB store is retired: nothing here uses it. The old file is read with plain
+``duckdb.connect(path, read_only=True)`` and ``SELECT``s of the columns listed in
+:mod:`~.records` (the one list of every table's columns).
+
+* opens the DuckDB file **read-only** (it is never changed; a process still holding it, an old
+  server, stops the conversion with :class:`ConvertError`) and refuses a file whose schema
+  version is not :data:`DUCKDB_VERSION`, the last one the DuckDB store wrote (a file of an
+  older version: open it once with a Schocken version that still stores in DuckDB, up to main
+  6207bb1, then convert);
+* refuses a target that exists; creates it with :class:`~.sqlite.SQLiteStore` migrated up to
+  the same version (SQLite's migrations are numbered as the DuckDB ones: the same tables), so
+  the rows fit as they are;
 * copies every table of :data:`~.records.TABLE_COLUMNS` and :data:`~.records.RESPONSE_COLUMNS`
   (parents first) in **one** immediate transaction, each value in the SQLite adapter's encoding
   (:func:`~.sqlite.rows.encode`: JSON as compact text, timestamps as ISO 8601 text, booleans as
   0/1), chosen by the column's declared type in the new file;
+* then applies SQLite's later migrations (if any) to the copied data, as on any start;
 * on any failure removes the half-made target (and its ``-wal``/``-shm`` files).
+
+:func:`convert_on_first_start` is what the app does when it opens its default SQLite file for
+the first time and the old default DuckDB file lies beside it.
 
 Ids: Stammtische, players and games have ``INTEGER PRIMARY KEY`` in SQLite (an alias of the
 rowid, no AUTOINCREMENT), so they are copied as they are and a new row gets ``max(id) + 1``:
@@ -23,7 +32,9 @@ new ids continue after the copied ones, as DuckDB's sequences did.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,15 +42,27 @@ from typing import Any
 import duckdb
 
 from .records import RESPONSE_COLUMNS, TABLE_COLUMNS
-from .sql import migrations
 from .sqlite import SQLiteStore
 from .sqlite.rows import column_kinds, encode, to_json
 
 #: every table copied, with its columns, in load order (parents first)
 COPIED: dict[str, tuple[str, ...]] = {**TABLE_COLUMNS, **RESPONSE_COLUMNS}
 
+#: the schema version of every DuckDB file the DuckDB store wrote last (its migrations
+#: 0001–0005); the only one converted
+DUCKDB_VERSION = 5
+
 #: rows read from DuckDB per batch
 BATCH = 5000
+
+
+def is_duckdb_file(path: str | Path) -> bool:
+    """Whether ``path`` is an existing DuckDB database file (``DUCK`` at byte 8 of its header)."""
+    try:
+        with Path(path).open("rb") as fh:
+            return fh.read(12)[8:] == b"DUCK"
+    except OSError:
+        return False
 
 
 class ConvertError(RuntimeError):
@@ -80,7 +103,6 @@ def _open_duckdb(path: Path) -> duckdb.DuckDBPyConnection:
 
 def _check_version(duck: duckdb.DuckDBPyConnection, path: Path) -> None:
     """The DuckDB file must have this program's newest schema (the tables copied as they are)."""
-    newest = max(v for v, _, _ in migrations())
     try:
         row = duck.execute("SELECT max(version) FROM schema_migrations").fetchone()
     except duckdb.Error as err:
@@ -88,18 +110,19 @@ def _check_version(duck: duckdb.DuckDBPyConnection, path: Path) -> None:
             f"Umwandlung abgebrochen: {path} ist keine Schocken-Datenbank ({err})."
         ) from err
     version = row[0] if row else None
-    if version != newest:
+    if version != DUCKDB_VERSION:
         raise ConvertError(
-            f"Umwandlung abgebrochen: {path} hat die Schema-Version {version}, erwartet ist "
-            f"{newest}. Die Datei einmal mit dieser Version öffnen (STORAGE=duckdb), "
-            "dann erneut umwandeln."
+            f"Umwandlung abgebrochen: {path} hat die Schema-Version {version}, umwandeln lässt "
+            f"sich nur Version {DUCKDB_VERSION} (die letzte des DuckDB-Speichers). Eine ältere "
+            "Datei einmal mit einer Schocken-Version öffnen, die noch in DuckDB speichert "
+            "(bis main 6207bb1), dann erneut umwandeln."
         )
 
 
 def _copy_into(duck: duckdb.DuckDBPyConnection, target: Path) -> dict[str, int]:
-    """Create ``target`` (schema and migration bookkeeping) and copy every table in one
-    transaction."""
-    store = SQLiteStore(target)
+    """Create ``target`` (schema and migration bookkeeping up to :data:`DUCKDB_VERSION`), copy
+    every table in one transaction, then apply the later migrations."""
+    store = SQLiteStore(target, until=DUCKDB_VERSION)
     conn = store.connect()
     try:
         kinds = {
@@ -120,6 +143,7 @@ def _copy_into(duck: duckdb.DuckDBPyConnection, target: Path) -> dict[str, int]:
     finally:
         conn.close()
         store.close()
+    SQLiteStore(target).close()  # SQLite's migrations after the DuckDB store's last one
     return counts
 
 
@@ -175,3 +199,31 @@ def _remove(target: Path) -> None:
     """Remove a half-made target with the WAL files SQLite keeps next to it."""
     for path in (target, Path(f"{target}-wal"), Path(f"{target}-shm")):
         path.unlink(missing_ok=True)
+
+
+def convert_on_first_start(database: str | Path, old: str | Path) -> str | None:
+    """When the SQLite file ``database`` does not exist yet but the old DuckDB file ``old``
+    does (the default files of the instance folder), convert it, keeping ``old``; returns the
+    one line to tell the user, or None when there was nothing to do.
+
+    Several server processes may start at once: each converts into a file of its own beside
+    ``database`` and links it into place only if ``database`` is still missing (``os.link``
+    refuses an existing name, atomically), so exactly one conversion becomes the database and
+    nobody opens a half-made one."""
+    database, old = Path(database), Path(old)
+    if database.exists() or not old.is_file():
+        return None
+    own = database.with_name(f".{database.name}.converting-{os.getpid()}-{threading.get_ident()}")
+    _remove(own)
+    counts = convert(old, own)
+    try:
+        os.link(own, database)
+    except FileExistsError:
+        return None  # another process was first
+    finally:
+        _remove(own)
+    return (
+        f"Alte DuckDB-Datenbank {old} nach {database} umgewandelt ({counts['games']} Spiele; "
+        f"die alte Datei bleibt liegen) / converted the old DuckDB database {old} into "
+        f"{database} ({counts['games']} games; the old file is kept)"
+    )

@@ -1,4 +1,5 @@
-"""Plain records that cross the repository boundary (no DuckDB types leak out)."""
+"""Plain records that cross the repository boundary (no driver types leak out), and the one
+list of every table's columns."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The storage port: one interface, two adapters (DuckDB and an in-memory fake).
+"""The storage port: one interface, two adapters (SQLite, the store of record, and an in-memory
+fake for tests).
 
 Services talk only to :class:`Repository`; resources and the engine never see storage. A
 PostgreSQL adapter would implement the same methods. All writes of one use case run inside

@@ -37,7 +37,8 @@ def sql_files(package: str, folder: str) -> dict[str, str]:
 
 def migrations(package: str = __package__) -> list[tuple[int, str, str]]:
     """``(version, name, sql)`` of every ``migrations/NNNN_name.sql`` of ``package`` (this one:
-    DuckDB's; ``api.storage.sqlite``: SQLite's), in version order."""
+    the DuckDB dialect schema the statistics snapshot builds its in-memory DuckDB from;
+    ``api.storage.sqlite``: the store of record's), in version order."""
     found = []
     for stem, sql in sql_files(package, "migrations").items():
         match = _MIGRATION.fullmatch(stem)

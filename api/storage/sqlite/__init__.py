@@ -1,6 +1,8 @@
-"""The SQLite adapter (standard library ``sqlite3``, WAL): :class:`SQLiteStore` opens and
-migrates a database file and hands out :class:`SQLiteRepository` objects, one connection each.
-Durability and locking are explained in :mod:`.store` and :mod:`.repository`."""
+"""The SQLite adapter, the store of record (standard library ``sqlite3``, WAL,
+``synchronous=FULL``): :class:`SQLiteStore` opens and migrates a database file and hands out
+:class:`SQLiteRepository` objects, one connection each. Durability and locking are explained in
+:mod:`.store` and :mod:`.repository`; files of the retired DuckDB store are converted by
+:mod:`api.storage.convert`."""
 
 from __future__ import annotations
 

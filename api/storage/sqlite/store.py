@@ -51,7 +51,11 @@ BUSY_TIMEOUT = 10.0
 class SQLiteStore:
     """The process-wide handle of one SQLite database file."""
 
-    def __init__(self, path: str | Path, busy_timeout: float = BUSY_TIMEOUT) -> None:
+    def __init__(
+        self, path: str | Path, busy_timeout: float = BUSY_TIMEOUT, until: int | None = None
+    ) -> None:
+        """Open (or create) the database file ``path`` and apply pending migrations (those up
+        to version ``until`` only, if given: the converter of old DuckDB files)."""
         path = str(path)
         if path == ":memory:" or path.startswith("file:"):
             raise ValueError(
@@ -71,7 +75,7 @@ class SQLiteStore:
                 raise RuntimeError(f"{path}: SQLite refused WAL mode (got {mode!r})")
         finally:
             conn.close()
-        self.migrate()
+        self.migrate(until)
         conn = self.connect()
         try:
             self._kinds: Kinds = column_kinds(conn)
@@ -97,8 +101,9 @@ class SQLiteStore:
             raise
         return conn
 
-    def migrate(self) -> list[int]:
-        """Apply every pending migration; returns the versions applied now."""
+    def migrate(self, until: int | None = None) -> list[int]:
+        """Apply every pending migration (up to version ``until``); returns the versions
+        applied now."""
         conn = self.connect()
         try:
             conn.execute(
@@ -109,7 +114,9 @@ class SQLiteStore:
             newest = max((v for v, _, _ in known), default=0)
             self._refuse_newer(conn, newest)
             applied = {int(r[0]) for r in conn.execute("SELECT version FROM schema_migrations")}
-            pending = [m for m in known if m[0] not in applied]  # no write lock when none
+            pending = [  # no write lock when none
+                m for m in known if m[0] not in applied and (until is None or m[0] <= until)
+            ]
             return [v for v, name, sql in pending if self._apply(conn, v, name, sql, newest)]
         finally:
             conn.close()
