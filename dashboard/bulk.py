@@ -65,11 +65,17 @@ class BulkLoader:
     """Buffers rows per table; :meth:`flush` appends them all (call it inside a transaction
     to make the load atomic)."""
 
-    def __init__(self, conn: Connection, batch_rows: int = 500_000) -> None:
+    def __init__(
+        self,
+        conn: Connection,
+        batch_rows: int = 500_000,
+        tables: Mapping[str, Sequence[str]] = TABLES,
+    ) -> None:
         self.conn = conn
         self.batch_rows = batch_rows
-        self.rows: dict[str, list[Sequence[Any]]] = {t: [] for t in TABLES}
-        self.loaded: dict[str, int] = dict.fromkeys(TABLES, 0)
+        self.tables = tables  # the columns of each table in the target (a subset: the read model)
+        self.rows: dict[str, list[Sequence[Any]]] = {t: [] for t in tables}
+        self.loaded: dict[str, int] = dict.fromkeys(tables, 0)
         self._dir = tempfile.TemporaryDirectory(prefix="schocken-bulk-")
 
     def add(self, table: str, rows: Iterable[Sequence[Any]]) -> None:
@@ -90,7 +96,7 @@ class BulkLoader:
         with path.open("w", encoding="utf-8", newline="") as fh:
             writer = csv.writer(fh, lineterminator="\n")
             writer.writerows([_text(v) for v in row] for row in rows)
-        columns = dict.fromkeys(TABLES[table], "VARCHAR")
+        columns = dict.fromkeys(self.tables[table], "VARCHAR")
         self.conn.execute(_statements()[table], {"path": str(path), "columns": columns})
         self.loaded[table] += len(rows)
         rows.clear()
@@ -98,7 +104,7 @@ class BulkLoader:
 
     def flush(self) -> dict[str, int]:
         """Append everything buffered; returns the rows loaded per table so far."""
-        for table in TABLES:
+        for table in self.tables:
             self._flush_table(table)
         return dict(self.loaded)
 

@@ -15,7 +15,7 @@ from api.rules.simulate import simulate_logs
 NAMES = ["Anna", "Bert", "Clara", "Dieter"]
 
 
-@pytest.fixture(params=["memory", "duckdb", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite"])
 def stats_app(request, tmp_path):
     config = {"STORAGE": request.param, "TESTING": True, "DASHBOARD_DIR": str(tmp_path / "site")}
     if request.param == "duckdb":

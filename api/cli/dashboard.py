@@ -1,8 +1,8 @@
 """``schocken dashboard build`` and ``schocken demo``: the statistics site.
 
-``dashboard build`` reads a stopped server's DuckDB file read-only. While ``schocken serve``
-runs, DuckDB refuses a second process, so the command says so and offers the way through the
-server: ``--server URL`` downloads the site the server builds (``/dashboard/site.zip``).
+``dashboard build`` reads the statistics read model of the SQLite database (refreshing the
+stale Stammtische first, under the one-refresher lock), also while ``schocken serve`` runs;
+``--server URL`` downloads the site a running server builds (``/dashboard/site.zip``) instead.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ LOCKED_HINT = (
     "/dashboard/; als Dateien holen: schocken dashboard build --server http://127.0.0.1:5000 "
     "--out {out}"
 )
-DB_HELP = "DuckDB file (default: the server's, instance/schocken.duckdb)"
+DB_HELP = "database file (default: the server's)"
 PROGRESS_HELP = "show the bar even without a terminal"
 
 
@@ -81,13 +81,13 @@ def build(
     include_private: bool,
     progress: bool,
 ) -> int:
-    """Write the static site (plain files that open from file://) from a DuckDB file, read
-    only, or from a running server (--server)."""
-    import duckdb
-
+    """Write the static site (plain files that open from file://) from the statistics read
+    model of the SQLite database, or from a running server (--server)."""
+    from dashboard.readmodel import ReadModel
     from dashboard.site import build_site
 
     from ..config import default_database
+    from ..storage import SQLiteStore
 
     folder = Path(out)
     if server:
@@ -98,17 +98,11 @@ def build(
             f"Keine Datenbank {db} (erst `schocken demo` oder `schocken serve`).", file=sys.stderr
         )
         return 1
-    try:
-        conn = duckdb.connect(db, read_only=True, config={"autoinstall_known_extensions": False})
-    except duckdb.IOException as err:
-        if not _is_locked(err):
-            raise
-        print(LOCKED_HINT.format(db=db, out=folder), file=sys.stderr)
-        return 2
+    store = SQLiteStore(db)
     started = time.perf_counter()
     try:
         result = build_site(
-            conn,
+            ReadModel(store.repository()),
             folder,
             slugs=[stammtisch] if stammtisch else None,
             include_private=include_private,
@@ -118,7 +112,7 @@ def build(
         print(err.args[0], file=sys.stderr)
         return 1
     finally:
-        conn.close()
+        store.close()
     print(
         f"{result.pages} Seiten für {result.stammtische} Stammtisch(e) in "
         f"{time.perf_counter() - started:.1f} s: {folder / 'index.html'}",
@@ -215,13 +209,13 @@ def demo(db: str | None, slug: str, years: int, seed: int, site: str | None, pro
 
 def _demo_site(store: DuckDBStore, site: str, slug: str, progress: bool) -> None:
     """Build the demo Stammtisch's dashboard into ``site`` from the open store."""
+    from dashboard.readmodel import ReadModel
     from dashboard.site import build_site
-    from dashboard.snapshot import connection_for
 
     repo = store.repository()
     try:
-        with connection_for(repo) as conn:
-            build_site(conn, site, slugs=[slug], progress=ProgressBar("Dashboard", force=progress))
+        source = ReadModel(repo)
+        build_site(source, site, slugs=[slug], progress=ProgressBar("Dashboard", force=progress))
     finally:
         repo.close()
 

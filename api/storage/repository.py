@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 from abc import ABC, abstractmethod
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
@@ -80,6 +81,12 @@ def unavailable_cause(exc: BaseException) -> str | None:
     """The cause when ``exc`` says the database cannot write or read now, else None."""
     text = str(exc).lower()
     return str(exc) if any(word in text for word in UNAVAILABLE_WORDS) else None
+
+
+def stats_changed(write: FactsWrite) -> bool:
+    """Whether a facts write changes the statistics: the per-player summary rows of a game
+    appear (it finished) or go (its finish was undone; a rebuild rewrites them)."""
+    return "player_game_facts" in write.replace or bool(write.append.get("player_game_facts"))
 
 
 class Repository(ABC):
@@ -194,3 +201,50 @@ class Repository(ABC):
     @abstractmethod
     def purge_responses(self, before: datetime) -> None:
         """Forget responses stored before ``before`` (UTC)."""
+
+    # The statistics read model (dashboard/readmodel.py). Rows of stats_periods: per
+    # Stammtisch and year (None: all time) the finished games and every statistic as JSON.
+    def stats_rows(
+        self, tables: Mapping[str, Sequence[str]], stammtische: Collection[int] | None
+    ) -> dict[str, list[tuple[Any, ...]]]:
+        """The rows of ``tables`` (those columns, in that order) that belong to the
+        Stammtische ``stammtische`` (None: all), one consistent moment: the input of a
+        refresh."""
+        raise NotImplementedError
+
+    def stammtisch_ids(self) -> list[int]:
+        """Every Stammtisch's id."""
+        raise NotImplementedError
+
+    def mark_stats_stale(self, stammtisch_ids: Iterable[int]) -> None:
+        """Their statistics must be computed again (inside the caller's transaction, with the
+        write that changed them)."""
+        raise NotImplementedError
+
+    def stale_stats(self) -> dict[int, int]:
+        """The Stammtische marked stale and the version of their mark."""
+        raise NotImplementedError
+
+    def write_stats(
+        self,
+        stammtisch_ids: Collection[int] | None,
+        periods: Iterable[tuple[int, int | None, int, str]],
+        versions: Mapping[int, int],
+    ) -> None:
+        """Replace the read model of the Stammtische ``stammtisch_ids`` (None: all) by
+        ``periods`` (stammtisch_id, year, games, JSON) and clear the stale marks that still
+        have the version they had when the refresh read its input, in one transaction."""
+        raise NotImplementedError
+
+    def read_stats(self, stammtisch_id: int, year: int | None) -> str | None:
+        """The JSON of one period, None when the read model has none."""
+        raise NotImplementedError
+
+    def stats_years(self, stammtisch_id: int | None) -> list[tuple[int, int, int]]:
+        """(stammtisch_id, year, games) of the years with finished games, newest first."""
+        raise NotImplementedError
+
+    def stats_lock(self, wait: bool = True) -> AbstractContextManager[bool]:
+        """The one-refresher lock (across threads and processes); yields whether it was
+        taken (``wait=False`` gives up at once when another refresher holds it)."""
+        raise NotImplementedError

@@ -1,0 +1,45 @@
+"""``schocken stats refresh [--all]``: the statistics read model (dashboard/readmodel.py).
+
+Recomputes the Stammtische marked stale (``--all``: every one) in the SQLite database, under
+the same one-refresher lock as the server's refreshers: it works with no server running and
+beside a running one (several processes).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import click
+
+from .base import Group
+
+stats = Group("stats", short_help="the statistics read model", help="The statistics read model.")
+
+
+@stats.command("refresh", short_help="recompute stale statistics (--all: everything)")
+@click.option("--all", "everything", is_flag=True, help="every Stammtisch, not only stale ones")
+@click.option("--db", metavar="PATH", help="SQLite database file (default: the server's)")
+def refresh_command(everything: bool, db: str | None) -> int:
+    """Recompute the statistics of the stale Stammtische (--all: of every one)."""
+    from dashboard.readmodel import refresh
+
+    from ..config import default_database
+    from ..storage import SQLiteStore
+
+    store = SQLiteStore(db or default_database())
+    started = time.perf_counter()
+    try:
+        done = refresh(store.repository(), everything=everything)
+    finally:
+        store.close()
+    assert done is not None  # noqa: S101 - waited for the lock
+    print(
+        f"Statistik: {done.stammtische} Stammtisch(e), {done.periods} Zeiträume neu berechnet "
+        f"in {time.perf_counter() - started:.2f} s.",
+        file=sys.stderr,
+    )
+    return 0
+
+
+COMMANDS = (stats,)

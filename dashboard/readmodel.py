@@ -1,0 +1,208 @@
+"""The statistics read model: DuckDB computes, the row store keeps, every process reads.
+
+Design (issue 11):
+
+1. Input: the rows the statistics read (``INPUT``: the per-player summary player_game_facts,
+   games, game_facts, half_facts' rounds, player names) of the Stammtische to refresh, read
+   from the row store through the repository in one consistent moment (``stats_rows``).
+2. Engine: they are bulk-loaded (:class:`~dashboard.bulk.BulkLoader`: CSV → ``read_csv``)
+   into a fresh in-memory DuckDB, and the set-based queries of :mod:`dashboard.stats` compute
+   every Stammtisch and period (each year and all time) in one pass each.
+3. Store: each (Stammtisch, period) becomes one row of ``stats_periods`` (the period as
+   JSON); the rows of the refreshed Stammtische are replaced in one transaction, which also
+   clears their stale marks if no write marked them again meanwhile (versioned marks).
+4. Incremental: a write that changes statistics (a game finished, undone, imported, a player or
+   Stammtisch changed) marks its Stammtisch in ``stats_stale`` in its own transaction; a
+   refresher thread per server process (:mod:`dashboard.refresher`) and every reader that
+   finds its Stammtisch stale refresh the stale ones – one refresher at a time across
+   processes (``repo.stats_lock()``: flock beside the SQLite file).
+5. Readers (:class:`ReadModel`): the statistics endpoints, ``/dashboard/`` and
+   ``schocken dashboard build`` read the stored JSON; nothing is held in a process's memory.
+
+A full refresh (``schocken stats refresh --all``) goes in chunks of :data:`CHUNK`
+Stammtische, so its memory stays bounded at any size.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import duckdb
+
+from api.storage import Repository
+from api.storage.records import FACT_COLUMNS
+
+from .bulk import BulkLoader
+from .stats import Key, Period, Row, Verlierer, compute, empty_period
+
+#: the input tables of a refresh, with the columns the statistics read (in this order)
+INPUT: dict[str, tuple[str, ...]] = {
+    "players": ("id", "name"),
+    "games": ("id", "stammtisch_id", "year", "played_local"),
+    "game_facts": ("game_id", "status", "blattschuss", "finalist1_id", "finalist2_id", "loser_id"),
+    "half_facts": ("game_id", "rounds"),
+    "player_game_facts": FACT_COLUMNS["player_game_facts"],
+}
+_INTEGERS = set(FACT_COLUMNS["player_game_facts"]) - {"played_local"}
+#: the in-memory DuckDB's tables (only what the statistics read)
+SCHEMA = (
+    "CREATE TABLE players (id BIGINT, name VARCHAR)",
+    "CREATE TABLE games (id BIGINT, stammtisch_id BIGINT, year INTEGER, played_local TIMESTAMP)",
+    "CREATE TABLE game_facts (game_id BIGINT, status VARCHAR, blattschuss BOOLEAN, "
+    "finalist1_id BIGINT, finalist2_id BIGINT, loser_id BIGINT)",
+    "CREATE TABLE half_facts (game_id BIGINT, rounds INTEGER)",
+    "CREATE TABLE player_game_facts ("
+    + ", ".join(
+        f"{c} {'BIGINT' if c in _INTEGERS else 'TIMESTAMP'}" for c in INPUT["player_game_facts"]
+    )
+    + ")",
+)
+#: Stammtische per pass of a full refresh
+CHUNK = 250
+#: the fields of a period that hold a moment (JSON text → datetime when read back)
+MOMENTS = frozenset({"first_game", "last_game", "played_local"})
+
+
+def _encode(value: object) -> str:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    raise TypeError(f"not JSON: {type(value).__name__}")
+
+
+def _moments(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    return {
+        k: datetime.fromisoformat(v) if k in MOMENTS and isinstance(v, str) else v for k, v in pairs
+    }
+
+
+def to_json(period: Period) -> str:
+    return json.dumps(period, default=_encode, ensure_ascii=False, separators=(",", ":"))
+
+
+def from_json(text: str) -> Period:
+    period: Period = json.loads(text, object_pairs_hook=_moments)
+    return period
+
+
+def duckdb_input(repo: Repository, stammtische: Collection[int]) -> duckdb.DuckDBPyConnection:
+    """A new in-memory DuckDB holding the input rows of ``stammtische``."""
+    conn = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False})
+    try:
+        for statement in SCHEMA:
+            conn.execute(statement)
+        loader = BulkLoader(conn, tables=INPUT)
+        try:
+            for table, rows in repo.stats_rows(INPUT, stammtische).items():
+                loader.add(table, rows)
+            loader.flush()
+        finally:
+            loader.close()
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def compute_periods(repo: Repository, stammtische: Collection[int]) -> dict[Key, Period]:
+    """Every period of ``stammtische``, computed by DuckDB from the row store's rows."""
+    conn = duckdb_input(repo, stammtische)
+    try:
+        return compute(conn, stammtische)
+    finally:
+        conn.close()
+
+
+@dataclass(frozen=True, slots=True)
+class Refreshed:
+    stammtische: int
+    periods: int
+
+
+def _refresh(repo: Repository, ids: list[int], versions: dict[int, int]) -> Refreshed:
+    """Recompute ``ids`` and store them, :data:`CHUNK` Stammtische per pass (the lock is
+    held); each pass replaces its Stammtische' rows and clears their marks."""
+    periods = 0
+    for start in range(0, len(ids), CHUNK):
+        chunk = ids[start : start + CHUNK]
+        found = compute_periods(repo, chunk)
+        rows = [(st, year, p["overview"]["games"], to_json(p)) for (st, year), p in found.items()]
+        repo.write_stats(chunk, rows, {st: versions[st] for st in chunk if st in versions})
+        periods += len(rows)
+    return Refreshed(len(ids), periods)
+
+
+def refresh(repo: Repository, everything: bool = False, wait: bool = True) -> Refreshed | None:
+    """Recompute the stale Stammtische (``everything``: all), under the one-refresher lock;
+    None when ``wait`` is false and another refresher holds the lock."""
+    with repo.stats_lock(wait) as locked:
+        if not locked:
+            return None
+        versions = repo.stale_stats()  # read before the input: a later mark stays
+        return _refresh(repo, repo.stammtisch_ids() if everything else sorted(versions), versions)
+
+
+class ReadModel:
+    """The statistics as stored (the interface of :class:`~dashboard.stats.Statistics` that
+    the endpoints and the site use). A Stammtisch found stale, or never computed, is
+    refreshed first (read-your-writes)."""
+
+    def __init__(self, repo: Repository) -> None:
+        self.repo = repo
+
+    def fresh(self, stammtisch_id: int) -> None:
+        if stammtisch_id in self.repo.stale_stats():
+            refresh(self.repo)
+        elif self.repo.read_stats(stammtisch_id, None) is None:
+            self.repo.mark_stats_stale([stammtisch_id])
+            refresh(self.repo)
+
+    def collect(self, stammtisch_id: int, year: int | None) -> Period:
+        self.fresh(stammtisch_id)
+        text = self.repo.read_stats(stammtisch_id, year)
+        return empty_period(year) if text is None else from_json(text)
+
+    def years(self, stammtisch_id: int) -> list[Row]:
+        self.fresh(stammtisch_id)
+        return [{"year": y, "games": g} for _, y, g in self.repo.stats_years(stammtisch_id)]
+
+    def overview(self, stammtisch_id: int, year: int | None) -> Row:
+        return self.collect(stammtisch_id, year)["overview"]
+
+    def verlierer(
+        self, stammtisch_id: int, year: int | None, games: int | None = None
+    ) -> Verlierer:
+        return self.collect(stammtisch_id, year)["verlierer"]
+
+    def attendance(self, stammtisch_id: int, year: int | None) -> list[Row]:
+        return self.collect(stammtisch_id, year)["attendance"]
+
+    def stammtische(self, include_private: bool = False) -> list[Row]:
+        """Every Stammtisch with its finished games and first and last year, by name."""
+        if self.repo.stale_stats():
+            refresh(self.repo)
+        years: dict[int, list[tuple[int, int]]] = {}
+        for st, year, games in self.repo.stats_years(None):
+            years.setdefault(st, []).append((year, games))
+        rows = []
+        listed = self.repo.stats_rows({"stammtische": ("id", "slug", "name", "private")}, None)
+        for st_id, slug, name, private in listed["stammtische"]:
+            if private and not include_private:
+                continue
+            mine = years.get(st_id, [])
+            rows.append({
+                "id": st_id, "slug": slug, "name": name, "private": bool(private),
+                "games": sum(g for _, g in mine),
+                "first_year": min((y for y, _ in mine), default=None),
+                "last_year": max((y for y, _ in mine), default=None),
+            })  # fmt: skip
+        return sorted(rows, key=lambda r: (r["name"], r["slug"]))
+
+
+@contextmanager
+def read_model(repo: Repository) -> Iterator[ReadModel]:
+    yield ReadModel(repo)
