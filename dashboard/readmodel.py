@@ -26,8 +26,7 @@ Stammtische, so its memory stays bounded at any size.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterator
-from contextlib import contextmanager
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -38,7 +37,7 @@ from api.storage import Repository
 from api.storage.records import FACT_COLUMNS
 
 from .bulk import BulkLoader
-from .stats import Key, Period, Row, Verlierer, compute, empty_period
+from .stats import Key, Period, Row, Statistics, Verlierer, compute, empty_period
 
 #: the input tables of a refresh, with the columns the statistics read (in this order)
 INPUT: dict[str, tuple[str, ...]] = {
@@ -203,6 +202,8 @@ class ReadModel:
         return sorted(rows, key=lambda r: (r["name"], r["slug"]))
 
 
-@contextmanager
-def read_model(repo: Repository) -> Iterator[ReadModel]:
-    yield ReadModel(repo)
+def source_for(repo: Repository) -> ReadModel | Statistics:
+    """The statistics of ``repo``: its read model. The retired DuckDB store (until its adapter
+    is deleted, issue 11) has none and computes them on its own cursor instead."""
+    cursor = getattr(repo, "_cur", None)
+    return Statistics(cursor) if cursor is not None else ReadModel(repo)

@@ -22,8 +22,9 @@ from pathlib import Path
 from flask import Blueprint, Flask, Response, abort, current_app, send_file, send_from_directory
 
 from . import refresher
-from .readmodel import ReadModel
+from .readmodel import ReadModel, source_for
 from .site import build_site, render_index, render_period, write_assets
+from .stats import Statistics
 
 EXTENSION = "schocken_dashboard"
 MARKER = ".schocken-dashboard"
@@ -31,10 +32,10 @@ ASSETS = ("plotly.min.js", "style.css")
 
 
 @contextmanager
-def _read_model() -> Iterator[ReadModel]:
+def _read_model() -> Iterator[ReadModel | Statistics]:
     repository = current_app.extensions["schocken"].store.repository()
     try:
-        yield ReadModel(repository)
+        yield source_for(repository)
     finally:
         repository.close()
 

@@ -152,7 +152,8 @@ def test_a_duckdb_database_converts_into_an_equal_sqlite_database(tmp_path, caps
     duck = duckdb.connect(str(old), read_only=True)
     versions = duck.execute("SELECT version, name FROM schema_migrations ORDER BY 1").fetchall()
     duck.close()
-    assert store.applied() == versions == [(v, n) for v, n, _ in migrations("api.storage.sqlite")]
+    assert store.applied() == [(v, n) for v, n, _ in migrations("api.storage.sqlite")]
+    assert versions == store.applied()[: len(versions)]  # 0006+: SQLite only
     store.close()
 
     # replays, exports, undos, players and statistics read the same on both

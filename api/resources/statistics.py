@@ -15,7 +15,8 @@ from flask import g
 from flask.views import MethodView
 
 from dashboard import stats as kinds
-from dashboard.readmodel import ReadModel
+from dashboard.readmodel import ReadModel, source_for
+from dashboard.stats import Statistics
 from schemas.statistics import (
     AttendanceSchema,
     CategoriesSchema,
@@ -46,9 +47,9 @@ blp = Blueprint(
 )
 
 
-def _stats() -> ReadModel:
+def _stats() -> ReadModel | Statistics:
     services()  # opens the request's repository on g
-    return ReadModel(g.repo)
+    return source_for(g.repo)
 
 
 def _period(query: dict[str, Any]) -> kinds.Period:
