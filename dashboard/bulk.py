@@ -35,6 +35,8 @@ from .stats import Connection
 TABLES = TABLE_COLUMNS
 
 NULL = "\\N"
+#: values the CSV writer writes as they are (``bool`` is not ``int`` here: ``type`` is exact)
+_PLAIN = frozenset({int, float, str})
 
 
 def _statements() -> dict[str, str]:
@@ -95,7 +97,7 @@ class BulkLoader:
         path = Path(self._dir.name) / f"{table}.csv"
         with path.open("w", encoding="utf-8", newline="") as fh:
             writer = csv.writer(fh, lineterminator="\n")
-            writer.writerows([_text(v) for v in row] for row in rows)
+            writer.writerows([v if type(v) in _PLAIN else _text(v) for v in row] for row in rows)
         columns = dict.fromkeys(self.tables[table], "VARCHAR")
         self.conn.execute(_statements()[table], {"path": str(path), "columns": columns})
         self.loaded[table] += len(rows)

@@ -3,15 +3,19 @@ per-player summary oracle, read-your-writes, the background refresher, one refre
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 from conftest import make_table
 from test_storage_summary import ORACLE
 
 from api.app import create_app
+from api.cli import main
 from api.rules import PRESETS
 from api.rules.simulate import simulate_logs
 from api.storage.records import FACT_COLUMNS
@@ -21,6 +25,7 @@ from dashboard.snapshot import connection_for
 from dashboard.stats import Statistics
 
 NAMES = ["Anna", "Bert", "Clara", "Dieter"]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def make_app(storage, tmp_path, **extra):
@@ -216,3 +221,25 @@ def test_two_racing_refreshers_take_turns(tmp_path, monkeypatch):
             r.disconnect()
     finally:
         store.close()
+
+
+def test_schocken_stats_refresh_beside_a_running_server_and_in_two_processes_at_once(tmp_path):
+    app = make_app("sqlite", tmp_path)  # this process holds the database, as a server does
+    try:
+        table = make_table(app.test_client(), "Zur Post")
+        for log in logs(2, 8, "2024-03-01T20:00:00+01:00"):
+            assert table.post("/imports", log).status_code == 201
+        repo = app.extensions["schocken"].store.repository()
+        assert repo.stale_stats()  # nobody read the statistics yet
+        db = str(tmp_path / "s.sqlite3")
+        assert main(["stats", "refresh", "--db", db], standalone_mode=False) == 0
+        assert repo.stale_stats() == {}
+        assert from_json(repo.read_stats(sid(app, table), 2024) or "")["overview"]["games"] == 2
+        command = [sys.executable, "-m", "api.cli", "stats", "refresh", "--all", "--db", db]
+        racers = [subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE) for _ in range(2)]
+        for racer in racers:
+            _, err = racer.communicate(timeout=120)
+            assert racer.returncode == 0, err
+        assert plain(stored(app)) == plain(oracle(app))
+    finally:
+        app.extensions["schocken"].store.close()

@@ -23,7 +23,8 @@ _MARK = (
     "INSERT INTO stats_stale (stammtisch_id, version) VALUES (?, 1) "
     "ON CONFLICT (stammtisch_id) DO UPDATE SET version = version + 1"
 )
-_IDS = "SELECT value FROM json_each(?)"
+#: more ids than this are passed as one JSON array (json_each) instead of one "?" each
+_MANY = 500
 
 
 class ReadModelMixin:
@@ -36,20 +37,24 @@ class ReadModelMixin:
 
     def _reading(self) -> Any: ...  # provided by SQLiteRepository
 
-    def _where(self, table: str, ids: str | None) -> tuple[str, list[Any]]:
+    def _where(self, table: str, ids: list[int] | None) -> tuple[str, list[Any]]:
+        """The filter of ``table``'s rows on the Stammtische ``ids`` (None: all); a few ids
+        as one bound parameter each, so that SQLite searches the index."""
         if ids is None:
             return "", []
+        marks, params = _marks(ids)
         columns = {name for name, _ in self._kinds[table]}
         if table == "stammtische":
-            return f" WHERE id IN ({_IDS})", [ids]
+            return f" WHERE id IN ({marks})", params
         if "stammtisch_id" in columns:
-            return f" WHERE stammtisch_id IN ({_IDS})", [ids]
-        return f" WHERE game_id IN (SELECT id FROM games WHERE stammtisch_id IN ({_IDS}))", [ids]
+            return f" WHERE stammtisch_id IN ({marks})", params
+        games = f"SELECT id FROM games WHERE stammtisch_id IN ({marks})"  # noqa: S608 - marks
+        return f" WHERE game_id IN ({games})", params
 
     def stats_rows(
         self, tables: Mapping[str, Sequence[str]], stammtische: Collection[int] | None
     ) -> dict[str, list[tuple[Any, ...]]]:
-        ids = None if stammtische is None else to_json(sorted(stammtische))
+        ids = None if stammtische is None else sorted(int(s) for s in stammtische)
         out: dict[str, list[tuple[Any, ...]]] = {}
         with self._reading():
             for table, columns in tables.items():
@@ -92,9 +97,10 @@ class ReadModelMixin:
             if stammtisch_ids is None:
                 self._conn.execute("DELETE FROM stats_periods")
             else:
+                marks, params = _marks(sorted(stammtisch_ids))
                 self._conn.execute(
-                    f"DELETE FROM stats_periods WHERE stammtisch_id IN ({_IDS})",
-                    [to_json(sorted(stammtisch_ids))],
+                    f"DELETE FROM stats_periods WHERE stammtisch_id IN ({marks})",  # noqa: S608
+                    params,
                 )
             self._conn.executemany(
                 "INSERT INTO stats_periods VALUES (?, ?, ?, ?, ?, ?)",
@@ -140,3 +146,10 @@ class ReadModelMixin:
                 fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
             os.close(fd)
+
+
+def _marks(ids: list[int]) -> tuple[str, list[Any]]:
+    """``IN (…)`` placeholders and parameters for ``ids``."""
+    if len(ids) > _MANY:
+        return "SELECT value FROM json_each(?)", [to_json(ids)]
+    return ", ".join("?" * len(ids)) or "NULL", list(ids)
