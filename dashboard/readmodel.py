@@ -62,7 +62,7 @@ SCHEMA = (
     + ")",
 )
 #: Stammtische per pass of a full refresh
-CHUNK = 250
+CHUNK = 100
 #: the fields of a period that hold a moment (JSON text → datetime when read back)
 MOMENTS = frozenset({"first_game", "last_game", "played_local"})
 
@@ -96,8 +96,8 @@ def duckdb_input(repo: Repository, stammtische: Collection[int]) -> duckdb.DuckD
             conn.execute(statement)
         loader = BulkLoader(conn, tables=INPUT)
         try:
-            for table, rows in repo.stats_rows(INPUT, stammtische).items():
-                loader.add(table, rows)
+            for table, lines in repo.stats_csv(INPUT, stammtische).items():
+                loader.add_lines(table, lines)
             loader.flush()
         finally:
             loader.close()

@@ -171,6 +171,8 @@ SET_QUERIES = (
     "overview", "player_stats", "categories", "head_to_head", "record_longest_games",
     "record_schock_aus", "record_deckel_half", "trend_month", "attendance_year",
 )  # fmt: skip
+#: queries whose all-time rows are those of every year in turn (computed once, per year)
+YEARLY_ONLY = ("trend_month", "attendance_year")
 #: (stammtisch_id, year), year ``None``: all time
 Key = tuple[int, int | None]
 #: the overview of a period without finished games
@@ -201,6 +203,10 @@ def compute(conn: Connection, stammtisch_ids: Iterable[int] = ()) -> dict[Key, P
     }
     found = {name: _by_period(run(conn, name, **params)) for name in SET_QUERIES}
     keys = set(found["overview"]) | {(int(s), None) for s in stammtisch_ids}
+    for name in YEARLY_ONLY:  # all time: the years' rows one after the other
+        rows = found[name]
+        for st, year in sorted(k for k in keys if k[1] is not None):
+            rows.setdefault((st, None), []).extend(rows.get((st, year), []))
     return {
         key: shape(key[1], {name: rows.get(key, []) for name, rows in found.items()})
         for key in sorted(keys, key=lambda k: (k[0], k[1] or 0))

@@ -7,6 +7,7 @@ PostgreSQL adapter would implement the same methods. All writes of one use case 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from abc import ABC, abstractmethod
@@ -81,6 +82,21 @@ def unavailable_cause(exc: BaseException) -> str | None:
     """The cause when ``exc`` says the database cannot write or read now, else None."""
     text = str(exc).lower()
     return str(exc) if any(word in text for word in UNAVAILABLE_WORDS) else None
+
+
+def csv_value(value: object) -> str:
+    """One value of a :meth:`Repository.stats_csv` line."""
+    if value is None:
+        return "\\N"
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, datetime):
+        text = value.isoformat(sep=" ")
+    elif isinstance(value, dict | list):
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    else:
+        text = str(value)
+    return '"' + text.replace('"', '""') + '"'
 
 
 def stats_changed(write: FactsWrite) -> bool:
@@ -211,6 +227,17 @@ class Repository(ABC):
         Stammtische ``stammtische`` (None: all), one consistent moment: the input of a
         refresh."""
         raise NotImplementedError
+
+    def stats_csv(
+        self, tables: Mapping[str, Sequence[str]], stammtische: Collection[int] | None
+    ) -> dict[str, list[str]]:
+        """The rows of :meth:`stats_rows` as CSV lines for DuckDB's ``read_csv``: every value
+        quoted (``"`` doubled inside), NULL as an unquoted ``\\N``. Adapters may render them
+        in the database (faster than Python)."""
+        return {
+            table: [",".join(map(csv_value, row)) for row in rows]
+            for table, rows in self.stats_rows(tables, stammtische).items()
+        }
 
     def stammtisch_ids(self) -> list[int]:
         """Every Stammtisch's id."""

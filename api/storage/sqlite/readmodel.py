@@ -58,14 +58,33 @@ class ReadModelMixin:
         out: dict[str, list[tuple[Any, ...]]] = {}
         with self._reading():
             for table, columns in tables.items():
-                known = {name for name, _ in self._kinds.get(table, ())}
-                if not known or set(columns) - known:
-                    raise ValueError(f"no table {table} with columns {columns}")
+                self._check(table, columns)
                 where, params = self._where(table, ids)
                 # names checked against the schema above; the ids are bound
                 sql = f"SELECT {', '.join(columns)} FROM {table}{where}"  # noqa: S608
                 out[table] = [tuple(r) for r in self._conn.execute(sql, params).fetchall()]
         return out
+
+    def stats_csv(
+        self, tables: Mapping[str, Sequence[str]], stammtische: Collection[int] | None
+    ) -> dict[str, list[str]]:
+        """As the port's, but SQLite renders the lines (no Python object per value)."""
+        ids = None if stammtische is None else sorted(int(s) for s in stammtische)
+        out: dict[str, list[str]] = {}
+        with self._reading():
+            for table, columns in tables.items():
+                self._check(table, columns)
+                where, params = self._where(table, ids)
+                kinds = dict(self._kinds[table])
+                line = " || ',' || ".join(_csv_sql(c, kinds[c]) for c in columns)
+                sql = f"SELECT {line} FROM {table}{where}"  # noqa: S608 - names checked
+                out[table] = [r[0] for r in self._conn.execute(sql, params).fetchall()]
+        return out
+
+    def _check(self, table: str, columns: Sequence[str]) -> None:
+        known = {name for name, _ in self._kinds.get(table, ())}
+        if not known or set(columns) - known:
+            raise ValueError(f"no table {table} with columns {columns}")
 
     def stammtisch_ids(self) -> list[int]:
         return [int(r[0]) for r in self._conn.execute("SELECT id FROM stammtische ORDER BY id")]
@@ -153,3 +172,12 @@ def _marks(ids: list[int]) -> tuple[str, list[Any]]:
     if len(ids) > _MANY:
         return "SELECT value FROM json_each(?)", [to_json(ids)]
     return ", ".join("?" * len(ids)) or "NULL", list(ids)
+
+
+def _csv_sql(column: str, kind: str) -> str:
+    """SQL rendering ``column`` as a value of a CSV line (see ``Repository.stats_csv``):
+    integers as they are (no quote needed), other values quoted."""
+    if kind.upper() in ("INTEGER", "BIGINT", "BOOLEAN"):
+        return f"ifnull({column}, '\\N')"
+    quoted = f"'\"' || replace({column}, '\"', '\"\"') || '\"'"
+    return f"CASE WHEN {column} IS NULL THEN '\\N' ELSE {quoted} END"
