@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -109,11 +110,22 @@ def duckdb_input(repo: Repository, stammtische: Collection[int]) -> duckdb.DuckD
 
 def compute_periods(repo: Repository, stammtische: Collection[int]) -> dict[Key, Period]:
     """Every period of ``stammtische``, computed by DuckDB from the row store's rows."""
-    conn = duckdb_input(repo, stammtische)
+    return _computed(duckdb_input(repo, stammtische), stammtische)
+
+
+def _computed(conn: duckdb.DuckDBPyConnection, stammtische: Collection[int]) -> dict[Key, Period]:
     try:
         return compute(conn, stammtische)
     finally:
         conn.close()
+
+
+def _stored(periods: dict[Key, Period]) -> list[tuple[int, int | None, int, str]]:
+    return [(st, year, p["overview"]["games"], to_json(p)) for (st, year), p in periods.items()]
+
+
+def _rows(conn: duckdb.DuckDBPyConnection, stammtische: list[int]) -> list[Any]:
+    return _stored(_computed(conn, stammtische))
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,15 +136,30 @@ class Refreshed:
 
 def _refresh(repo: Repository, ids: list[int], versions: dict[int, int]) -> Refreshed:
     """Recompute ``ids`` and store them, :data:`CHUNK` Stammtische per pass (the lock is
-    held); each pass replaces its Stammtische' rows and clears their marks."""
+    held); each pass replaces its Stammtische' rows and clears their marks. Two passes
+    overlap: this thread reads the next chunk from the row store into DuckDB while a helper
+    thread computes the last one (DuckDB and SQLite let go of the GIL while they work)."""
+    chunks = [ids[i : i + CHUNK] for i in range(0, len(ids), CHUNK)]
+    if len(chunks) == 1:  # an incremental refresh: no helper thread
+        found = compute_periods(repo, chunks[0])
+        _write(repo, chunks[0], _stored(found), versions)
+        return Refreshed(len(ids), len(found))
     periods = 0
-    for start in range(0, len(ids), CHUNK):
-        chunk = ids[start : start + CHUNK]
-        found = compute_periods(repo, chunk)
-        rows = [(st, year, p["overview"]["games"], to_json(p)) for (st, year), p in found.items()]
-        repo.write_stats(chunk, rows, {st: versions[st] for st in chunk if st in versions})
-        periods += len(rows)
+    with ThreadPoolExecutor(1, thread_name_prefix="stats-compute") as pool:
+        pending: tuple[list[int], Future[list[Any]]] | None = None
+        for chunk in chunks:
+            conn = duckdb_input(repo, chunk)
+            if pending is not None:
+                periods += _write(repo, pending[0], pending[1].result(), versions)
+            pending = (chunk, pool.submit(_rows, conn, chunk))
+        if pending is not None:
+            periods += _write(repo, pending[0], pending[1].result(), versions)
     return Refreshed(len(ids), periods)
+
+
+def _write(repo: Repository, chunk: list[int], rows: list[Any], versions: dict[int, int]) -> int:
+    repo.write_stats(chunk, rows, {st: versions[st] for st in chunk if st in versions})
+    return len(rows)
 
 
 def refresh(repo: Repository, everything: bool = False, wait: bool = True) -> Refreshed | None:

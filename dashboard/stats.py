@@ -58,6 +58,7 @@ PROBABILITIES: dict[str, Fraction] = {
     c: Fraction(len(_ONE_THROW[Category(c)]), 6**3) for c in CATEGORIES
 }
 
+_RATIOS = {c: (p.numerator, p.denominator) for c, p in PROBABILITIES.items()}
 _PARAM = re.compile(r"\$(\w+)")
 #: the columns of a Verlierer des Jahres ranking row
 RANKING_FIELDS = (
@@ -347,5 +348,6 @@ class Statistics:
 
 def _with_expected(entry: Tally) -> CategoryThrows:
     n = sum(entry["counts"].values())
-    expected = {cat: float(n * PROBABILITIES[cat]) for cat in CATEGORIES}
+    # n · p as the nearest float, as float(n * Fraction) but without Fraction arithmetic
+    expected = {cat: n * _RATIOS[cat][0] / _RATIOS[cat][1] for cat in CATEGORIES}
     return {**entry, "throws": n, "expected": expected}
