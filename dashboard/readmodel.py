@@ -26,6 +26,7 @@ Stammtische, so its memory stays bounded at any size.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Collection
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -38,7 +39,18 @@ from api.storage import Repository
 from api.storage.records import FACT_COLUMNS
 
 from .bulk import BulkLoader
-from .stats import Key, Period, Row, Statistics, Verlierer, compute, empty_period
+from .stats import (
+    PARAMS,
+    SET_QUERIES,
+    Key,
+    Period,
+    Row,
+    Statistics,
+    Verlierer,
+    compute,
+    empty_period,
+    run,
+)
 
 #: the input tables of a refresh, with the columns the statistics read (in this order)
 INPUT: dict[str, tuple[str, ...]] = {
@@ -64,6 +76,8 @@ SCHEMA = (
 )
 #: Stammtische per pass of a full refresh
 CHUNK = 100
+#: a refresh of at most this many Stammtische reuses its thread's engine
+SMALL = 5
 #: the fields of a period that hold a moment (JSON text → datetime when read back)
 MOMENTS = frozenset({"first_game", "last_game", "played_local"})
 
@@ -89,12 +103,29 @@ def from_json(text: str) -> Period:
     return period
 
 
-def duckdb_input(repo: Repository, stammtische: Collection[int]) -> duckdb.DuckDBPyConnection:
-    """A new in-memory DuckDB holding the input rows of ``stammtische``."""
-    conn = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False})
-    try:
+def _engine(conn: duckdb.DuckDBPyConnection | None = None) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB with the input tables, empty: a new one, or ``conn`` emptied."""
+    if conn is None:
+        conn = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False})
         for statement in SCHEMA:
             conn.execute(statement)
+    else:
+        for table in INPUT:
+            conn.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed names
+    return conn
+
+
+#: per thread, the engine of small refreshes, kept between them (it is emptied before each)
+_SMALL = threading.local()
+
+
+def duckdb_input(
+    repo: Repository, stammtische: Collection[int], conn: duckdb.DuckDBPyConnection | None = None
+) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB (new, or ``conn`` emptied) holding the input rows of
+    ``stammtische``."""
+    conn = _engine(conn)
+    try:
         loader = BulkLoader(conn, tables=INPUT)
         try:
             for table, lines in repo.stats_csv(INPUT, stammtische).items():
@@ -108,14 +139,37 @@ def duckdb_input(repo: Repository, stammtische: Collection[int]) -> duckdb.DuckD
     return conn
 
 
+def run_parallel(conn: duckdb.DuckDBPyConnection, workers: int = 2) -> dict[str, list[Row]]:
+    """The rows of every set-based query, run side by side on cursors of ``conn`` (DuckDB
+    plans and runs them without the GIL)."""
+
+    def one(name: str) -> list[Row]:
+        cursor = conn.cursor()
+        try:
+            return run(cursor, name, **PARAMS)
+        finally:
+            cursor.close()
+
+    with ThreadPoolExecutor(workers, thread_name_prefix="stats-query") as pool:
+        return dict(zip(SET_QUERIES, pool.map(one, SET_QUERIES), strict=True))
+
+
 def compute_periods(repo: Repository, stammtische: Collection[int]) -> dict[Key, Period]:
-    """Every period of ``stammtische``, computed by DuckDB from the row store's rows."""
-    return _computed(duckdb_input(repo, stammtische), stammtische)
+    """Every period of ``stammtische``, computed by DuckDB from the row store's rows. A small
+    refresh reuses this thread's engine (no new database per finished game)."""
+    if len(stammtische) > SMALL:
+        return _computed(duckdb_input(repo, stammtische), stammtische)
+    engine: duckdb.DuckDBPyConnection | None = getattr(_SMALL, "conn", None)
+    _SMALL.conn = None  # taken; put back only when all went well
+    conn = duckdb_input(repo, stammtische, engine)
+    found = compute(conn, stammtische, run_parallel(conn))
+    _SMALL.conn = conn
+    return found
 
 
 def _computed(conn: duckdb.DuckDBPyConnection, stammtische: Collection[int]) -> dict[Key, Period]:
     try:
-        return compute(conn, stammtische)
+        return compute(conn, stammtische, run_parallel(conn))
     finally:
         conn.close()
 

@@ -1,10 +1,14 @@
-"""The statistics: named SQL queries over the fact tables, run with bound parameters.
+"""The statistics: named set-based SQL queries over the fact tables, shaped per period.
 
-Every query lives in ``dashboard/queries/<name>.sql`` and takes ``$stammtisch_id`` and ``$year``
-(``None`` for all time) plus, for some, ``$min_games`` or ``$limit``. :class:`Statistics` runs
-them on one connection (a DuckDB cursor; the benchmark also runs them on ``sqlite3``, which
-understands the same SQL) and shapes the rows into plain dicts. The JSON endpoints and the
-static site both call this module, so they always show the same numbers.
+Every query lives in ``dashboard/queries/<name>.sql`` and computes every Stammtisch and period
+its connection holds in one pass: each fact row counts for its (stammtisch_id, year) and for
+(stammtisch_id, all time) (a ``UNION ALL`` of the rows with ``period`` = year and = 0), every
+GROUP BY / PARTITION BY has stammtisch_id and period, record lists are the top rows by
+``row_number()`` (all time ranks the years' top rows). The SQL is portable: DuckDB computes it
+(:mod:`dashboard.readmodel`), the benchmark runs the same files on ``sqlite3``.
+:func:`compute` runs each query once (:data:`SET_QUERIES`) and shapes the rows into one
+:class:`Period` per (Stammtisch, year or ``None``); :class:`Statistics` offers them per
+Stammtisch and period on one connection (tests, the retired DuckDB store).
 
 Only finished games count. A game's year is its calendar year at the table (``games.year``).
 """
@@ -192,17 +196,26 @@ def _by_period(rows: list[Row]) -> dict[Key, list[Row]]:
     return out
 
 
-def compute(conn: Connection, stammtisch_ids: Iterable[int] = ()) -> dict[Key, Period]:
+#: the parameters of the set-based queries
+PARAMS = {
+    "limit": RECORD_LIMIT,
+    "share_num": MIN_GAMES_SHARE.numerator,
+    "share_den": MIN_GAMES_SHARE.denominator,
+}
+
+
+def compute(
+    conn: Connection,
+    stammtisch_ids: Iterable[int] = (),
+    results: Mapping[str, list[Row]] | None = None,
+) -> dict[Key, Period]:
     """Every period of every Stammtisch whose rows ``conn`` holds: each query of
-    :data:`SET_QUERIES` runs once over all of them, its rows are grouped per (Stammtisch,
-    period) and shaped as :meth:`Statistics.collect` returns them. ``stammtisch_ids`` get an
-    all-time period even without a finished game."""
-    params = {
-        "limit": RECORD_LIMIT,
-        "share_num": MIN_GAMES_SHARE.numerator,
-        "share_den": MIN_GAMES_SHARE.denominator,
-    }
-    found = {name: _by_period(run(conn, name, **params)) for name in SET_QUERIES}
+    :data:`SET_QUERIES` runs once over all of them (or ``results`` has their rows already),
+    its rows are grouped per (Stammtisch, period) and shaped as :meth:`Statistics.collect`
+    returns them. ``stammtisch_ids`` get an all-time period even without a finished game."""
+    if results is None:
+        results = {name: run(conn, name, **PARAMS) for name in SET_QUERIES}
+    found = {name: _by_period(results[name]) for name in SET_QUERIES}
     keys = set(found["overview"]) | {(int(s), None) for s in stammtisch_ids}
     for name in YEARLY_ONLY:  # all time: the years' rows one after the other
         rows = found[name]

@@ -279,9 +279,9 @@ def time_refresh(duck: Any, lite_path: Path, args: argparse.Namespace) -> None:
     # as an operator runs it: its own process, so that its peak memory is its own
     command = [sys.executable, "-m", "api.cli", "stats", "refresh", "--all", "--db", str(lite_path)]
     started = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True)
+    told = subprocess.run(command, check=True, capture_output=True, text=True).stderr
     seconds = time.perf_counter() - started
-    child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    child = int(told.rsplit("höchstens ", 1)[1].split()[0])  # its VmHWM (see api/cli/stats.py)
     periods = sum(1 for st in ids for _ in [None, *repo.stats_years(st)])
     line(
         "schocken stats refresh --all (SQLite → DuckDB → SQL → JSON)",

@@ -36,9 +36,22 @@ def refresh_command(everything: bool, db: str | None) -> int:
     assert done is not None  # noqa: S101 - waited for the lock
     print(
         f"Statistik: {done.stammtische} Stammtisch(e), {done.periods} Zeiträume neu berechnet "
-        f"in {time.perf_counter() - started:.2f} s.",
+        f"in {time.perf_counter() - started:.2f} s (Speicher höchstens {peak_mib()} MiB).",
         file=sys.stderr,
     )
+    return 0
+
+
+def peak_mib() -> int:
+    """This process's peak resident memory (VmHWM of /proc: its own, not that of a parent it
+    was forked from), 0 where unknown."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) // 1024
+    except OSError:
+        pass
     return 0
 
 

@@ -23,7 +23,7 @@ class MemoryStatsMixin:
     stats_periods: dict[tuple[int, int], tuple[int, str]]
     stats_stale: dict[int, int]
 
-    def transaction(self) -> Any: ...  # provided by MemoryRepository
+    _lock: threading.RLock  # the fake's lock (a transaction of the caller holds it too)
 
     def _game_rows(self, table: str, game: GameRecord, columns: Sequence[str]) -> list[Any]:
         if table == "games":
@@ -43,7 +43,7 @@ class MemoryStatsMixin:
             return stammtische is None or stammtisch_id in stammtische
 
         out: dict[str, list[tuple[Any, ...]]] = {}
-        with self.transaction():
+        with self._lock:  # one consistent moment
             for table, columns in tables.items():
                 rows: list[Any] = []
                 if table == "stammtische":
@@ -63,7 +63,7 @@ class MemoryStatsMixin:
         return sorted(s.id for s in self.stammtische.values())
 
     def mark_stats_stale(self, stammtisch_ids: Iterable[int]) -> None:
-        with self.transaction():
+        with self._lock:
             for st in set(stammtisch_ids):
                 self.stats_stale[st] = self.stats_stale.get(st, 0) + 1
 
@@ -76,7 +76,7 @@ class MemoryStatsMixin:
         periods: Iterable[tuple[int, int | None, int, str]],
         versions: Mapping[int, int],
     ) -> None:
-        with self.transaction():
+        with self._lock:
             for key in list(self.stats_periods):
                 if stammtisch_ids is None or key[0] in stammtisch_ids:
                     del self.stats_periods[key]

@@ -76,7 +76,8 @@ class ReadModelMixin:
                 self._check(table, columns)
                 where, params = self._where(table, ids)
                 kinds = dict(self._kinds[table])
-                line = " || ',' || ".join(_csv_sql(c, kinds[c]) for c in columns)
+                marks = ",".join(["%s"] * len(columns))
+                line = f"printf('{marks}', {', '.join(_csv_sql(c, kinds[c]) for c in columns)})"
                 sql = f"SELECT {line} FROM {table}{where}"  # noqa: S608 - names checked
                 out[table] = [r[0] for r in self._conn.execute(sql, params).fetchall()]
         return out
