@@ -263,13 +263,16 @@ class ReadModel:
 
     def stammtische(self, include_private: bool = False) -> list[Row]:
         """Every Stammtisch with its finished games and first and last year, by name."""
+        listed = self.repo.stats_rows({"stammtische": ("id", "slug", "name", "private")}, None)
+        never = {row[0] for row in listed["stammtische"]} - self.repo.stats_computed()
+        if never:  # e.g. a database converted from the retired store
+            self.repo.mark_stats_stale(never)
         if self.repo.stale_stats():
             refresh(self.repo)
         years: dict[int, list[tuple[int, int]]] = {}
         for st, year, games in self.repo.stats_years(None):
             years.setdefault(st, []).append((year, games))
         rows = []
-        listed = self.repo.stats_rows({"stammtische": ("id", "slug", "name", "private")}, None)
         for st_id, slug, name, private in listed["stammtische"]:
             if private and not include_private:
                 continue

@@ -35,8 +35,24 @@ def run_once(store: Any) -> bool:
         repo.close()
 
 
+def adopt(store: Any) -> None:
+    """Mark the Stammtische the read model has never seen (a database converted from the
+    retired store, say) stale, so that the refresher computes them."""
+    repo = store.repository()
+    try:
+        never = set(repo.stammtisch_ids()) - repo.stats_computed()
+        if never:
+            repo.mark_stats_stale(never)
+    finally:
+        repo.close()
+
+
 def _loop(store: Any, interval: float) -> None:
     failures = 0
+    try:
+        adopt(store)
+    except Exception:  # noqa: BLE001 - the loop below reports what goes on failing
+        log.exception("statistics: marking the never computed Stammtische failed")
     while failures < MAX_FAILURES:
         threading.Event().wait(interval)
         try:

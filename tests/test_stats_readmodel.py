@@ -19,7 +19,7 @@ from api.cli import main
 from api.rules import PRESETS
 from api.rules.simulate import simulate_logs
 from api.storage.records import FACT_COLUMNS
-from dashboard import readmodel
+from dashboard import readmodel, refresher
 from dashboard.readmodel import ReadModel, from_json, refresh
 from dashboard.snapshot import connection_for
 from dashboard.stats import Statistics
@@ -243,3 +243,19 @@ def test_schocken_stats_refresh_beside_a_running_server_and_in_two_processes_at_
         assert plain(stored(app)) == plain(oracle(app))
     finally:
         app.extensions["schocken"].store.close()
+
+
+def test_stammtische_the_read_model_never_saw_are_computed(app):
+    """A database converted from the retired store has rows but no read model and no marks."""
+    table = make_table(app.test_client(), "Zur Post")
+    assert table.post("/imports", logs(1, 9, "2024-03-01T20:00:00+01:00")[0]).status_code
+    store = app.extensions["schocken"].store
+    repo = store.repository()
+    refresh(repo)
+    repo.write_stats(None, [], {})  # as converted: nothing computed, nothing marked
+    assert repo.stale_stats() == {} and repo.stats_computed() == set()
+    refresher.adopt(store)  # what each server process's refresher does first
+    assert set(repo.stale_stats()) == {sid(app, table)}
+    repo.write_stats(None, [], repo.stale_stats())
+    listed = ReadModel(repo).stammtische()  # the dashboard's index
+    assert [(s["slug"], s["games"], s["last_year"]) for s in listed] == [(table.slug, 1, 2024)]

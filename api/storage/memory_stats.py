@@ -98,6 +98,9 @@ class MemoryStatsMixin:
         ]
         return sorted(rows, key=lambda r: (r[0], -r[1]))
 
+    def stats_computed(self) -> set[int]:
+        return {st for st, year in self.stats_periods if year == 0}
+
     @contextmanager
     def stats_lock(self, wait: bool = True) -> Iterator[bool]:
         if not _REFRESHER.acquire(blocking=wait):

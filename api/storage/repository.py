@@ -271,6 +271,10 @@ class Repository(ABC):
         """(stammtisch_id, year, games) of the years with finished games, newest first."""
         raise NotImplementedError
 
+    def stats_computed(self) -> set[int]:
+        """The Stammtische the read model has (their all-time row)."""
+        raise NotImplementedError
+
     def stats_lock(self, wait: bool = True) -> AbstractContextManager[bool]:
         """The one-refresher lock (across threads and processes); yields whether it was
         taken (``wait=False`` gives up at once when another refresher holds it)."""

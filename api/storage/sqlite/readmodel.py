@@ -150,6 +150,10 @@ class ReadModelMixin:
         ).fetchall()
         return [(int(s), int(y), int(g)) for s, y, g in rows]
 
+    def stats_computed(self) -> set[int]:
+        rows = self._conn.execute("SELECT stammtisch_id FROM stats_periods WHERE year = 0")
+        return {int(r[0]) for r in rows.fetchall()}
+
     @contextmanager
     def stats_lock(self, wait: bool = True) -> Iterator[bool]:
         path = self._conn.execute("PRAGMA database_list").fetchone()[2]
