@@ -26,16 +26,17 @@ Stammtische, so its memory stays bounded at any size.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import threading
 from collections.abc import Collection
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import duckdb
 
-from api.storage import Repository
+from api.storage import Repository, SQLiteStore
 from api.storage.records import FACT_COLUMNS
 
 from .bulk import BulkLoader
@@ -224,6 +225,39 @@ def refresh(repo: Repository, everything: bool = False, wait: bool = True) -> Re
             return None
         versions = repo.stale_stats()  # read before the input: a later mark stays
         return _refresh(repo, repo.stammtisch_ids() if everything else sorted(versions), versions)
+
+
+def _refresh_part(path: str, ids: list[int], versions: dict[int, int]) -> Refreshed:
+    """One process's share of :func:`refresh_file` (its parent holds the lock)."""
+    store = SQLiteStore(path)
+    try:
+        return _refresh(store.repository(), ids, versions)
+    finally:
+        store.close()
+
+
+def refresh_file(path: str, everything: bool = False, processes: int = 1) -> Refreshed:
+    """:func:`refresh` of the SQLite database ``path``; a big refresh is shared among
+    ``processes`` processes (each reads, computes and writes its own Stammtische, in chunks;
+    the SQLite write lock takes their short writes in turn), this one holding the lock."""
+    store = SQLiteStore(path)
+    try:
+        repo = store.repository()
+        with repo.stats_lock() as locked:
+            assert locked  # noqa: S101 - waited for it
+            versions = repo.stale_stats()
+            ids = repo.stammtisch_ids() if everything else sorted(versions)
+            if processes <= 1 or len(ids) <= CHUNK:
+                return _refresh(repo, ids, versions)
+            size = -(-len(ids) // processes)
+            parts = [ids[i : i + size] for i in range(0, len(ids), size)]
+            context = multiprocessing.get_context("spawn")  # no connection crosses a fork
+            with ProcessPoolExecutor(len(parts), mp_context=context) as pool:
+                done = list(pool.map(_refresh_part, [path] * len(parts), parts,
+                                     [versions] * len(parts)))  # fmt: skip
+            return Refreshed(sum(d.stammtische for d in done), sum(d.periods for d in done))
+    finally:
+        store.close()
 
 
 class ReadModel:

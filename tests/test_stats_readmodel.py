@@ -259,3 +259,19 @@ def test_stammtische_the_read_model_never_saw_are_computed(app):
     repo.write_stats(None, [], repo.stale_stats())
     listed = ReadModel(repo).stammtische()  # the dashboard's index
     assert [(s["slug"], s["games"], s["last_year"]) for s in listed] == [(table.slug, 1, 2024)]
+
+
+def test_a_refresh_shared_among_processes_equals_one_in_a_single_process(tmp_path, monkeypatch):
+    app = make_app("sqlite", tmp_path)
+    try:
+        for i in range(3):
+            table = make_table(app.test_client(), f"Runde {i}")
+            assert table.post("/imports", logs(1, i, "2024-03-01T20:00:00+01:00")[0]).status_code
+        db = str(tmp_path / "s.sqlite3")
+        monkeypatch.setattr(readmodel, "CHUNK", 1)  # the parent's: three chunks, so it shares
+        assert readmodel.refresh_file(db, everything=True, processes=2).periods == 6
+        shared = stored(app)
+        assert readmodel.refresh_file(db, everything=True).stammtische == 3
+        assert plain(shared) == plain(stored(app)) == plain(oracle(app))
+    finally:
+        app.extensions["schocken"].store.close()
