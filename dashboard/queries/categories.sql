@@ -18,8 +18,7 @@ fair AS (
     GROUP BY stammtisch_id, period, player_id
 ),
 per_category AS (
-    SELECT stammtisch_id, period, player_id, 'schock_aus' AS category, schock_aus AS throws
-    FROM fair
+    SELECT stammtisch_id, period, player_id, 'schock_aus' AS category, schock_aus AS throws FROM fair
     UNION ALL SELECT stammtisch_id, period, player_id, 'schock', schock FROM fair
     UNION ALL SELECT stammtisch_id, period, player_id, 'general', general FROM fair
     UNION ALL SELECT stammtisch_id, period, player_id, 'strasse', strasse FROM fair
