@@ -77,6 +77,8 @@ SCHEMA = (
 )
 #: Stammtische per pass of a full refresh
 CHUNK = 100
+#: seconds a reader waits for another refresher before it shows the stored numbers
+READ_WAIT = 3.0
 #: a refresh of at most this many Stammtische reuses its thread's engine
 SMALL = 5
 #: the fields of a period that hold a moment (JSON text → datetime when read back)
@@ -217,9 +219,11 @@ def _write(repo: Repository, chunk: list[int], rows: list[Any], versions: dict[i
     return len(rows)
 
 
-def refresh(repo: Repository, everything: bool = False, wait: bool = True) -> Refreshed | None:
+def refresh(
+    repo: Repository, everything: bool = False, wait: bool | float = True
+) -> Refreshed | None:
     """Recompute the stale Stammtische (``everything``: all), under the one-refresher lock;
-    None when ``wait`` is false and another refresher holds the lock."""
+    None when another refresher holds the lock and ``wait`` (False, or seconds) ran out."""
     with repo.stats_lock(wait) as locked:
         if not locked:
             return None
@@ -269,11 +273,14 @@ class ReadModel:
         self.repo = repo
 
     def fresh(self, stammtisch_id: int) -> None:
+        """Refresh what is stale first if ``stammtisch_id`` is. When another refresher holds
+        the lock for longer than :data:`READ_WAIT` (a full refresh), the stored numbers are
+        shown: a read never waits for minutes."""
         if stammtisch_id in self.repo.stale_stats():
-            refresh(self.repo)
+            refresh(self.repo, wait=READ_WAIT)
         elif self.repo.read_stats(stammtisch_id, None) is None:
             self.repo.mark_stats_stale([stammtisch_id])
-            refresh(self.repo)
+            refresh(self.repo, wait=READ_WAIT)
 
     def collect(self, stammtisch_id: int, year: int | None) -> Period:
         self.fresh(stammtisch_id)
@@ -302,7 +309,7 @@ class ReadModel:
         if never:  # e.g. a database converted from the retired store
             self.repo.mark_stats_stale(never)
         if self.repo.stale_stats():
-            refresh(self.repo)
+            refresh(self.repo, wait=READ_WAIT)
         years: dict[int, list[tuple[int, int]]] = {}
         for st, year, games in self.repo.stats_years(None):
             years.setdefault(st, []).append((year, games))

@@ -275,3 +275,22 @@ def test_a_refresh_shared_among_processes_equals_one_in_a_single_process(tmp_pat
         assert plain(shared) == plain(stored(app)) == plain(oracle(app))
     finally:
         app.extensions["schocken"].store.close()
+
+
+def test_a_read_shows_the_stored_numbers_rather_than_wait_long_for_another_refresher(
+    app, monkeypatch
+):
+    client = app.test_client()
+    table = make_table(client, "Zur Post")
+    games = logs(2, 10, "2024-03-01T20:00:00+01:00")
+    assert table.post("/imports", games[0]).status_code == 201
+    assert table.get("/statistics").json["overview"]["games"] == 1
+    assert table.post("/imports", games[1]).status_code == 201  # stale now
+    monkeypatch.setattr(readmodel, "READ_WAIT", 0.2)
+    store = app.extensions["schocken"].store
+    other = store.open_repository() if hasattr(store, "open_repository") else store.repository()
+    with other.stats_lock():  # a long full refresh elsewhere
+        started = time.monotonic()
+        assert table.get("/statistics").json["overview"]["games"] == 1
+        assert time.monotonic() - started < 2
+    assert table.get("/statistics").json["overview"]["games"] == 2  # its turn now

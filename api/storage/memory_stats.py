@@ -102,8 +102,15 @@ class MemoryStatsMixin:
         return {st for st, year in self.stats_periods if year == 0}
 
     @contextmanager
-    def stats_lock(self, wait: bool = True) -> Iterator[bool]:
-        if not _REFRESHER.acquire(blocking=wait):
+    def stats_lock(self, wait: bool | float = True) -> Iterator[bool]:
+        taken = (
+            _REFRESHER.acquire()
+            if wait is True
+            else _REFRESHER.acquire(timeout=float(wait))
+            if wait
+            else _REFRESHER.acquire(blocking=False)
+        )
+        if not taken:
             yield False
             return
         try:

@@ -275,7 +275,8 @@ class Repository(ABC):
         """The Stammtische the read model has (their all-time row)."""
         raise NotImplementedError
 
-    def stats_lock(self, wait: bool = True) -> AbstractContextManager[bool]:
+    def stats_lock(self, wait: bool | float = True) -> AbstractContextManager[bool]:
         """The one-refresher lock (across threads and processes); yields whether it was
-        taken (``wait=False`` gives up at once when another refresher holds it)."""
+        taken (``wait=False`` gives up at once when another refresher holds it, a number
+        after that many seconds)."""
         raise NotImplementedError

@@ -12,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import os
 import sqlite3
+import time
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -155,13 +156,11 @@ class ReadModelMixin:
         return {int(r[0]) for r in rows.fetchall()}
 
     @contextmanager
-    def stats_lock(self, wait: bool = True) -> Iterator[bool]:
+    def stats_lock(self, wait: bool | float = True) -> Iterator[bool]:
         path = self._conn.execute("PRAGMA database_list").fetchone()[2]
         fd = os.open(f"{path}.stats-lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-            except BlockingIOError:
+            if not _flock(fd, wait):
                 yield False
                 return
             try:
@@ -186,3 +185,20 @@ def _csv_sql(column: str, kind: str) -> str:
         return f"ifnull({column}, '\\N')"
     quoted = f"'\"' || replace({column}, '\"', '\"\"') || '\"'"
     return f"CASE WHEN {column} IS NULL THEN '\\N' ELSE {quoted} END"
+
+
+def _flock(fd: int, wait: bool | float) -> bool:
+    """Take the exclusive flock of ``fd``: waiting (True), not (False) or up to ``wait``
+    seconds; whether it was taken."""
+    if wait is True:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return True
+    deadline = time.monotonic() + float(wait)
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.01)
