@@ -35,6 +35,8 @@ from .stats import Connection
 TABLES = TABLE_COLUMNS
 
 NULL = "\\N"
+#: values the CSV writer writes as they are (``bool`` is not ``int`` here: ``type`` is exact)
+_PLAIN = frozenset({int, float, str})
 
 
 def _statements() -> dict[str, str]:
@@ -65,11 +67,19 @@ class BulkLoader:
     """Buffers rows per table; :meth:`flush` appends them all (call it inside a transaction
     to make the load atomic)."""
 
-    def __init__(self, conn: Connection, batch_rows: int = 500_000) -> None:
+    def __init__(
+        self,
+        conn: Connection,
+        batch_rows: int = 500_000,
+        tables: Mapping[str, Sequence[str]] = TABLES,
+    ) -> None:
         self.conn = conn
         self.batch_rows = batch_rows
-        self.rows: dict[str, list[Sequence[Any]]] = {t: [] for t in TABLES}
-        self.loaded: dict[str, int] = dict.fromkeys(TABLES, 0)
+        self.tables = tables  # the columns of each table in the target (a subset: the read model)
+        self.rows: dict[str, list[Sequence[Any]]] = {t: [] for t in tables}
+        #: rows already as CSV lines (``Repository.stats_csv``), written as they are
+        self.lines: dict[str, list[str]] = {t: [] for t in tables}
+        self.loaded: dict[str, int] = dict.fromkeys(tables, 0)
         self._dir = tempfile.TemporaryDirectory(prefix="schocken-bulk-")
 
     def add(self, table: str, rows: Iterable[Sequence[Any]]) -> None:
@@ -78,27 +88,37 @@ class BulkLoader:
         if len(buffer) >= self.batch_rows:
             self._flush_table(table)
 
+    def add_lines(self, table: str, lines: list[str]) -> None:
+        """Rows as CSV lines (every value quoted, NULL as ``\\N``)."""
+        self.lines[table].extend(lines)
+        if len(self.lines[table]) >= self.batch_rows:
+            self._flush_table(table)
+
     def add_game(self, rows: Mapping[str, Iterable[Sequence[Any]]]) -> None:
         for table, table_rows in rows.items():
             self.add(table, table_rows)
 
     def _flush_table(self, table: str) -> None:
-        rows = self.rows[table]
-        if not rows:
+        rows, lines = self.rows[table], self.lines[table]
+        if not rows and not lines:
             return
         path = Path(self._dir.name) / f"{table}.csv"
         with path.open("w", encoding="utf-8", newline="") as fh:
             writer = csv.writer(fh, lineterminator="\n")
-            writer.writerows([_text(v) for v in row] for row in rows)
-        columns = dict.fromkeys(TABLES[table], "VARCHAR")
+            writer.writerows([v if type(v) in _PLAIN else _text(v) for v in row] for row in rows)
+            if lines:
+                fh.write("\n".join(lines))
+                fh.write("\n")
+        columns = dict.fromkeys(self.tables[table], "VARCHAR")
         self.conn.execute(_statements()[table], {"path": str(path), "columns": columns})
-        self.loaded[table] += len(rows)
+        self.loaded[table] += len(rows) + len(lines)
         rows.clear()
+        lines.clear()
         path.unlink()
 
     def flush(self) -> dict[str, int]:
         """Append everything buffered; returns the rows loaded per table so far."""
-        for table in TABLES:
+        for table in self.tables:
             self._flush_table(table)
         return dict(self.loaded)
 

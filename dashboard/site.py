@@ -1,6 +1,7 @@
 """The static site: an index of Stammtische, per Stammtisch an all-time page and one per year.
 
-``build_site(conn, out)`` runs the statistics (:mod:`dashboard.stats`), turns them into
+``build_site(source, out)`` reads the statistics (the read model, :mod:`dashboard.readmodel`,
+or :class:`~dashboard.stats.Statistics` on a DuckDB connection), turns them into
 figures (:mod:`dashboard.figures`) and renders the Jinja templates of ``dashboard/templates``.
 The output is plain files that open from ``file://``:
 
@@ -23,7 +24,7 @@ from datetime import datetime
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import plotly.graph_objects as go
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -40,9 +41,31 @@ from .stats import (
     Period,
     Row,
     Statistics,
+    Verlierer,
 )
 
 Progress = Callable[[int, int, str], None]
+
+
+@runtime_checkable
+class Source(Protocol):
+    """Where the site's numbers come from: :class:`~dashboard.readmodel.ReadModel` or
+    :class:`~dashboard.stats.Statistics`."""
+
+    def stammtische(self, include_private: bool = False) -> list[Row]: ...
+
+    def years(self, stammtisch_id: int) -> list[Row]: ...
+
+    def collect(self, stammtisch_id: int, year: int | None) -> Period: ...
+
+    def overview(self, stammtisch_id: int, year: int | None) -> Row: ...
+
+    def verlierer(
+        self, stammtisch_id: int, year: int | None, games: int | None = None
+    ) -> Verlierer: ...
+
+    def attendance(self, stammtisch_id: int, year: int | None) -> list[Row]: ...
+
 
 PLOTLY_CONFIG = {"displaylogo": False, "responsive": True, "locale": "de"}
 
@@ -171,7 +194,7 @@ def page_context(
 
 
 def _select(
-    stats: Statistics,
+    stats: Source,
     out: Path,
     slugs: Iterable[str] | None,
     include_private: bool,
@@ -201,9 +224,7 @@ def _select(
 _Plan = list[tuple[Row, list[Row], list[int | None]]]
 
 
-def _plan(
-    stats: Statistics, chosen: list[Row], periods: dict[str, set[int | None]] | None
-) -> _Plan:
+def _plan(stats: Source, chosen: list[Row], periods: dict[str, set[int | None]] | None) -> _Plan:
     plan: _Plan = []
     for st in chosen:
         years = stats.years(st["id"])
@@ -214,44 +235,45 @@ def _plan(
     return plan
 
 
-def _write_pages(
-    stats: Statistics, env: Environment, out: Path, plan: _Plan, progress: Progress | None
-) -> int:
+def render_period(stats: Source, st: Row, years: list[Row], year: int | None) -> str:
+    """The HTML of one period page of the Stammtisch ``st``."""
+    # colours follow the all-time players, so a player keeps their colour on every page
+    colors = figures.player_colors([r["player_id"] for r in stats.attendance(st["id"], None)])
+    context = page_context(stats.collect(st["id"], year), st, year, colors)
+    context["years"] = years
+    return environment().get_template("period.html").render(root="../", **context)
+
+
+def _write_pages(stats: Source, out: Path, plan: _Plan, progress: Progress | None) -> int:
     """Write the period pages of the plan; returns how many."""
     total = sum(len(todo) for _, _, todo in plan)
     done = 0
     for st, years, todo in plan:
-        # colours follow the all-time players, so a player keeps their colour on every page
-        colors = figures.player_colors([r["player_id"] for r in stats.attendance(st["id"], None)])
         for year in todo:
-            data = stats.collect(st["id"], year)
-            context = page_context(data, st, year, colors)
-            context["years"] = years
-            html = env.get_template("period.html").render(root="../", **context)
             name = "index.html" if year is None else f"{year}.html"
-            _write(out / st["slug"] / name, html)
+            _write(out / st["slug"] / name, render_period(stats, st, years, year))
             done += 1
             if progress:
                 progress(done, total, f"{st['slug']}/{name}")
     return done
 
 
-def _write_index(stats: Statistics, env: Environment, out: Path, listed: list[Row]) -> None:
+def render_index(stats: Source, listed: list[Row]) -> str:
     """The index: the listed Stammtische with the Verlierer of their last year."""
     summaries: dict[int, dict[str, Any]] = {}
     for st in listed:
         if st["last_year"] is not None:
-            games = stats.overview(st["id"], st["last_year"])["games"]
-            losers = stats.verlierer(st["id"], st["last_year"], games)["verlierer"]
+            losers = stats.verlierer(st["id"], st["last_year"])["verlierer"]
             summaries[st["id"]] = {"year": st["last_year"], "verlierer": losers}
-    index = env.get_template("index.html").render(
-        root="", stammtische=listed, latest=summaries, built=datetime.now()
+    return (
+        environment()
+        .get_template("index.html")
+        .render(root="", stammtische=listed, latest=summaries, built=datetime.now())
     )
-    _write(out / "index.html", index)
 
 
 def build_site(
-    conn: Connection,
+    source: Source | Connection,
     out: str | Path,
     *,
     slugs: Iterable[str] | None = None,
@@ -267,10 +289,9 @@ def build_site(
     Stammtische built now or before (``index_all``: every visible one, built later on demand)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    stats = Statistics(conn)
+    stats = source if isinstance(source, Source) else Statistics(source)
     chosen, listed = _select(stats, out, slugs, include_private, index_all)
-    env = environment()
     write_assets(out)
-    done = _write_pages(stats, env, out, _plan(stats, chosen, periods), progress)
-    _write_index(stats, env, out, listed)
+    done = _write_pages(stats, out, _plan(stats, chosen, periods), progress)
+    _write(out / "index.html", render_index(stats, listed))
     return BuildResult(len(chosen), done + 1, out)

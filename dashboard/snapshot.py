@@ -4,8 +4,11 @@ The statistics are DuckDB SQL. The SQLite store (the store of record) and the in
 fake (tests, the contract test) have no DuckDB, so their rows are copied into a fresh in-memory DuckDB with the same schema (the API's DuckDB migrations)
 and the queries run there: the same numbers, no second implementation. SQLite's rows arrive
 as stored (JSON text, ISO timestamps, 0/1 booleans), read in one transaction, and DuckDB's
-load casts them to the column types. Every read copies everything: correct, not yet fast
-(a read model refreshed incrementally replaces it, issue 11).
+load casts them to the column types. Every call copies everything: no request path uses it
+any more (the statistics read the read model, dashboard/readmodel.py, which loads only the
+tables and Stammtische it needs); it stays for the storage tests, which check the per-player
+summary against the SQL oracle (tests/player_game_summary.sql) and SQLite's rows against
+DuckDB's on a copy of every table.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from api.storage.records import FACT_COLUMNS
 from api.storage.sql import migrations
 
 from .bulk import TABLES, BulkLoader
-from .stats import Connection, Statistics
+from .stats import Connection
 
 
 def _duckdb_copy(fill: Callable[[BulkLoader], None]) -> duckdb.DuckDBPyConnection:
@@ -105,10 +108,3 @@ def connection_for(repo: Repository) -> Iterator[Connection]:
         yield conn
     finally:
         conn.close()
-
-
-@contextmanager
-def statistics_for(repo: Repository) -> Iterator[Statistics]:
-    """:class:`Statistics` on the repository's store (see :func:`connection_for`)."""
-    with connection_for(repo) as conn:
-        yield Statistics(conn)

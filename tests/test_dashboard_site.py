@@ -122,18 +122,30 @@ def test_figures_are_pure_and_share_one_template():
     assert list(trend.data[0].x)[:3] == ["Jan", "Feb", "Mär"] and list(trend.data[0].y)[2] == 2
 
 
-def test_dashboard_build_reads_a_stopped_servers_file(tmp_path, capsys):
-    db = str(tmp_path / "schocken.sqlite3")
-    make_store(path=db).close()
-    assert (
-        main(
-            ["dashboard", "build", "--db", db, "--out", str(tmp_path / "out"), "--progress"],
-            standalone_mode=False,
-        )
-        == 0
-    )
+def _sqlite_app(tmp_path, games=2):
+    """An app on a SQLite file with ``games`` imported games of „Zur Post“ (2024)."""
+    app = create_app(
+        {"STORAGE": "sqlite", "DATABASE": str(tmp_path / "s.sqlite3"),
+         "DASHBOARD_DIR": str(tmp_path / "site")}
+    )  # fmt: skip
+    table = make_table(app.test_client(), "Zur Post")
+    logs = simulate_logs(PRESETS["standard"], games, players=["Anna", "Bert", "Elke"], seed=5,
+                         start=datetime.fromisoformat("2024-05-03T20:00:00+02:00"))  # fmt: skip
+    for log in logs:
+        assert table.post("/imports", log).status_code == 201
+    return app
+
+
+def test_dashboard_build_reads_the_read_model_also_while_a_server_holds_the_file(tmp_path, capsys):
+    app = _sqlite_app(tmp_path)  # this process holds the file, like `schocken serve`
+    try:
+        db = str(tmp_path / "s.sqlite3")
+        args = ["dashboard", "build", "--db", db, "--out", str(tmp_path / "out"), "--progress"]
+        assert main(args, standalone_mode=False) == 0
+    finally:
+        app.extensions["schocken"].store.close()
     err = capsys.readouterr().err
-    assert "3/3 zur-post/2023.html" in err and "4 Seiten" in err
+    assert "2/2 zur-post/2024.html" in err and "3 Seiten" in err
     assert "Elke" in (tmp_path / "out" / "zur-post" / "2024.html").read_text(encoding="utf-8")
 
 
@@ -165,7 +177,11 @@ def fetch(client, url):
 
 def test_the_server_serves_the_dashboard_and_rebuilds_it_when_a_game_finishes(tmp_path):
     app = create_app(
-        {"DATABASE": str(tmp_path / "s.sqlite3"), "DASHBOARD_DIR": str(tmp_path / "site")}
+        {
+            "STORAGE": "sqlite",
+            "DATABASE": str(tmp_path / "s.sqlite3"),
+            "DASHBOARD_DIR": str(tmp_path / "site"),
+        }
     )
     client = app.test_client()
     try:
@@ -191,7 +207,11 @@ def test_the_server_serves_the_dashboard_and_rebuilds_it_when_a_game_finishes(tm
 
 def test_dashboard_build_through_a_running_server(tmp_path):
     app = create_app(
-        {"DATABASE": str(tmp_path / "s.sqlite3"), "DASHBOARD_DIR": str(tmp_path / "site")}
+        {
+            "STORAGE": "sqlite",
+            "DATABASE": str(tmp_path / "s.sqlite3"),
+            "DASHBOARD_DIR": str(tmp_path / "site"),
+        }
     )
     table = make_table(app.test_client(), "Zur Post")
     log = next(simulate_logs(PRESETS["standard"], 1, players=["Anna", "Bert"], seed=2,

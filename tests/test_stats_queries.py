@@ -11,7 +11,7 @@ import pytest
 from dashboard_data import cursor, make_store
 
 from api.bench.stats_bench import SQLITE_TABLES
-from dashboard.stats import Statistics, min_games, queries, run
+from dashboard.stats import SET_QUERIES, Statistics, min_games, queries, run
 
 
 @pytest.fixture(scope="module")
@@ -229,16 +229,15 @@ def test_a_year_without_games_is_empty_not_an_error(stats):
     assert data["players"] == [] and data["categories"]["total"]["throws"] == 0
 
 
-def test_queries_bind_their_parameters_and_refuse_missing_ones(stats):
-    assert all(
-        "$stammtisch_id" in q.sql or q.name in {"stammtische", "freshness"}
-        for q in queries().values()
-    )
-    with pytest.raises(TypeError, match="year"):
-        run(stats.conn, "overview", stammtisch_id=1)
+def test_queries_are_set_based_and_bind_their_parameters(stats):
+    # every statistic answers for every Stammtisch and period at once: keyed rows
+    for name in SET_QUERIES:
+        assert "stammtisch_id" in queries()[name].sql and "period" in queries()[name].sql
+    with pytest.raises(TypeError, match="limit"):
+        run(stats.conn, "record_schock_aus")
     # bound, not formatted: SQL in a value is just a (wrong) value
     with pytest.raises(duckdb.ConversionException):
-        run(stats.conn, "years", stammtisch_id="1 OR 1=1")
+        run(stats.conn, "record_schock_aus", limit="1 OR 1=1")
 
 
 def test_the_same_queries_give_the_same_numbers_on_sqlite(stats):

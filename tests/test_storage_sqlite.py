@@ -235,13 +235,14 @@ def test_a_database_from_a_newer_version_is_refused_untouched(tmp_path):
 def test_a_failed_migration_leaves_no_trace_of_itself(tmp_path, monkeypatch):
     from api.storage.sqlite import store as store_module
 
-    broken = [*migrations(), (6, "broken", "CREATE TABLE extra (a INTEGER);\nNOT SQL;")]
+    newest = migrations()[-1][0]
+    broken = [*migrations(), (newest + 1, "broken", "CREATE TABLE extra (a INTEGER);\nNOT SQL;")]
     monkeypatch.setattr(store_module, "migrations", lambda: broken)
     path = tmp_path / "f.sqlite3"
     with pytest.raises(sqlite3.OperationalError):
         SQLiteStore(path)
     conn = sqlite3.connect(path)
-    assert conn.execute("SELECT max(version) FROM schema_migrations").fetchone() == (5,)
+    assert conn.execute("SELECT max(version) FROM schema_migrations").fetchone() == (newest,)
     assert conn.execute("SELECT name FROM sqlite_schema WHERE name = 'extra'").fetchall() == []
     conn.close()
 

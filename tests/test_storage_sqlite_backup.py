@@ -232,7 +232,9 @@ def test_the_storage_setting_and_the_admin_endpoint_give_the_same_backup(
     assert schocken("backup", str(tmp_path / "env")) == 0
     assert sqlite_tables(tmp_path / "env" / "schocken.sqlite3") == before
     assert schocken("rebuild") == 0  # the other commands find the SQLite file too
-    assert sqlite_tables(live) == before
+    after = sqlite_tables(live)
+    after.pop("stats_stale"), before.pop("stats_stale")  # rebuilt facts: statistics to redo
+    assert after == before
     monkeypatch.delenv("SCHOCKEN_STORAGE")
     monkeypatch.delenv("SCHOCKEN_DATABASE")
     assert schocken("rebuild", "--db", str(live)) == 0  # a SQLite file is told by its header

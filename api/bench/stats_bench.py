@@ -1,17 +1,20 @@
-"""Benchmark of the statistics: bulk load, queries on DuckDB beside SQLite, site build, memory.
+"""Benchmark of the statistics read model: bulk load, full and incremental refresh, DuckDB
+beside SQLite on the same set-based SQL, a period over HTTP, memory.
 
-    python -m api.bench.stats_bench               # 1,000 Stammtische × 10 years (≈ 40M turns)
-    python -m api.bench.stats_bench --scale 0.02  # 20 Stammtische: a quick run
+    python -m api.bench.stats_bench               # 1,000 Stammtische × 10 years (≈ 45M turns)
+    python -m api.bench.stats_bench --scale 0.1   # 100 Stammtische: a quick run
 
 1. Simulate one pool of weekly games for ten years (6 to 8 of 8 players, through the engine)
-   and bulk-load it as Stammtisch 1 (:class:`dashboard.bulk.BulkLoader`: Python rows → CSV →
-   ``INSERT … SELECT FROM read_csv``).
-2. Every other Stammtisch replays the pool's games in its own order with its own players,
-   written by ``INSERT … SELECT`` in game-id order (``stats_bench.sql``); ids follow time.
-   The game log is loaded for the pool only (the statistics never read it).
-3. All statistics of random Stammtisch-years (``Statistics.collect``) on DuckDB, and the same
-   query files on SQLite (stdlib ``sqlite3``, indexed on every join key) loaded with the same rows.
-4. The static site of one Stammtisch (ten years: eleven pages), and the peak memory (RSS).
+   and bulk-load it as Stammtisch 1 into a DuckDB file with the API's tables
+   (:class:`dashboard.bulk.BulkLoader`). Every other Stammtisch replays the pool's games in
+   its own order with its own players, written by ``INSERT … SELECT`` (``stats_bench.sql``).
+2. The tables the statistics read (not the per-turn ones) are copied into a SQLite database
+   of the API's schema (:class:`~api.storage.SQLiteStore`): the row store of the server.
+3. Full refresh of every statistic of every Stammtisch and period
+   (:func:`dashboard.readmodel.refresh`: SQLite rows → DuckDB → set-based SQL → JSON rows in
+   stats_periods), and its parts; the same set-based SQL run on SQLite, side by side.
+4. Incremental refresh of one Stammtisch marked stale (what a finished game costs), and one
+   Stammtisch-year's statistics over HTTP (Flask test client, read model), and the peak memory.
 
 Prints figures; asserts nothing.
 """
@@ -24,6 +27,8 @@ import random
 import resource
 import sqlite3
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from datetime import datetime
@@ -32,34 +37,32 @@ from typing import Any
 
 import duckdb
 
-from api.config import Config
 from api.rules import PRESETS
 from api.rules.log import to_log
 from api.rules.simulate import simulate_game
+from api.storage import SQLiteStore
 from api.storage.records import TABLE_COLUMNS
 from api.storage.sql import migrations
 from api.storage.sql import queries as named_queries
 from dashboard.bulk import BulkLoader, game_rows
 from dashboard.demo import fridays
+from dashboard.readmodel import duckdb_input, refresh
 from dashboard.site import build_site
-from dashboard.stats import Statistics, queries
+from dashboard.stats import MIN_GAMES_SHARE, RECORD_LIMIT, SET_QUERIES, run
 
 PLAYERS = [f"Spieler {i}" for i in range(1, 9)]
 PLAYER_IDS = {name: i + 1 for i, name in enumerate(PLAYERS)}
 #: the tables the statistics read (all game data but the log)
 SQLITE_TABLES = tuple(table for table in TABLE_COLUMNS if table != "game_log")
-SQLITE_INDEXES = (
-    "CREATE INDEX games_st_year ON games (stammtisch_id, year)",
-    "CREATE INDEX game_players_game ON game_players (game_id)",
-    "CREATE INDEX game_facts_game ON game_facts (game_id)",
-    "CREATE INDEX half_facts_game ON half_facts (game_id)",
-    "CREATE INDEX deckel_moves_game ON deckel_moves (game_id)",
-    "CREATE INDEX round_facts_game ON round_facts (game_id, round_no)",
-    "CREATE INDEX turn_facts_game ON turn_facts (game_id)",
-    "CREATE INDEX player_game_facts_game ON player_game_facts (game_id)",
-    "CREATE INDEX player_game_facts_st_year ON player_game_facts (stammtisch_id, year)",
-    "CREATE INDEX players_id ON players (id)",
-)
+#: the tables copied into the SQLite row store: what a refresh reads (INPUT) and the listing
+ROW_STORE_TABLES = ("stammtische", "players", "games", "game_facts", "half_facts",
+                    "player_game_facts")  # fmt: skip
+#: the parameters of the set-based queries
+PARAMS = {
+    "limit": RECORD_LIMIT,
+    "share_num": MIN_GAMES_SHARE.numerator,
+    "share_den": MIN_GAMES_SHARE.denominator,
+}
 
 
 def sql_statements() -> dict[str, str]:
@@ -176,88 +179,6 @@ def load(conn: Any, n: int, years: int, seed: int, interleaved: bool) -> dict[st
     return {"turns": turns}
 
 
-def to_sqlite(duck: Any, path: Path) -> float:
-    """Copy the tables the statistics read into an SQLite file, with indexes; returns seconds."""
-    started = time.perf_counter()
-    lite = sqlite3.connect(path)
-    lite.execute("PRAGMA journal_mode = OFF")
-    lite.execute("PRAGMA synchronous = OFF")
-    for table in SQLITE_TABLES:
-        cur = duck.execute(f"SELECT * FROM {table} LIMIT 0")  # noqa: S608 - fixed table names
-        columns = [d[0] for d in cur.description]
-        cur.fetchall()
-        lite.execute(f"CREATE TABLE {table} ({', '.join(columns)})")
-        # timestamps and JSON as text, as SQLite keeps them
-        select = ", ".join(f"CAST({c} AS VARCHAR)" if c.endswith(("_at", "_utc", "_local")) or c in ("rules", "header", "options") else c for c in columns)  # fmt: skip
-        cur = duck.execute(f"SELECT {select} FROM {table}")  # noqa: S608
-        insert = f"INSERT INTO {table} VALUES ({', '.join('?' * len(columns))})"
-        while rows := cur.fetchmany(200_000):
-            lite.executemany(insert, rows)
-        lite.commit()
-    for statement in SQLITE_INDEXES:
-        lite.execute(statement)
-    lite.execute("ANALYZE")
-    lite.commit()
-    lite.close()
-    return time.perf_counter() - started
-
-
-class TimedConnection:
-    """Wraps a connection; records the time of every statistics query by name."""
-
-    def __init__(self, conn: Any) -> None:
-        self.conn = conn
-        self.names = {q.sql: q.name for q in queries().values()}
-        self.times: dict[str, list[float]] = {}
-
-    def execute(self, sql: str, parameters: Any = None) -> Any:
-        started = time.perf_counter()
-        cur = self.conn.execute(sql, parameters)
-        rows = cur.fetchall()
-        elapsed = (time.perf_counter() - started) * 1000
-        self.times.setdefault(self.names.get(sql, "?"), []).append(elapsed)
-        return _Fetched(cur.description, rows)
-
-
-class _Fetched:
-    def __init__(self, description: Any, rows: list[Any]) -> None:
-        self.description = description
-        self.rows = rows
-
-    def fetchall(self) -> list[Any]:
-        return self.rows
-
-
-def breakdown(conn: Any, periods: list[tuple[int, int | None]]) -> str:
-    timed = TimedConnection(conn)
-    time_collect(Statistics(timed), periods)
-    parts = sorted(timed.times.items(), key=lambda kv: -statistics.median(kv[1]))
-    return ", ".join(f"{name} {statistics.median(t):.1f}" for name, t in parts)
-
-
-def time_collect(stats: Statistics, periods: list[tuple[int, int | None]]) -> list[float]:
-    """Wall-clock ms per period; the process CPU ms (all threads) go to ``CPU_TIMES``."""
-    out = []
-    for stammtisch_id, year in periods:
-        started, cpu = time.perf_counter(), time.process_time()
-        stats.collect(stammtisch_id, year)
-        out.append((time.perf_counter() - started) * 1000)
-        CPU_TIMES.append((time.process_time() - cpu) * 1000)
-    return out
-
-
-CPU_TIMES: list[float] = []
-
-
-def describe(times: list[float]) -> str:
-    cpu = CPU_TIMES[-len(times) :]
-    CPU_TIMES.clear()
-    return (
-        f"median {statistics.median(times):6.1f} ms, max {max(times):6.1f} ms "
-        f"({len(times)} runs; CPU median {statistics.median(cpu):.1f} ms)"
-    )
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="share of 1,000 Stammtische")
@@ -270,12 +191,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "a folder of an earlier run is measured again without loading",
     )
     parser.add_argument("--threads", type=int, help="DuckDB threads (default: all cores)")
-    parser.add_argument(
-        "--query-threads",
-        type=int,
-        default=Config.DUCKDB_THREADS,
-        help="DuckDB threads for the queries and the site (default: the server's)",
-    )
     parser.add_argument("--no-sqlite", action="store_true", help="skip the SQLite comparison")
     parser.add_argument("--memory-limit", default="12GB", help="DuckDB memory_limit")
     parser.add_argument(
@@ -286,8 +201,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def open_database(args: argparse.Namespace, work: Path) -> tuple[Any, int]:
-    """The DuckDB file in ``work``: loaded now, or reused from an earlier run; (conn, turns)."""
+def open_database(args: argparse.Namespace, work: Path) -> tuple[Any, int, bool]:
+    """The DuckDB file in ``work``: loaded now, or reused from an earlier run;
+    (conn, turns, reused)."""
     db = work / "bench.duckdb"
     reuse = db.exists()  # a --dir of an earlier run: measure again without loading
     conn = duckdb.connect(
@@ -300,71 +216,157 @@ def open_database(args: argparse.Namespace, work: Path) -> tuple[Any, int]:
     )
     if args.threads:
         conn.execute("SET threads = $threads", {"threads": args.threads})
-    if not reuse:  # the API's schema through its (DuckDB dialect) migrations
-        for _, _, sql in migrations():
-            conn.execute(sql)
     if reuse:
         turns = scalar(conn, sql_statements()["count_turns"])
         print(f"Reusing {db} ({turns:,} turns)")
     else:
+        for _, _, sql in migrations():  # the API's tables (DuckDB dialect)
+            conn.execute(sql)
         n = max(1, round(1000 * args.scale))
         turns = int(load(conn, n, args.years, args.seed, args.interleaved)["turns"])
         conn.execute("CHECKPOINT")
-    line("DuckDB file", f"{db.stat().st_size / 2**20:,.0f} MiB")
-    line("DuckDB threads (load)", str(scalar(conn, "SELECT current_setting('threads')")))
-    # the queries run as the server runs them (api/config.py DUCKDB_THREADS)
-    conn.execute("SET threads = $threads", {"threads": args.query_threads})
-    line("DuckDB threads (queries, site)", str(args.query_threads))
-    line("peak memory so far (RSS)", f"{peak_mb():,.0f} MiB")
-    return conn, turns
+    line("DuckDB file (all tables, per-turn ones too)", f"{db.stat().st_size / 2**20:,.0f} MiB")
+    line("DuckDB threads", str(scalar(conn, "SELECT current_setting('threads')")))
+    return conn, turns, reuse
 
 
-Periods = list[tuple[int, int | None]]
-
-
-def time_duckdb(conn: Any, periods: Periods, alltime: Periods) -> None:
-    stats = Statistics(conn)
-    stats.collect(*periods[0])  # warm up: first query plans, file pages
-    print("\nAll statistics of one period (Statistics.collect: 9 queries, what one page shows)")
-    # first touch of a Stammtisch's row groups reads them from the file (cold); again: warm
-    line("DuckDB: one Stammtisch-year, first time", describe(time_collect(stats, periods)))
-    line("DuckDB: one Stammtisch-year, again", describe(time_collect(stats, periods)))
-    line("DuckDB: one Stammtisch, all time, first time", describe(time_collect(stats, alltime)))
-    line("DuckDB: one Stammtisch, all time, again", describe(time_collect(stats, alltime)))
-    line("DuckDB: per query, one year (median ms)", breakdown(conn, periods[:5]))
-
-
-def time_sqlite(
-    conn: Any, lite_path: Path, reuse: bool, periods: Periods, alltime: Periods
-) -> None:
-    """The same statistics on an SQLite copy of the rows (made now unless reused)."""
-    if not (reuse and lite_path.exists()):
-        lite_path.unlink(missing_ok=True)
-        seconds = to_sqlite(conn, lite_path)
-        line(
-            "SQLite: copy of the same rows + indexes",
-            f"{seconds:.1f} s, {lite_path.stat().st_size / 2**20:,.0f} MiB",
+def to_row_store(duck: Any, path: Path) -> float:
+    """Copy the tables a refresh reads into a SQLite database of the API's schema (the row
+    store); every Stammtisch is marked stale. Returns seconds."""
+    started = time.perf_counter()
+    SQLiteStore(path).close()  # schema and migrations
+    lite = sqlite3.connect(path)
+    lite.execute("PRAGMA synchronous = OFF")
+    for table in ROW_STORE_TABLES:
+        columns = TABLE_COLUMNS[table]
+        # timestamps and JSON as text, booleans as 0/1: as the SQLite adapter stores them
+        select = ", ".join(
+            f"CAST({c} AS VARCHAR)"
+            if c.endswith(("_at", "_utc", "_local")) or c in ("rules", "header", "options")
+            else f"CAST({c} AS INTEGER)" if c in ("private", "retired", "blattschuss", "starter")
+            else c
+            for c in columns
+        )  # fmt: skip
+        cur = duck.execute(f"SELECT {select} FROM {table}")  # noqa: S608 - fixed names
+        insert = (
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"  # noqa: S608
         )
-    lite = sqlite3.connect(lite_path)
-    lite_stats = Statistics(lite)
-    lite_stats.collect(*periods[0])
-    line("SQLite: one Stammtisch-year, first time", describe(time_collect(lite_stats, periods)))
-    line("SQLite: one Stammtisch-year, again", describe(time_collect(lite_stats, periods)))
-    line("SQLite: per query, one year (median ms)", breakdown(lite, periods[:5]))
-    line(
-        "SQLite: one Stammtisch, all time, first time",
-        describe(time_collect(lite_stats, alltime)),
-    )
-    line("SQLite: one Stammtisch, all time, again", describe(time_collect(lite_stats, alltime)))
+        while rows := cur.fetchmany(200_000):
+            lite.executemany(insert, rows)
+        lite.commit()
+    lite.execute("INSERT OR IGNORE INTO stats_stale SELECT id, 1 FROM stammtische")
+    lite.execute("ANALYZE")
+    lite.commit()
     lite.close()
+    return time.perf_counter() - started
 
 
-def time_site(conn: Any, work: Path, stammtisch_id: int) -> None:
+def time_sql(conn: Any) -> tuple[float, dict[str, float]]:
+    """Every set-based query over every Stammtisch once; (seconds, seconds per query)."""
+    parts = {}
+    for name in SET_QUERIES:
+        started = time.perf_counter()
+        run(conn, name, **PARAMS)
+        parts[name] = time.perf_counter() - started
+    return sum(parts.values()), parts
+
+
+def time_refresh(duck: Any, lite_path: Path, args: argparse.Namespace) -> None:
+    print("\nFull refresh: every statistic of every Stammtisch and period")
+    store = SQLiteStore(lite_path)
+    repo = store.repository()
+    ids = repo.stammtisch_ids()
+    # as an operator runs it: its own process, so that its peak memory is its own
+    command = [sys.executable, "-m", "api.cli", "stats", "refresh", "--all", "--db", str(lite_path)]
+    started = time.perf_counter()
+    told = subprocess.run(command, check=True, capture_output=True, text=True).stderr
+    seconds = time.perf_counter() - started
+    child = int(told.rsplit("höchstens ", 1)[1].split()[0])  # its VmHWM (see api/cli/stats.py)
+    periods = sum(1 for st in ids for _ in [None, *repo.stats_years(st)])
+    line(
+        "schocken stats refresh --all (SQLite → DuckDB → SQL → JSON)",
+        f"{seconds:.1f} s: {len(ids):,} Stammtische, {periods:,} periods, "
+        f"peak RSS {child:,.0f} MiB",
+    )
+    chunk = ids[: min(len(ids), 100)]
+    started = time.perf_counter()
+    conn = duckdb_input(repo, chunk)
+    feed = time.perf_counter() - started
+    line(f"  feed of {len(chunk)} Stammtische (stats_rows + BulkLoader)", f"{feed:.2f} s")
+    conn.close()
+    total, parts = time_sql(duck)
+    line("same SQL over everything: DuckDB", f"{total:.2f} s")
+    line("  per query (s)", ", ".join(f"{k} {v:.2f}" for k, v in parts.items()))
+    if not args.no_sqlite:
+        lite = sqlite3.connect(lite_path)
+        lite_total, lite_parts = time_sql(lite)
+        lite.close()
+        line(
+            "same SQL over everything: SQLite",
+            f"{lite_total:.2f} s = {lite_total / total:.1f} × DuckDB",
+        )
+        line("  per query (s)", ", ".join(f"{k} {v:.2f}" for k, v in lite_parts.items()))
+    time_incremental(repo, ids, args.samples)
+    store.close()
+
+
+def time_incremental(repo: Any, ids: list[int], samples: int) -> None:
+    print("\nIncremental refresh: one Stammtisch marked stale (a game finished)")
+    rng = random.Random(7)
+    times = []
+    for _ in range(samples):
+        repo.mark_stats_stale([rng.choice(ids)])
+        started = time.perf_counter()
+        refresh(repo)
+        times.append((time.perf_counter() - started) * 1000)
+    line("refresh of the stale Stammtisch (all its periods)", describe(times))
+
+
+def describe(times: list[float]) -> str:
+    ordered = sorted(times)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return (
+        f"p50 {statistics.median(times):6.1f} ms, p99 {p99:6.1f} ms, "
+        f"max {max(times):6.1f} ms ({len(times)} runs)"
+    )
+
+
+def time_http(lite_path: Path, work: Path, periods: list[tuple[int, int]]) -> None:
+    from api.app import create_app
+
+    print("\nOne Stammtisch-year's statistics over HTTP (Flask test client, read model)")
+    app = create_app(
+        {"STORAGE": "sqlite", "DATABASE": str(lite_path), "DASHBOARD_DIR": str(work / "site")}
+    )
+    client = app.test_client()
+    times = []
+    for _ in range(5):
+        for st, year in periods:
+            url = f"/api/v1/stammtische/stammtisch-{st}/statistics"
+            started = time.perf_counter()
+            r = client.get(url, query_string={"year": year})
+            times.append((time.perf_counter() - started) * 1000)
+            assert r.status_code == 200, r.text
+    line("GET …/statistics?year=Y", describe(times))
+    started = time.perf_counter()
+    r = client.get(f"/dashboard/stammtisch-{periods[0][0]}/{periods[0][1]}.html")
+    line(
+        "GET /dashboard/<slug>/<year>.html (rendered)",
+        f"{(time.perf_counter() - started) * 1000:.0f} ms",
+    )
+    app.extensions["schocken"].store.close()
+
+
+def time_site(lite_path: Path, work: Path, stammtisch_id: int) -> None:
+    from dashboard.readmodel import ReadModel
+
     print("\nStatic site of one Stammtisch (index + all time + one page per year)")
+    store = SQLiteStore(lite_path)
     slug = f"stammtisch-{stammtisch_id}"
     started = time.perf_counter()
-    result = build_site(conn, work / "site", slugs=[slug])
+    result = build_site(ReadModel(store.repository()), work / "site-out", slugs=[slug])
     line(f"build_site {slug}", f"{result.pages} pages in {time.perf_counter() - started:.2f} s")
+    store.close()
 
 
 def print_summary(turns: int) -> None:
@@ -382,16 +384,22 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="stats-bench-") as tmp:
         work = Path(args.dir or tmp)
         work.mkdir(parents=True, exist_ok=True)
-        reuse = (work / "bench.duckdb").exists()
-        conn, turns = open_database(args, work)
+        conn, turns, reuse = open_database(args, work)
         picked = conn.execute(sql_statements()["random_years"], {"limit": args.samples}).fetchall()
-        periods: Periods = [(s, y) for s, y in picked]
-        alltime: Periods = [(s, None) for s, _ in picked[:5]]
-        time_duckdb(conn, periods, alltime)
-        if not args.no_sqlite:
-            time_sqlite(conn, work / "bench.sqlite", reuse, periods, alltime)
-        time_site(conn, work, periods[0][0])
+        periods = [(int(s), int(y)) for s, y in picked]
+        lite_path = work / "bench.sqlite3"
+        if not (reuse and lite_path.exists()):
+            lite_path.unlink(missing_ok=True)
+            seconds = to_row_store(conn, lite_path)
+            size = lite_path.stat().st_size / 2**20
+            line(
+                "SQLite row store: copy of the tables a refresh reads",
+                f"{seconds:.1f} s, {size:,.0f} MiB",
+            )
+        time_refresh(conn, lite_path, args)
         conn.close()
+        time_http(lite_path, work, periods)
+        time_site(lite_path, work, periods[0][0])
         print_summary(turns)
     return 0
 

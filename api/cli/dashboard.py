@@ -1,8 +1,8 @@
 """``schocken dashboard build`` and ``schocken demo``: the statistics site.
 
-``dashboard build`` reads the SQLite database read-only (one consistent moment, also while
-``schocken serve`` writes to it: WAL readers wait for nobody); ``--server URL`` downloads the
-site a running server builds (``/dashboard/site.zip``) instead.
+``dashboard build`` reads the statistics read model of the SQLite database (refreshing the
+stale Stammtische first, under the one-refresher lock), also while ``schocken serve`` runs;
+``--server URL`` downloads the site a running server builds (``/dashboard/site.zip``) instead.
 """
 
 from __future__ import annotations
@@ -91,10 +91,10 @@ def build(
     include_private: bool,
     progress: bool,
 ) -> int:
-    """Write the static site (plain files that open from file://) from the SQLite database,
-    read only, or from a running server (--server)."""
+    """Write the static site (plain files that open from file://) from the statistics read
+    model of the SQLite database, or from a running server (--server)."""
+    from dashboard.readmodel import ReadModel
     from dashboard.site import build_site
-    from dashboard.snapshot import connection_for
 
     from ..storage import SQLiteStore
     from ..storage.convert import is_duckdb_file
@@ -111,22 +111,21 @@ def build(
     if is_duckdb_file(db):
         print(DUCKDB_HINT.format(db=db), file=sys.stderr)
         return 1
-    repo = SQLiteStore.open_copy(db)  # read only
+    store = SQLiteStore(db)
     started = time.perf_counter()
     try:
-        with connection_for(repo) as conn:
-            result = build_site(
-                conn,
-                folder,
-                slugs=[stammtisch] if stammtisch else None,
-                include_private=include_private,
-                progress=ProgressBar("Dashboard", force=progress),
-            )
+        result = build_site(
+            ReadModel(store.repository()),
+            folder,
+            slugs=[stammtisch] if stammtisch else None,
+            include_private=include_private,
+            progress=ProgressBar("Dashboard", force=progress),
+        )
     except KeyError as err:
         print(err.args[0], file=sys.stderr)
         return 1
     finally:
-        repo.disconnect()
+        store.close()
     print(
         f"{result.pages} Seiten für {result.stammtische} Stammtisch(e) in "
         f"{time.perf_counter() - started:.1f} s: {folder / 'index.html'}",
@@ -214,13 +213,13 @@ def demo(db: str | None, slug: str, years: int, seed: int, site: str | None, pro
 
 def _demo_site(store: SQLiteStore, site: str, slug: str, progress: bool) -> None:
     """Build the demo Stammtisch's dashboard into ``site`` from the open store."""
+    from dashboard.readmodel import ReadModel
     from dashboard.site import build_site
-    from dashboard.snapshot import connection_for
 
     repo = store.repository()
     try:
-        with connection_for(repo) as conn:
-            build_site(conn, site, slugs=[slug], progress=ProgressBar("Dashboard", force=progress))
+        source = ReadModel(repo)
+        build_site(source, site, slugs=[slug], progress=ProgressBar("Dashboard", force=progress))
     finally:
         repo.close()
 

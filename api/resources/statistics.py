@@ -1,4 +1,6 @@
-"""Statistics of a Stammtisch: the named queries of ``dashboard/queries`` as JSON.
+"""Statistics of a Stammtisch as JSON, read from the statistics read model
+(:mod:`dashboard.readmodel`: computed by DuckDB, stored in the row store, refreshed first when
+the Stammtisch is stale, so a finished game shows at once).
 
 Per calendar year (``?year=2024``) or all time (no year); only finished games count. A private
 Stammtisch's statistics need its token, like its games.
@@ -6,16 +8,14 @@ Stammtisch's statistics need its token, like its games.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from flask import g
 from flask.views import MethodView
 
 from dashboard import stats as kinds
-from dashboard.snapshot import statistics_for
-from dashboard.stats import Statistics
+from dashboard.readmodel import ReadModel
 from schemas.statistics import (
     AttendanceSchema,
     CategoriesSchema,
@@ -46,11 +46,14 @@ blp = Blueprint(
 )
 
 
-@contextmanager
-def _stats() -> Iterator[Statistics]:
+def _stats() -> ReadModel:
     services()  # opens the request's repository on g
-    with statistics_for(g.repo) as stats:
-        yield stats
+    return ReadModel(g.repo)
+
+
+def _period(query: dict[str, Any]) -> kinds.Period:
+    """The requested period of the request's Stammtisch."""
+    return _stats().collect(g.stammtisch.id, query.get("year"))
 
 
 def _doc(func: F) -> F:
@@ -70,8 +73,7 @@ class AllStatistics(MethodView):
     @blp.doc(operationId="getStatistics")
     def get(self, query: dict[str, Any], slug: str) -> kinds.Period:
         """Every statistic of one period (what a dashboard page shows)"""
-        with _stats() as stats:
-            return stats.collect(g.stammtisch.id, query.get("year"))
+        return _period(query)
 
 
 @blp.route("/years")
@@ -82,8 +84,7 @@ class Years(MethodView):
     @blp.doc(operationId="listStatisticsYears")
     def get(self, slug: str) -> list[kinds.Row]:
         """Years with finished games, newest first"""
-        with _stats() as stats:
-            return stats.years(g.stammtisch.id)
+        return _stats().years(g.stammtisch.id)
 
 
 @blp.route("/verlierer")
@@ -98,10 +99,7 @@ class Verlierer(MethodView):
 
         Ties: higher share of games lost, then more halves lost. The safest player has the
         lowest share lost among those with at least a quarter of the period's games."""
-        year = query.get("year")
-        with _stats() as stats:
-            games = stats.overview(g.stammtisch.id, year)["games"]
-            return stats.verlierer(g.stammtisch.id, year, games)
+        return _period(query)["verlierer"]
 
 
 @blp.route("/players")
@@ -113,11 +111,7 @@ class Players(MethodView):
     @blp.doc(operationId="listPlayerStatistics")
     def get(self, query: dict[str, Any], slug: str) -> list[kinds.Row]:
         """Per player: games, halves, Finals, Blattschuss, Deckel, Schock aus, streak, attendance"""
-        with _stats() as stats:
-            year = query.get("year")
-            return stats.players(
-                g.stammtisch.id, year, stats.overview(g.stammtisch.id, year)["games"]
-            )
+        return _period(query)["players"]
 
 
 @blp.route("/categories")
@@ -132,8 +126,7 @@ class Categories(MethodView):
 
         Counted are single throws from the hand that were blind or forced by a throw limit of
         one; a throw the player could repeat is biased towards good results."""
-        with _stats() as stats:
-            return stats.categories(g.stammtisch.id, query.get("year"))
+        return _period(query)["categories"]
 
 
 @blp.route("/head-to-head")
@@ -145,8 +138,7 @@ class HeadToHead(MethodView):
     @blp.doc(operationId="listFinaleHeadToHead")
     def get(self, query: dict[str, Any], slug: str) -> list[kinds.Row]:
         """Finale results for every pair of players that met in a Finale"""
-        with _stats() as stats:
-            return stats.head_to_head(g.stammtisch.id, query.get("year"))
+        return _period(query)["head_to_head"]
 
 
 @blp.route("/records")
@@ -158,8 +150,7 @@ class Records(MethodView):
     @blp.doc(operationId="getRecords")
     def get(self, query: dict[str, Any], slug: str) -> kinds.Records:
         """Records: longest games, most Schock aus in a game, most Deckel in a half"""
-        with _stats() as stats:
-            return stats.records(g.stammtisch.id, query.get("year"))
+        return _period(query)["records"]
 
 
 @blp.route("/trend")
@@ -171,8 +162,7 @@ class Trend(MethodView):
     @blp.doc(operationId="listGamesLostPerMonth")
     def get(self, query: dict[str, Any], slug: str) -> list[kinds.Row]:
         """Games lost per month and player"""
-        with _stats() as stats:
-            return stats.trend(g.stammtisch.id, query.get("year"))
+        return _period(query)["trend"]
 
 
 @blp.route("/attendance")
@@ -184,5 +174,4 @@ class Attendance(MethodView):
     @blp.doc(operationId="listAttendance")
     def get(self, query: dict[str, Any], slug: str) -> list[kinds.Row]:
         """Games per player and calendar year"""
-        with _stats() as stats:
-            return stats.attendance(g.stammtisch.id, query.get("year"))
+        return _period(query)["attendance"]

@@ -14,6 +14,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from .memory_stats import MemoryStatsMixin
 from .records import (
     FACT_COLUMNS,
     ROW_TABLES,
@@ -25,7 +26,7 @@ from .records import (
     Stammtisch,
     StoredResponse,
 )
-from .repository import Repository, StorageConflict, StorageUnavailable
+from .repository import Repository, StorageConflict, StorageUnavailable, stats_changed
 
 
 class MemoryStore:
@@ -41,7 +42,7 @@ class MemoryStore:
         pass
 
 
-class MemoryRepository(Repository):
+class MemoryRepository(MemoryStatsMixin, Repository):
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._depth = 0
@@ -51,6 +52,8 @@ class MemoryRepository(Repository):
         self.logs: dict[int, list[LogEntry]] = {}
         self.facts: dict[int, dict[str, list[dict[str, Any]]]] = {}
         self.responses: dict[tuple[int, str], StoredResponse] = {}
+        self.stats_periods: dict[tuple[int, int], tuple[int, str]] = {}
+        self.stats_stale: dict[int, int] = {}
         #: a cause here makes every transaction fail as a full disk would (for tests)
         self.unavailable: str | None = None
 
@@ -61,7 +64,10 @@ class MemoryRepository(Repository):
         if self.unavailable is not None:
             raise StorageUnavailable(self.unavailable)
 
-    _STATE = ("stammtische", "players", "games", "logs", "facts", "responses")
+    _STATE = (
+        "stammtische", "players", "games", "logs", "facts", "responses", "stats_periods",
+        "stats_stale",
+    )  # fmt: skip
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -116,6 +122,7 @@ class MemoryRepository(Repository):
                     self.stammtische[slug] = replace(
                         record, name=name, rules=copy.deepcopy(rules), private=private
                     )
+            self.mark_stats_stale([stammtisch_id])
 
     def add_player(self, stammtisch_id: int, name: str, now: datetime) -> Player:
         with self._lock:
@@ -133,6 +140,7 @@ class MemoryRepository(Repository):
             self.players[player_id] = replace(
                 self.players[player_id], name=name, retired=retired, retired_at=retired_at
             )
+            self.mark_stats_stale([self.players[player_id].stammtisch_id])
 
     def add_game(self, game: NewGame) -> int:
         with self._lock:
@@ -202,6 +210,8 @@ class MemoryRepository(Repository):
                 facts[table] = [dict(r) for r in rows]
             for table, rows in write.append.items():
                 facts[table].extend(dict(r) for r in rows)
+            if stats_changed(write):
+                self.mark_stats_stale([self.games[game_id].stammtisch_id])
 
     def read_facts(self, game_id: int) -> dict[str, list[dict[str, Any]]]:
         facts = self.facts.get(game_id, {t: [] for t in FACT_COLUMNS})

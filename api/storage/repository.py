@@ -8,9 +8,11 @@ PostgreSQL adapter would implement the same methods. All writes of one use case 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from abc import ABC, abstractmethod
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
@@ -81,6 +83,27 @@ def unavailable_cause(exc: BaseException) -> str | None:
     """The cause when ``exc`` says the database cannot write or read now, else None."""
     text = str(exc).lower()
     return str(exc) if any(word in text for word in UNAVAILABLE_WORDS) else None
+
+
+def csv_value(value: object) -> str:
+    """One value of a :meth:`Repository.stats_csv` line."""
+    if value is None:
+        return "\\N"
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, datetime):
+        text = value.isoformat(sep=" ")
+    elif isinstance(value, dict | list):
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    else:
+        text = str(value)
+    return '"' + text.replace('"', '""') + '"'
+
+
+def stats_changed(write: FactsWrite) -> bool:
+    """Whether a facts write changes the statistics: the per-player summary rows of a game
+    appear (it finished) or go (its finish was undone; a rebuild rewrites them)."""
+    return "player_game_facts" in write.replace or bool(write.append.get("player_game_facts"))
 
 
 class Repository(ABC):
@@ -195,3 +218,66 @@ class Repository(ABC):
     @abstractmethod
     def purge_responses(self, before: datetime) -> None:
         """Forget responses stored before ``before`` (UTC)."""
+
+    # The statistics read model (dashboard/readmodel.py). Rows of stats_periods: per
+    # Stammtisch and year (None: all time) the finished games and every statistic as JSON.
+    def stats_rows(
+        self, tables: Mapping[str, Sequence[str]], stammtische: Collection[int] | None
+    ) -> dict[str, list[tuple[Any, ...]]]:
+        """The rows of ``tables`` (those columns, in that order) that belong to the
+        Stammtische ``stammtische`` (None: all), one consistent moment: the input of a
+        refresh."""
+        raise NotImplementedError
+
+    def stats_csv(
+        self, tables: Mapping[str, Sequence[str]], stammtische: Collection[int] | None
+    ) -> dict[str, list[str]]:
+        """The rows of :meth:`stats_rows` as CSV lines for DuckDB's ``read_csv``: every value
+        quoted (``"`` doubled inside), NULL as an unquoted ``\\N``. Adapters may render them
+        in the database (faster than Python)."""
+        return {
+            table: [",".join(map(csv_value, row)) for row in rows]
+            for table, rows in self.stats_rows(tables, stammtische).items()
+        }
+
+    def stammtisch_ids(self) -> list[int]:
+        """Every Stammtisch's id."""
+        raise NotImplementedError
+
+    def mark_stats_stale(self, stammtisch_ids: Iterable[int]) -> None:
+        """Their statistics must be computed again (inside the caller's transaction, with the
+        write that changed them)."""
+        raise NotImplementedError
+
+    def stale_stats(self) -> dict[int, int]:
+        """The Stammtische marked stale and the version of their mark."""
+        raise NotImplementedError
+
+    def write_stats(
+        self,
+        stammtisch_ids: Collection[int] | None,
+        periods: Iterable[tuple[int, int | None, int, str]],
+        versions: Mapping[int, int],
+    ) -> None:
+        """Replace the read model of the Stammtische ``stammtisch_ids`` (None: all) by
+        ``periods`` (stammtisch_id, year, games, JSON) and clear the stale marks that still
+        have the version they had when the refresh read its input, in one transaction."""
+        raise NotImplementedError
+
+    def read_stats(self, stammtisch_id: int, year: int | None) -> str | None:
+        """The JSON of one period, None when the read model has none."""
+        raise NotImplementedError
+
+    def stats_years(self, stammtisch_id: int | None) -> list[tuple[int, int, int]]:
+        """(stammtisch_id, year, games) of the years with finished games, newest first."""
+        raise NotImplementedError
+
+    def stats_computed(self) -> set[int]:
+        """The Stammtische the read model has (their all-time row)."""
+        raise NotImplementedError
+
+    def stats_lock(self, wait: bool | float = True) -> AbstractContextManager[bool]:
+        """The one-refresher lock (across threads and processes); yields whether it was
+        taken (``wait=False`` gives up at once when another refresher holds it, a number
+        after that many seconds)."""
+        raise NotImplementedError

@@ -1,15 +1,17 @@
--- Attendance per calendar year: finished games each player sat at, beside the year's games.
-WITH g AS (
-    SELECT g.id AS game_id, g.year
-    FROM games g JOIN game_facts f ON f.game_id = g.id
-    WHERE g.stammtisch_id = $stammtisch_id AND ($year IS NULL OR g.year = $year)
-      AND f.status = 'finished'
+-- Attendance per Stammtisch and calendar year (at the table): finished games each player sat
+-- at, beside the year's games. All time is every year's rows in turn (dashboard/stats.py
+-- YEARLY_ONLY), so only the years are computed here.
+WITH per_year AS (
+    SELECT stammtisch_id, year, count(DISTINCT game_id) AS games
+    FROM player_game_facts GROUP BY stammtisch_id, year
 ),
-per_year AS (SELECT year, count(*) AS games FROM g GROUP BY year)
-SELECT g.year, p.player_id, pl.name, count(*) AS games_played, per_year.games
-FROM g
-JOIN game_players p ON p.game_id = g.game_id
-JOIN players pl ON pl.id = p.player_id
-JOIN per_year ON per_year.year = g.year
-GROUP BY g.year, p.player_id, pl.name, per_year.games
-ORDER BY g.year, pl.name
+seats AS (
+    SELECT stammtisch_id, year, player_id, count(*) AS games_played
+    FROM player_game_facts GROUP BY stammtisch_id, year, player_id
+)
+SELECT s.stammtisch_id, s.year AS period, s.year, s.player_id, pl.name, s.games_played,
+       per_year.games
+FROM seats s
+JOIN per_year ON per_year.stammtisch_id = s.stammtisch_id AND per_year.year = s.year
+JOIN players pl ON pl.id = s.player_id
+ORDER BY s.stammtisch_id, s.year, pl.name

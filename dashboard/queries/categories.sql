@@ -1,25 +1,30 @@
--- Results of single throws that nobody chose to keep: one throw from the hand that was either
--- blind or forced by the round's throw limit of one (not the opener, who chose to stop). A throw
--- the player could have repeated is biased towards good results, so only these are comparable
--- with the exact probabilities of one throw of three dice (RULES.md section 2).
+-- Results of single throws that nobody chose to keep, per Stammtisch, period (the calendar
+-- year at the table, 0: all time), player and category: one throw from the hand that was
+-- either blind or forced by the round's throw limit of one (not the opener, who chose to stop).
+-- A throw the player could have repeated is biased towards good results, so only these are
+-- comparable with the exact probabilities of one throw of three dice (RULES.md section 2).
 -- The category is read from the dice (default order), whatever the house rules call it; the
 -- counts per player and game are in player_game_facts (api/storage migration 0003).
-WITH fair AS (
-    SELECT player_id,
+WITH seats AS (
+    SELECT p.*, p.year AS period FROM player_game_facts p
+    UNION ALL
+    SELECT p.*, 0 AS period FROM player_game_facts p
+),
+fair AS (
+    SELECT stammtisch_id, period, player_id,
            sum(fair_schock_aus) AS schock_aus, sum(fair_schock) AS schock,
            sum(fair_general) AS general, sum(fair_strasse) AS strasse, sum(fair_zahl) AS zahl
-    FROM player_game_facts
-    WHERE stammtisch_id = $stammtisch_id AND ($year IS NULL OR year = $year)
-    GROUP BY player_id
+    FROM seats
+    GROUP BY stammtisch_id, period, player_id
 ),
 per_category AS (
-    SELECT player_id, 'schock_aus' AS category, schock_aus AS throws FROM fair
-    UNION ALL SELECT player_id, 'schock', schock FROM fair
-    UNION ALL SELECT player_id, 'general', general FROM fair
-    UNION ALL SELECT player_id, 'strasse', strasse FROM fair
-    UNION ALL SELECT player_id, 'zahl', zahl FROM fair
+    SELECT stammtisch_id, period, player_id, 'schock_aus' AS category, schock_aus AS throws FROM fair
+    UNION ALL SELECT stammtisch_id, period, player_id, 'schock', schock FROM fair
+    UNION ALL SELECT stammtisch_id, period, player_id, 'general', general FROM fair
+    UNION ALL SELECT stammtisch_id, period, player_id, 'strasse', strasse FROM fair
+    UNION ALL SELECT stammtisch_id, period, player_id, 'zahl', zahl FROM fair
 )
-SELECT c.player_id, pl.name, c.category, c.throws
+SELECT c.stammtisch_id, c.period, c.player_id, pl.name, c.category, c.throws
 FROM per_category c JOIN players pl ON pl.id = c.player_id
 WHERE c.throws > 0
-ORDER BY pl.name, c.player_id, c.category
+ORDER BY c.stammtisch_id, c.period, pl.name, c.player_id, c.category

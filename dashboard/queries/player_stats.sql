@@ -1,19 +1,21 @@
--- Per player of the period (finished games only): games played and lost, halves lost (Hälfte 1
--- and 2), Finale played and lost, Blattschuss (lost both halves), Deckel received (rounds and
--- penalties), Schock aus thrown, turns, first and last game, attendance (share of the period's
--- games the player sat at) and the longest run of games without a loss (games the player
--- missed do not break a run).
+-- Per Stammtisch, period (the calendar year at the table, 0: all time) and player (finished
+-- games only): games played and lost, halves lost (Hälfte 1 and 2), Finale played and lost,
+-- Blattschuss (lost both halves), Deckel received (rounds and penalties), Schock aus thrown,
+-- turns, first and last game, attendance (share of the period's games the player sat at) and
+-- the longest run of games without a loss (games the player missed do not break a run).
 -- rank: Verlierer des Jahres ranking – more games lost first; ties go to the higher share of
 -- games played that were lost, then to more halves lost; players tied on all three share a rank.
--- safe_rank: the safest players – lowest share lost among those with at least $min_games games;
--- ties go to more games played, then to fewer halves lost (NULL: too few games).
+-- safe_rank: the safest players – lowest share lost among those with at least min_games games
+-- (a share $share_num / $share_den of the period's games, rounded up, at least 1); ties go to
+-- more games played, then to fewer halves lost (NULL: too few games).
 WITH seats AS (
-    -- one row per player and finished game: the summary of api/storage migration 0003
-    SELECT * FROM player_game_facts
-    WHERE stammtisch_id = $stammtisch_id AND ($year IS NULL OR year = $year)
+    -- one row per player, finished game and period: the summary of api/storage migration 0003
+    SELECT p.*, p.year AS period FROM player_game_facts p
+    UNION ALL
+    SELECT p.*, 0 AS period FROM player_game_facts p
 ),
 played AS (
-    SELECT player_id,
+    SELECT stammtisch_id, period, player_id,
            count(*) AS games_played,
            sum(lost) AS games_lost,
            sum(finalist) AS finals_played,
@@ -26,24 +28,35 @@ played AS (
            min(played_local) AS first_game,
            max(played_local) AS last_game
     FROM seats
-    GROUP BY player_id
+    GROUP BY stammtisch_id, period, player_id
 ),
 numbered AS (
     -- every loss opens a new group; the games after it (until the next loss) are one run
-    SELECT player_id, lost,
-           sum(lost) OVER (PARTITION BY player_id ORDER BY played_local, game_id
+    SELECT stammtisch_id, period, player_id, lost,
+           sum(lost) OVER (PARTITION BY stammtisch_id, period, player_id
+                           ORDER BY played_local, game_id
                            ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS grp
     FROM seats
 ),
 runs AS (
-    SELECT player_id, grp, sum(1 - lost) AS run FROM numbered GROUP BY player_id, grp
+    SELECT stammtisch_id, period, player_id, grp, sum(1 - lost) AS run
+    FROM numbered GROUP BY stammtisch_id, period, player_id, grp
 ),
 streaks AS (
-    SELECT player_id, max(run) AS longest_without_loss FROM runs GROUP BY player_id
+    SELECT stammtisch_id, period, player_id, max(run) AS longest_without_loss
+    FROM runs GROUP BY stammtisch_id, period, player_id
 ),
-total AS (SELECT count(DISTINCT game_id) AS games FROM seats),
+total AS (
+    SELECT stammtisch_id, period, count(DISTINCT game_id) AS games,
+           (count(DISTINCT game_id) * $share_num + $share_den - 1
+            - (count(DISTINCT game_id) * $share_num + $share_den - 1) % $share_den)
+           / $share_den AS min_games
+    FROM seats GROUP BY stammtisch_id, period
+),
 scored AS (
-    SELECT played.player_id, pl.name, played.games_played, played.games_lost,
+    SELECT played.stammtisch_id, played.period,
+           CASE WHEN total.min_games < 1 THEN 1 ELSE total.min_games END AS min_games,
+           played.player_id, pl.name, played.games_played, played.games_lost,
            CAST(played.games_lost AS DOUBLE) / played.games_played AS share_lost,
            played.halves_lost,
            played.finals_played, played.finals_lost, played.blattschuss,
@@ -55,14 +68,19 @@ scored AS (
            played.first_game, played.last_game,
            CAST(played.games_played AS DOUBLE) / total.games AS attendance
     FROM played
-    CROSS JOIN total
+    JOIN total ON total.stammtisch_id = played.stammtisch_id AND total.period = played.period
     JOIN players pl ON pl.id = played.player_id
-    JOIN streaks ON streaks.player_id = played.player_id
+    JOIN streaks ON streaks.stammtisch_id = played.stammtisch_id
+                AND streaks.period = played.period AND streaks.player_id = played.player_id
 )
-SELECT rank() OVER (ORDER BY games_lost DESC, share_lost DESC, halves_lost DESC) AS rank,
-       CASE WHEN games_played >= $min_games THEN rank() OVER (
-           PARTITION BY games_played >= $min_games
+SELECT stammtisch_id, period,
+       rank() OVER (PARTITION BY stammtisch_id, period
+                    ORDER BY games_lost DESC, share_lost DESC, halves_lost DESC) AS rank,
+       CASE WHEN games_played >= min_games THEN rank() OVER (
+           PARTITION BY stammtisch_id, period, games_played >= min_games
            ORDER BY share_lost, games_played DESC, halves_lost) END AS safe_rank,
-       scored.*
+       player_id, name, games_played, games_lost, share_lost, halves_lost, finals_played,
+       finals_lost, blattschuss, deckel, deckel_per_game, schock_aus, turns,
+       longest_without_loss, first_game, last_game, attendance
 FROM scored
-ORDER BY name, player_id
+ORDER BY stammtisch_id, period, name, player_id

@@ -1,21 +1,44 @@
 -- Record: most Deckel one player received in one half (Hälfte 1, 2 or the Finale) of a finished
--- game of the period, counting every Deckel that came to them (rounds and penalties).
-WITH seats AS (
-    SELECT * FROM player_game_facts
-    WHERE stammtisch_id = $stammtisch_id AND ($year IS NULL OR year = $year)
-),
-halves AS (
+-- game, counting every Deckel that came to them (rounds and penalties): the $limit top rows
+-- per Stammtisch and period (the calendar year at the table, 0: all time). All time ranks the
+-- years' top rows.
+WITH halves AS (
     -- one row per player, game and half: one pass over the seats
-    SELECT s.game_id, s.played_local, h.half, s.player_id,
+    SELECT s.stammtisch_id, s.year, s.game_id, s.played_local, h.half, s.player_id,
            CASE h.half WHEN 'half1' THEN s.deckel_half1
                        WHEN 'half2' THEN s.deckel_half2
                        ELSE s.deckel_finale END AS deckel
-    FROM seats s
+    FROM player_game_facts s
     CROSS JOIN (SELECT 'half1' AS half UNION ALL SELECT 'half2' UNION ALL SELECT 'finale') h
+),
+yearly AS (
+    SELECT h.stammtisch_id, h.year, h.game_id, h.played_local, h.half, h.player_id, pl.name,
+           h.deckel,
+           row_number() OVER (
+               PARTITION BY h.stammtisch_id, h.year
+               ORDER BY h.deckel DESC, h.played_local, h.game_id, h.half, pl.name, h.player_id
+           ) AS place
+    FROM halves h
+    JOIN players pl ON pl.id = h.player_id
+    WHERE h.deckel > 0
+),
+top AS (
+    SELECT y.*, y.year AS period FROM yearly y WHERE place <= $limit
+),
+ever AS (
+    SELECT stammtisch_id, 0 AS period, game_id, played_local, half, player_id, name, deckel,
+           row_number() OVER (
+               PARTITION BY stammtisch_id
+               ORDER BY deckel DESC, played_local, game_id, half, name, player_id) AS place
+    FROM top
+),
+both_ AS (
+    SELECT stammtisch_id, period, game_id, played_local, half, player_id, name, deckel, place
+    FROM top
+    UNION ALL
+    SELECT stammtisch_id, period, game_id, played_local, half, player_id, name, deckel, place
+    FROM ever WHERE place <= $limit
 )
-SELECT h.game_id, h.played_local, h.half, h.player_id, pl.name, h.deckel
-FROM halves h
-JOIN players pl ON pl.id = h.player_id
-WHERE h.deckel > 0
-ORDER BY h.deckel DESC, h.played_local, h.game_id, h.half, pl.name
-LIMIT $limit
+SELECT stammtisch_id, period, game_id, played_local, half, player_id, name, deckel
+FROM both_
+ORDER BY stammtisch_id, period, place

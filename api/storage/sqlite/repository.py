@@ -35,8 +35,10 @@ from ..repository import (
     StorageConflict,
     StorageUnavailable,
     file_fault,
+    stats_changed,
     unavailable_cause,
 )
+from .readmodel import ReadModelMixin
 from .rows import Kinds, decode, decode_row, encode, moment, timestamp, to_json
 from .sql import queries
 
@@ -99,7 +101,7 @@ def _game_record(row: Sequence[Any], players: tuple[GamePlayer, ...]) -> GameRec
     )
 
 
-class SQLiteRepository(Repository):
+class SQLiteRepository(ReadModelMixin, Repository):
     """Repository on one SQLite connection."""
 
     def __init__(self, conn: sqlite3.Connection, kinds: Kinds) -> None:
@@ -230,6 +232,7 @@ class SQLiteRepository(Repository):
         params = {"id": stammtisch_id, "name": name, "rules": to_json(rules), "private": private}
         with self.transaction():
             self._run("update_stammtisch", params)
+            self.mark_stats_stale([stammtisch_id])
 
     # Players
     def add_player(self, stammtisch_id: int, name: str, now: datetime) -> Player:
@@ -255,6 +258,12 @@ class SQLiteRepository(Repository):
         }
         with self.transaction():
             self._run("update_player", params)
+            self._conn.executemany(
+                "INSERT INTO stats_stale (stammtisch_id, version) "
+                "SELECT stammtisch_id, 1 FROM players WHERE id = ? "
+                "ON CONFLICT (stammtisch_id) DO UPDATE SET version = version + 1",
+                [(player_id,)],
+            )
 
     # Games
     def add_game(self, game: NewGame) -> int:
@@ -363,6 +372,8 @@ class SQLiteRepository(Repository):
                 self._insert(table, rows)
             for table, rows in write.append.items():
                 self._insert(table, rows)
+            if stats_changed(write):
+                self._mark_game(game_id)
 
     def read_facts(self, game_id: int) -> dict[str, list[dict[str, Any]]]:
         out: dict[str, list[dict[str, Any]]] = {}
@@ -375,19 +386,9 @@ class SQLiteRepository(Repository):
 
     def table_rows(self, tables: Mapping[str, Sequence[str]]) -> dict[str, list[tuple[Any, ...]]]:
         """Every row of each table, the given columns in that order, all read in one
-        transaction (one consistent moment). Values as stored: JSON as text, timestamps as ISO
-        text, booleans as 0/1 (what DuckDB's casts read back; see dashboard/snapshot.py)."""
-        out: dict[str, list[tuple[Any, ...]]] = {}
-        with self._reading():
-            for table, columns in tables.items():
-                known = {name for name, _ in self._kinds.get(table, ())}
-                unknown = [c for c in columns if c not in known]
-                if not known or unknown:
-                    raise ValueError(f"no table {table} with columns {unknown or columns}")
-                # names checked against the schema above; no value is formatted in
-                sql = f"SELECT {', '.join(columns)} FROM {table}"  # noqa: S608
-                out[table] = [tuple(row) for row in self._conn.execute(sql).fetchall()]
-        return out
+        transaction (one consistent moment): :meth:`stats_rows` of every Stammtisch. Values
+        as stored: JSON as text, timestamps as ISO text, booleans as 0/1."""
+        return self.stats_rows(tables, None)
 
     # Responses of idempotent writes
     def get_response(self, stammtisch_id: int, key_hash: str) -> StoredResponse | None:

@@ -1,0 +1,59 @@
+"""``schocken stats refresh [--all]``: the statistics read model (dashboard/readmodel.py).
+
+Recomputes the Stammtische marked stale (``--all``: every one) in the SQLite database, under
+the same one-refresher lock as the server's refreshers: it works with no server running and
+beside a running one (several processes).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import click
+
+from .base import Group
+
+stats = Group("stats", short_help="the statistics read model", help="The statistics read model.")
+
+
+@stats.command("refresh", short_help="recompute stale statistics (--all: everything)")
+@click.option("--all", "everything", is_flag=True, help="every Stammtisch, not only stale ones")
+@click.option("--db", metavar="PATH", help="SQLite database file (default: the server's)")
+@click.option(
+    "--processes",
+    type=int,
+    default=1,
+    show_default=True,
+    help="processes sharing a big refresh (on a busy 2-core machine 1 was fastest)",
+)
+def refresh_command(everything: bool, db: str | None, processes: int) -> int:
+    """Recompute the statistics of the stale Stammtische (--all: of every one)."""
+    from dashboard.readmodel import refresh_file
+
+    from ..config import default_database
+
+    started = time.perf_counter()
+    done = refresh_file(db or default_database(), everything, processes)
+    print(
+        f"Statistik: {done.stammtische} Stammtisch(e), {done.periods} Zeiträume neu berechnet "
+        f"in {time.perf_counter() - started:.2f} s (Speicher höchstens {peak_mib()} MiB).",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def peak_mib() -> int:
+    """This process's peak resident memory (VmHWM of /proc: its own, not that of a parent it
+    was forked from), 0 where unknown."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    return 0
+
+
+COMMANDS = (stats,)

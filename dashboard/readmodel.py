@@ -1,0 +1,326 @@
+"""The statistics read model: DuckDB computes, the row store keeps, every process reads.
+
+Design (issue 11):
+
+1. Input: the rows the statistics read (``INPUT``: the per-player summary player_game_facts,
+   games, game_facts, half_facts' rounds, player names) of the Stammtische to refresh, read
+   from the row store through the repository in one consistent moment (``stats_rows``).
+2. Engine: they are bulk-loaded (:class:`~dashboard.bulk.BulkLoader`: CSV → ``read_csv``)
+   into a fresh in-memory DuckDB, and the set-based queries of :mod:`dashboard.stats` compute
+   every Stammtisch and period (each year and all time) in one pass each.
+3. Store: each (Stammtisch, period) becomes one row of ``stats_periods`` (the period as
+   JSON); the rows of the refreshed Stammtische are replaced in one transaction, which also
+   clears their stale marks if no write marked them again meanwhile (versioned marks).
+4. Incremental: a write that changes statistics (a game finished, undone, imported, a player or
+   Stammtisch changed) marks its Stammtisch in ``stats_stale`` in its own transaction; a
+   refresher thread per server process (:mod:`dashboard.refresher`) and every reader that
+   finds its Stammtisch stale refresh the stale ones – one refresher at a time across
+   processes (``repo.stats_lock()``: flock beside the SQLite file).
+5. Readers (:class:`ReadModel`): the statistics endpoints, ``/dashboard/`` and
+   ``schocken dashboard build`` read the stored JSON; nothing is held in a process's memory.
+
+A full refresh (``schocken stats refresh --all``) goes in chunks of :data:`CHUNK`
+Stammtische, so its memory stays bounded at any size.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import threading
+from collections.abc import Collection
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import duckdb
+
+from api.storage import Repository, SQLiteStore
+from api.storage.records import FACT_COLUMNS
+
+from .bulk import BulkLoader
+from .stats import (
+    PARAMS,
+    SET_QUERIES,
+    Key,
+    Period,
+    Row,
+    Verlierer,
+    compute,
+    empty_period,
+    run,
+)
+
+#: the input tables of a refresh, with the columns the statistics read (in this order)
+INPUT: dict[str, tuple[str, ...]] = {
+    "players": ("id", "name"),
+    "games": ("id", "stammtisch_id", "year", "played_local"),
+    "game_facts": ("game_id", "status", "blattschuss", "finalist1_id", "finalist2_id", "loser_id"),
+    "half_facts": ("game_id", "rounds"),
+    "player_game_facts": FACT_COLUMNS["player_game_facts"],
+}
+_INTEGERS = set(FACT_COLUMNS["player_game_facts"]) - {"played_local"}
+#: the in-memory DuckDB's tables (only what the statistics read)
+SCHEMA = (
+    "CREATE TABLE players (id BIGINT, name VARCHAR)",
+    "CREATE TABLE games (id BIGINT, stammtisch_id BIGINT, year INTEGER, played_local TIMESTAMP)",
+    "CREATE TABLE game_facts (game_id BIGINT, status VARCHAR, blattschuss BOOLEAN, "
+    "finalist1_id BIGINT, finalist2_id BIGINT, loser_id BIGINT)",
+    "CREATE TABLE half_facts (game_id BIGINT, rounds INTEGER)",
+    "CREATE TABLE player_game_facts ("
+    + ", ".join(
+        f"{c} {'BIGINT' if c in _INTEGERS else 'TIMESTAMP'}" for c in INPUT["player_game_facts"]
+    )
+    + ")",
+)
+#: Stammtische per pass of a full refresh
+CHUNK = 100
+#: seconds a reader waits for another refresher before it shows the stored numbers
+READ_WAIT = 3.0
+#: a refresh of at most this many Stammtische reuses its thread's engine
+SMALL = 5
+#: the fields of a period that hold a moment (JSON text → datetime when read back)
+MOMENTS = frozenset({"first_game", "last_game", "played_local"})
+
+
+def _encode(value: object) -> str:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    raise TypeError(f"not JSON: {type(value).__name__}")
+
+
+def _moments(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    return {
+        k: datetime.fromisoformat(v) if k in MOMENTS and isinstance(v, str) else v for k, v in pairs
+    }
+
+
+def to_json(period: Period) -> str:
+    return json.dumps(period, default=_encode, ensure_ascii=False, separators=(",", ":"))
+
+
+def from_json(text: str) -> Period:
+    period: Period = json.loads(text, object_pairs_hook=_moments)
+    return period
+
+
+def _engine(conn: duckdb.DuckDBPyConnection | None = None) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB with the input tables, empty: a new one, or ``conn`` emptied."""
+    if conn is None:
+        conn = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False})
+        for statement in SCHEMA:
+            conn.execute(statement)
+    else:
+        for table in INPUT:
+            conn.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed names
+    return conn
+
+
+#: per thread, the engine of small refreshes, kept between them (it is emptied before each)
+_SMALL = threading.local()
+
+
+def duckdb_input(
+    repo: Repository, stammtische: Collection[int], conn: duckdb.DuckDBPyConnection | None = None
+) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB (new, or ``conn`` emptied) holding the input rows of
+    ``stammtische``."""
+    conn = _engine(conn)
+    try:
+        loader = BulkLoader(conn, tables=INPUT)
+        try:
+            for table, lines in repo.stats_csv(INPUT, stammtische).items():
+                loader.add_lines(table, lines)
+            loader.flush()
+        finally:
+            loader.close()
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def run_parallel(conn: duckdb.DuckDBPyConnection, workers: int = 2) -> dict[str, list[Row]]:
+    """The rows of every set-based query, run side by side on cursors of ``conn`` (DuckDB
+    plans and runs them without the GIL)."""
+
+    def one(name: str) -> list[Row]:
+        cursor = conn.cursor()
+        try:
+            return run(cursor, name, **PARAMS)
+        finally:
+            cursor.close()
+
+    with ThreadPoolExecutor(workers, thread_name_prefix="stats-query") as pool:
+        return dict(zip(SET_QUERIES, pool.map(one, SET_QUERIES), strict=True))
+
+
+def compute_periods(repo: Repository, stammtische: Collection[int]) -> dict[Key, Period]:
+    """Every period of ``stammtische``, computed by DuckDB from the row store's rows. A small
+    refresh reuses this thread's engine (no new database per finished game)."""
+    if len(stammtische) > SMALL:
+        return _computed(duckdb_input(repo, stammtische), stammtische)
+    engine: duckdb.DuckDBPyConnection | None = getattr(_SMALL, "conn", None)
+    _SMALL.conn = None  # taken; put back only when all went well
+    conn = duckdb_input(repo, stammtische, engine)
+    found = compute(conn, stammtische, run_parallel(conn))
+    _SMALL.conn = conn
+    return found
+
+
+def _computed(conn: duckdb.DuckDBPyConnection, stammtische: Collection[int]) -> dict[Key, Period]:
+    try:
+        return compute(conn, stammtische, run_parallel(conn))
+    finally:
+        conn.close()
+
+
+def _stored(periods: dict[Key, Period]) -> list[tuple[int, int | None, int, str]]:
+    return [(st, year, p["overview"]["games"], to_json(p)) for (st, year), p in periods.items()]
+
+
+def _rows(conn: duckdb.DuckDBPyConnection, stammtische: list[int]) -> list[Any]:
+    return _stored(_computed(conn, stammtische))
+
+
+@dataclass(frozen=True, slots=True)
+class Refreshed:
+    stammtische: int
+    periods: int
+
+
+def _refresh(repo: Repository, ids: list[int], versions: dict[int, int]) -> Refreshed:
+    """Recompute ``ids`` and store them, :data:`CHUNK` Stammtische per pass (the lock is
+    held); each pass replaces its Stammtische' rows and clears their marks. Two passes
+    overlap: this thread reads the next chunk from the row store into DuckDB while a helper
+    thread computes the last one (DuckDB and SQLite let go of the GIL while they work)."""
+    chunks = [ids[i : i + CHUNK] for i in range(0, len(ids), CHUNK)]
+    if len(chunks) == 1:  # an incremental refresh: no helper thread
+        found = compute_periods(repo, chunks[0])
+        _write(repo, chunks[0], _stored(found), versions)
+        return Refreshed(len(ids), len(found))
+    periods = 0
+    with ThreadPoolExecutor(1, thread_name_prefix="stats-compute") as pool:
+        pending: tuple[list[int], Future[list[Any]]] | None = None
+        for chunk in chunks:
+            conn = duckdb_input(repo, chunk)
+            if pending is not None:
+                periods += _write(repo, pending[0], pending[1].result(), versions)
+            pending = (chunk, pool.submit(_rows, conn, chunk))
+        if pending is not None:
+            periods += _write(repo, pending[0], pending[1].result(), versions)
+    return Refreshed(len(ids), periods)
+
+
+def _write(repo: Repository, chunk: list[int], rows: list[Any], versions: dict[int, int]) -> int:
+    repo.write_stats(chunk, rows, {st: versions[st] for st in chunk if st in versions})
+    return len(rows)
+
+
+def refresh(
+    repo: Repository, everything: bool = False, wait: bool | float = True
+) -> Refreshed | None:
+    """Recompute the stale Stammtische (``everything``: all), under the one-refresher lock;
+    None when another refresher holds the lock and ``wait`` (False, or seconds) ran out."""
+    with repo.stats_lock(wait) as locked:
+        if not locked:
+            return None
+        versions = repo.stale_stats()  # read before the input: a later mark stays
+        return _refresh(repo, repo.stammtisch_ids() if everything else sorted(versions), versions)
+
+
+def _refresh_part(path: str, ids: list[int], versions: dict[int, int]) -> Refreshed:
+    """One process's share of :func:`refresh_file` (its parent holds the lock)."""
+    store = SQLiteStore(path)
+    try:
+        return _refresh(store.repository(), ids, versions)
+    finally:
+        store.close()
+
+
+def refresh_file(path: str, everything: bool = False, processes: int = 1) -> Refreshed:
+    """:func:`refresh` of the SQLite database ``path``; a big refresh is shared among
+    ``processes`` processes (each reads, computes and writes its own Stammtische, in chunks;
+    the SQLite write lock takes their short writes in turn), this one holding the lock."""
+    store = SQLiteStore(path)
+    try:
+        repo = store.repository()
+        with repo.stats_lock() as locked:
+            assert locked  # noqa: S101 - waited for it
+            versions = repo.stale_stats()
+            ids = repo.stammtisch_ids() if everything else sorted(versions)
+            if processes <= 1 or len(ids) <= CHUNK:
+                return _refresh(repo, ids, versions)
+            size = -(-len(ids) // processes)
+            parts = [ids[i : i + size] for i in range(0, len(ids), size)]
+            context = multiprocessing.get_context("spawn")  # no connection crosses a fork
+            with ProcessPoolExecutor(len(parts), mp_context=context) as pool:
+                done = list(pool.map(_refresh_part, [path] * len(parts), parts,
+                                     [versions] * len(parts)))  # fmt: skip
+            return Refreshed(sum(d.stammtische for d in done), sum(d.periods for d in done))
+    finally:
+        store.close()
+
+
+class ReadModel:
+    """The statistics as stored (the interface of :class:`~dashboard.stats.Statistics` that
+    the endpoints and the site use). A Stammtisch found stale, or never computed, is
+    refreshed first (read-your-writes)."""
+
+    def __init__(self, repo: Repository) -> None:
+        self.repo = repo
+
+    def fresh(self, stammtisch_id: int) -> None:
+        """Refresh what is stale first if ``stammtisch_id`` is. When another refresher holds
+        the lock for longer than :data:`READ_WAIT` (a full refresh), the stored numbers are
+        shown: a read never waits for minutes."""
+        if stammtisch_id in self.repo.stale_stats():
+            refresh(self.repo, wait=READ_WAIT)
+        elif self.repo.read_stats(stammtisch_id, None) is None:
+            self.repo.mark_stats_stale([stammtisch_id])
+            refresh(self.repo, wait=READ_WAIT)
+
+    def collect(self, stammtisch_id: int, year: int | None) -> Period:
+        self.fresh(stammtisch_id)
+        text = self.repo.read_stats(stammtisch_id, year)
+        return empty_period(year) if text is None else from_json(text)
+
+    def years(self, stammtisch_id: int) -> list[Row]:
+        self.fresh(stammtisch_id)
+        return [{"year": y, "games": g} for _, y, g in self.repo.stats_years(stammtisch_id)]
+
+    def overview(self, stammtisch_id: int, year: int | None) -> Row:
+        return self.collect(stammtisch_id, year)["overview"]
+
+    def verlierer(
+        self, stammtisch_id: int, year: int | None, games: int | None = None
+    ) -> Verlierer:
+        return self.collect(stammtisch_id, year)["verlierer"]
+
+    def attendance(self, stammtisch_id: int, year: int | None) -> list[Row]:
+        return self.collect(stammtisch_id, year)["attendance"]
+
+    def stammtische(self, include_private: bool = False) -> list[Row]:
+        """Every Stammtisch with its finished games and first and last year, by name."""
+        listed = self.repo.stats_rows({"stammtische": ("id", "slug", "name", "private")}, None)
+        never = {row[0] for row in listed["stammtische"]} - self.repo.stats_computed()
+        if never:  # e.g. a database converted from the retired store
+            self.repo.mark_stats_stale(never)
+        if self.repo.stale_stats():
+            refresh(self.repo, wait=READ_WAIT)
+        years: dict[int, list[tuple[int, int]]] = {}
+        for st, year, games in self.repo.stats_years(None):
+            years.setdefault(st, []).append((year, games))
+        rows = []
+        for st_id, slug, name, private in listed["stammtische"]:
+            if private and not include_private:
+                continue
+            mine = years.get(st_id, [])
+            rows.append({
+                "id": st_id, "slug": slug, "name": name, "private": bool(private),
+                "games": sum(g for _, g in mine),
+                "first_year": min((y for y, _ in mine), default=None),
+                "last_year": max((y for y, _ in mine), default=None),
+            })  # fmt: skip
+        return sorted(rows, key=lambda r: (r["name"], r["slug"]))
