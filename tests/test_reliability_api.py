@@ -183,7 +183,7 @@ def test_malformed_input_is_422_before_the_version_is_compared(table):
 
 
 def test_four_phones_with_the_same_version_one_wins_three_get_412(tmp_path):
-    app = create_app({"DATABASE": str(tmp_path / "r.duckdb")})
+    app = create_app({"STORAGE": "sqlite", "DATABASE": str(tmp_path / "r.sqlite3")})
     table = make_table(app.test_client(), "Post")
     table.add_players(PLAYERS)
     game = table.start()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
@@ -37,6 +37,7 @@ from ..repository import (
     file_fault,
     unavailable_cause,
 )
+from .counters import Counters, probe_write_lock
 from .rows import Kinds, decode, decode_row, encode, moment, timestamp, to_json
 from .sql import queries
 
@@ -102,11 +103,18 @@ def _game_record(row: Sequence[Any], players: tuple[GamePlayer, ...]) -> GameRec
 class SQLiteRepository(Repository):
     """Repository on one SQLite connection."""
 
-    def __init__(self, conn: sqlite3.Connection, kinds: Kinds) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        kinds: Kinds,
+        connect: Callable[[], sqlite3.Connection] | None = None,
+    ) -> None:
         self._conn = conn
         self._kinds = kinds  # table -> ((column, declared type), …), from the schema
         self._q = queries()
         self._depth = 0
+        self._pending: list[Callable[[], None]] | None = None  # on_commit, in a write
+        self.counters = Counters(connect)  # rate limits, on a connection of their own
         self.disconnected = False
 
     def close(self) -> None:
@@ -121,6 +129,7 @@ class SQLiteRepository(Repository):
         if not self.disconnected:
             self.disconnected = True
             self._conn.close()
+            self.counters.close()
 
     def _run(self, name: str, params: Any = ()) -> sqlite3.Cursor:
         return self._conn.execute(self._q[name], params)
@@ -139,19 +148,37 @@ class SQLiteRepository(Repository):
             return
         with _unavailable():
             self._conn.execute("BEGIN IMMEDIATE")
-            self._depth = 1
+            self._depth, self._pending = 1, []
             try:
                 yield
             except BaseException:
-                self._depth = 0
+                self._depth, self._pending = 0, None
                 self._rollback()
                 raise
-            self._depth = 0
+            self._depth, (actions, self._pending) = 0, (self._pending, None)
             try:
                 self._conn.execute("COMMIT")
             except BaseException:
                 self._rollback()
                 raise
+        for action in actions:
+            action()
+
+    def on_commit(self, action: Callable[[], None]) -> None:
+        if self._pending is None:
+            action()
+        else:
+            self._pending.append(action)
+
+    def game_version(self, game_id: int) -> int:
+        row = self._run("game_version", {"game_id": game_id}).fetchone()
+        return int(row[0]) if row else 0
+
+    def take_token(self, who: str, now: float, per_second: float, burst: int) -> float:
+        return self.counters.take(who, now, per_second, burst)
+
+    def purge_tokens(self, before: float) -> None:
+        self.counters.purge(before)
 
     def _rollback(self) -> None:
         # some errors (a full disk, I/O) end the transaction themselves; a rollback that
@@ -161,18 +188,20 @@ class SQLiteRepository(Repository):
                 self._conn.execute("ROLLBACK")
 
     def probe(self) -> None:
-        """Can the database take the write lock now, and are its file and folder writable
-        with room on the disk? Raises :class:`StorageUnavailable` if not (cheap: no page is
-        written)."""
+        """Can the database take the write lock, and are its file and folder writable with
+        room on the disk? Raises :class:`StorageUnavailable` if not (cheap: no page is
+        written, and it never waits for a writer)."""
         if self._depth:
             return
         with _unavailable():
-            self._conn.execute("BEGIN IMMEDIATE")
-            self._conn.execute("ROLLBACK")
-            path = self._conn.execute("PRAGMA database_list").fetchone()[2]
+            probe_write_lock(self._conn)
+        path = self._conn.execute("PRAGMA database_list").fetchone()[2]
         fault = file_fault(path)
         if fault is not None:
             raise StorageUnavailable(f"SQLite: {fault}")
+
+    def reading(self) -> contextlib.AbstractContextManager[None]:
+        return self._reading()
 
     @contextmanager
     def _reading(self) -> Iterator[None]:

@@ -201,7 +201,7 @@ class SQLiteStore:
     def open_repository(self) -> SQLiteRepository:
         """A repository on a new connection of its own; :meth:`SQLiteRepository.disconnect`
         (or :meth:`close` of the store) closes it."""
-        repo = SQLiteRepository(self.connect(), self._kinds)
+        repo = SQLiteRepository(self.connect(), self._kinds, self.connect)
         with self._lock:
             self._repos.add(repo)
         return repo

@@ -1,0 +1,4 @@
+-- 0007 (DuckDB): nothing. SQLite keeps the rate limit's token buckets in the table rate_limits
+-- (api/storage/sqlite/migrations/0007), shared by every server process; the DuckDB store serves
+-- one process and keeps them in its memory. The step is recorded so that the versions of both
+-- engines line up.
