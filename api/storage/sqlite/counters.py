@@ -5,7 +5,7 @@ Counters (:class:`Counters`): every server process takes a client's tokens from 
 per write request, atomic across processes. They run on a connection of their own with
 ``synchronous=OFF``: the statement takes SQLite's write lock for a moment but syncs nothing
 (an fsync per request would halve the write rate). A counter lost in a crash of the machine
-only lets a client write once more; the next commit of a turn (``synchronous=FULL``) syncs
+only lets a client write once more; the next commit of a turn (its fsync of the WAL) syncs
 the whole WAL, counters included.
 """
 

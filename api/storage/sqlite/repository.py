@@ -108,6 +108,7 @@ class SQLiteRepository(Repository):
         conn: sqlite3.Connection,
         kinds: Kinds,
         connect: Callable[[], sqlite3.Connection] | None = None,
+        sync: Callable[[], None] | None = None,
     ) -> None:
         self._conn = conn
         self._kinds = kinds  # table -> ((column, declared type), …), from the schema
@@ -115,6 +116,7 @@ class SQLiteRepository(Repository):
         self._depth = 0
         self._pending: list[Callable[[], None]] | None = None  # on_commit, in a write
         self.counters = Counters(connect)  # rate limits, on a connection of their own
+        self._sync = sync  # the WAL to disk after a commit, outside the lock (see .store)
         self.disconnected = False
 
     def close(self) -> None:
@@ -161,6 +163,8 @@ class SQLiteRepository(Repository):
             except BaseException:
                 self._rollback()
                 raise
+            if self._sync is not None:
+                self._sync()
         for action in actions:
             action()
 
