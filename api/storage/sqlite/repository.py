@@ -2,10 +2,10 @@
 one thread at a time (see :mod:`.store`).
 
 Every write runs in a ``BEGIN IMMEDIATE`` transaction (a use case's ``transaction()`` or the
-write method's own; nesting is flat), which takes the database's write lock at its start: other
-writers, in this process or another, wait for it (``busy_timeout``). Reads outside a
-transaction see the last commit. Two writers of one game cannot both append: the primary key
-(game_id, seq) of ``game_log`` refuses the second, which gets :class:`StorageConflict`.
+write method's own; nesting is flat), which takes the database's write lock at its start:
+other writers, in this process or another, queue for it (:mod:`.counters`). Reads outside a
+transaction see the last commit. The primary key (game_id, seq) of ``game_log`` is the backstop
+against two appends of one entry (:class:`StorageConflict`).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from ..repository import (
     file_fault,
     unavailable_cause,
 )
-from .counters import Counters, probe_write_lock
+from .counters import Counters, Writing, probe_write_lock
 from .rows import Kinds, decode, decode_row, encode, moment, timestamp, to_json
 from .sql import queries
 
@@ -107,21 +107,19 @@ class SQLiteRepository(Repository):
         self,
         conn: sqlite3.Connection,
         kinds: Kinds,
-        connect: Callable[[], sqlite3.Connection] | None = None,
-        sync: Callable[[], None] | None = None,
+        writing: Writing | None = None,
     ) -> None:
         self._conn = conn
         self._kinds = kinds  # table -> ((column, declared type), …), from the schema
         self._q = queries()
         self._depth = 0
         self._pending: list[Callable[[], None]] | None = None  # on_commit, in a write
-        self.counters = Counters(connect)  # rate limits, on a connection of their own
-        self._sync = sync  # the WAL to disk after a commit, outside the lock (see .store)
+        self._writing = writing  # the writers' queue, the WAL's sync (see .counters)
+        self.counters = Counters(writing)  # rate limits, on a connection of their own
         self.disconnected = False
 
     def close(self) -> None:
-        """End of a request: the connection stays for the thread's next one (a transaction
-        left open by mistake is rolled back)."""
+        """End of a request: the connection stays (an open transaction is rolled back)."""
         self._depth = 0
         if not self.disconnected and self._conn.in_transaction:
             self._conn.execute("ROLLBACK")
@@ -148,23 +146,25 @@ class SQLiteRepository(Repository):
             finally:
                 self._depth -= 1
             return
+        queued = self._writing.queued() if self._writing else contextlib.nullcontext()
         with _unavailable():
-            self._conn.execute("BEGIN IMMEDIATE")
-            self._depth, self._pending = 1, []
-            try:
-                yield
-            except BaseException:
-                self._depth, self._pending = 0, None
-                self._rollback()
-                raise
-            self._depth, (actions, self._pending) = 0, (self._pending, None)
-            try:
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._rollback()
-                raise
-            if self._sync is not None:
-                self._sync()
+            with queued:
+                self._conn.execute("BEGIN IMMEDIATE")
+                self._depth, self._pending = 1, []
+                try:
+                    yield
+                except BaseException:
+                    self._depth, self._pending = 0, None
+                    self._rollback()
+                    raise
+                self._depth, (actions, self._pending) = 0, (self._pending, None)
+                try:
+                    self._conn.execute("COMMIT")
+                except BaseException:
+                    self._rollback()
+                    raise
+            if self._writing is not None:
+                self._writing.sync()  # outside the queue: the next writer goes on meanwhile
         for action in actions:
             action()
 

@@ -5,7 +5,7 @@ Settings of every connection, and why:
 * ``journal_mode=WAL`` (kept in the file): readers never wait for the writer nor the writer for
   them, and several processes can open the file at once.
 * ``synchronous=NORMAL`` plus an ``fsync`` of the WAL file after every commit, before the
-  transaction returns (:meth:`SQLiteStore.sync`): a write is acknowledged only once the WAL
+  transaction returns (``Writing.sync`` in :mod:`.counters`): a write is acknowledged only once the WAL
   holds it on disk, so it survives a kill -9 *and* a power loss or a kernel crash, as with
   FULL. The difference: FULL syncs inside COMMIT, while the write lock is held, so every
   writer of every process waits for the previous one's fsync (about 2–3 ms on this machine's
@@ -37,7 +37,6 @@ copy; :meth:`SQLiteStore.open_copy` reads a copy without changing it.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import threading
 import weakref
@@ -46,6 +45,7 @@ from pathlib import Path
 
 from ..repository import MigrationError
 from .backup import copy_database, open_read_only
+from .counters import Writing
 from .repository import SQLiteRepository
 from .rows import Kinds, column_kinds, timestamp
 from .sql import migrations, statements
@@ -70,7 +70,7 @@ class SQLiteStore:
         self._local = threading.local()
         self._repos: weakref.WeakSet[SQLiteRepository] = weakref.WeakSet()
         self._lock = threading.Lock()
-        self._wal: int | None = None  # a file descriptor of the WAL, for sync()
+        self._writing = Writing(path, self.connect)  # writers' queue, WAL sync, counters
         conn = self.connect()
         try:
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -208,32 +208,16 @@ class SQLiteStore:
     def open_repository(self) -> SQLiteRepository:
         """A repository on a new connection of its own; :meth:`SQLiteRepository.disconnect`
         (or :meth:`close` of the store) closes it."""
-        repo = SQLiteRepository(self.connect(), self._kinds, self.connect, self.sync)
+        repo = SQLiteRepository(self.connect(), self._kinds, self._writing)
         with self._lock:
             self._repos.add(repo)
         return repo
-
-    def sync(self) -> None:
-        """Put the WAL on disk (after a commit; see the module's text). The first time, the
-        folder as well: the WAL file's name must survive a power loss too."""
-        if self._wal is None:
-            with self._lock:
-                if self._wal is None:
-                    folder = os.open(os.path.dirname(os.path.abspath(self.path)), os.O_RDONLY)
-                    try:
-                        os.fsync(folder)
-                    finally:
-                        os.close(folder)
-                    self._wal = os.open(self.path + "-wal", os.O_RDONLY)
-        os.fsync(self._wal)
 
     def close(self) -> None:
         """Close every connection this store opened that is still open."""
         with self._lock:
             repos = list(self._repos)
             self._repos.clear()
-            wal, self._wal = self._wal, None
         for repo in repos:
             repo.disconnect()
-        if wal is not None:
-            os.close(wal)
+        self._writing.close()
