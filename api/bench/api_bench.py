@@ -271,7 +271,11 @@ def start_server(port: int, db: Path, setup: str) -> subprocess.Popen[bytes]:
     waitress and 8 threads (one process)."""
     # the rate limit counts every write, as by default, but never trips (one client here
     # records ~100 turns/s: no pub table does)
-    env = {**os.environ, "SCHOCKEN_STORAGE": "sqlite", "SCHOCKEN_WRITE_RATE_PER_MINUTE": "1e9"}
+    env = {
+        **os.environ,
+        "SCHOCKEN_STORAGE": "sqlite",
+        "SCHOCKEN_WRITE_RATE_PER_MINUTE": os.environ.get("SCHOCKEN_WRITE_RATE_PER_MINUTE", "1e9"),
+    }
     if "x" in setup and not os.path.exists(setup):
         workers, threads = setup.split("x")
         argv = ["-m", "api.cli", "serve", "--port", str(port), "--db", str(db)]
