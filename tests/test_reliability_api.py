@@ -298,6 +298,24 @@ def test_writes_beyond_the_rate_limit_get_429_with_retry_after():
     assert [p["name"] for p in table.get("/players").json] == ["A", "B", "C"]
 
 
+def test_the_rate_limit_on_a_full_disk_is_503_not_500(two_apps, monkeypatch):
+    import sqlite3
+
+    from api.storage.sqlite.counters import Counters
+
+    a, _ = two_apps
+    table = make_table(a.test_client())
+
+    def full(*_args):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(Counters, "take", full)
+    r = table.post("/players", {"name": "Anna"})
+    assert r.status_code == 503 and r.headers["Retry-After"] == "5"
+    monkeypatch.undo()
+    assert table.post("/players", {"name": "Anna"}).status_code == 201
+
+
 def test_the_default_rate_limit_leaves_a_busy_pub_table_alone(table):
     game = table.start()
     statuses = {table.turn(game, "Anna", [1, 1, 4], 2).status_code}

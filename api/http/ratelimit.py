@@ -19,7 +19,6 @@ import hashlib
 import math
 import threading
 import time
-from collections.abc import Callable
 
 from flask import Flask, current_app, request
 from werkzeug.exceptions import TooManyRequests
@@ -31,8 +30,7 @@ from .idempotency import WRITE_METHODS
 class TokenBuckets:
     """Buckets in this process's memory (for adapters that keep no counters)."""
 
-    def __init__(self, clock: Callable[[], float] = time.time) -> None:
-        self.clock = clock
+    def __init__(self) -> None:
         self._buckets: dict[str, tuple[float, float]] = {}  # who -> (tokens, when)
         self._lock = threading.Lock()
 

@@ -179,10 +179,12 @@ class SQLiteRepository(Repository):
         return int(row[0]) if row else 0
 
     def take_token(self, who: str, now: float, per_second: float, burst: int) -> float:
-        return self.counters.take(who, now, per_second, burst)
+        with _unavailable():  # a full disk: 503 here already
+            return self.counters.take(who, now, per_second, burst)
 
     def purge_tokens(self, before: float) -> None:
-        self.counters.purge(before)
+        with _unavailable():
+            self.counters.purge(before)
 
     def _rollback(self) -> None:
         # some errors (a full disk, I/O) end the transaction themselves; a rollback that
@@ -204,11 +206,8 @@ class SQLiteRepository(Repository):
         if fault is not None:
             raise StorageUnavailable(f"SQLite: {fault}")
 
-    def reading(self) -> contextlib.AbstractContextManager[None]:
-        return self._reading()
-
     @contextmanager
-    def _reading(self) -> Iterator[None]:
+    def reading(self) -> Iterator[None]:
         """Several reads as one consistent moment (a deferred transaction: no lock taken)."""
         if self._depth:
             yield
@@ -324,7 +323,7 @@ class SQLiteRepository(Repository):
         return [_game_record(row, tuple(seats.get(row[0], ()))) for row in rows]
 
     def get_game_by_id(self, game_id: int) -> GameRecord | None:
-        with self._reading():
+        with self.reading():
             found = self._records(self._all("get_game", {"game_id": game_id}))
         return found[0] if found else None
 
@@ -344,7 +343,7 @@ class SQLiteRepository(Repository):
             "status": status,
             "player_id": player_id,
         }
-        with self._reading():
+        with self.reading():
             ((count,),) = self._all("count_games", params)
             rows = self._all("list_games", {**params, "offset": offset, "limit": limit})
             return self._records(rows), int(count)
@@ -399,7 +398,7 @@ class SQLiteRepository(Repository):
 
     def read_facts(self, game_id: int) -> dict[str, list[dict[str, Any]]]:
         out: dict[str, list[dict[str, Any]]] = {}
-        with self._reading():
+        with self.reading():
             for table in ("game_facts", *ROW_TABLES):
                 kinds = self._kinds[table]
                 rows = self._all(f"read_{table}", {"game_id": game_id})
@@ -411,7 +410,7 @@ class SQLiteRepository(Repository):
         transaction (one consistent moment). Values as stored: JSON as text, timestamps as ISO
         text, booleans as 0/1 (what DuckDB's casts read back; see dashboard/snapshot.py)."""
         out: dict[str, list[tuple[Any, ...]]] = {}
-        with self._reading():
+        with self.reading():
             for table, columns in tables.items():
                 known = {name for name, _ in self._kinds.get(table, ())}
                 unknown = [c for c in columns if c not in known]
