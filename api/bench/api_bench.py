@@ -1,6 +1,12 @@
 """API benchmark against `schocken serve`: the load comes from this (separate) process.
 
-Run: ``python -m api.bench.api_bench [--turns 300] [--seconds 15] [--clients 8]``.
+Run: ``python -m api.bench.api_bench [--turns 300] [--seconds 15] [--clients 8] [--servers
+1x8,2x2] [--before TREE]``. The "before" column (main with waitress) needs main's tree and
+waitress, which is no dependency any more::
+
+    git archive 6207bb1 | tar -x -C /tmp/main  # (mkdir first)
+    pip install --target /tmp/waitress waitress
+    PYTHONPATH=/tmp/waitress python -m api.bench.api_bench --before /tmp/main
 
 For every server set-up (``--servers 1x8,2x4``: gunicorn workers × threads; ``--before TREE``:
 another source tree's app with waitress, one process, 8 threads, as main had it) it starts the
@@ -250,8 +256,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument(
         "--servers",
-        default="1x8,2x4",
-        help="gunicorn set-ups to compare, WORKERSxTHREADS, comma-separated (default 1x8,2x4)",
+        default="1x8,2x2",
+        help="gunicorn set-ups to compare, WORKERSxTHREADS, comma-separated (default 1x8,2x2)",
     )
     parser.add_argument(
         "--before",
@@ -353,11 +359,11 @@ ROWS: list[tuple[str, Any]] = [
 def print_table(runs: list[Figures], clients: int) -> None:
     """The runs side by side (targets: ≥ 1,000 turns/s, p99 ≤ 50 ms, ratio ≥ 0.30, ≤ 200 MB)."""
     print(f"{os.cpu_count()} cores; {clients} clients; SQLite file; load from pid {os.getpid()}")
-    print(f"{'':38}" + "".join(f"{f.label:>18}" for f in runs))
+    print(f"{'':38}" + "".join(f"{f.label:>20}" for f in runs))
     for name, value in ROWS:
         name = name.replace("8 clients", f"{clients} clients")
         cells = "".join(
-            f"{value(f):18.2f}" if isinstance(value(f), float) else f"{value(f):18d}" for f in runs
+            f"{value(f):20.2f}" if isinstance(value(f), float) else f"{value(f):20d}" for f in runs
         )
         print(f"{name:38}{cells}")
 
@@ -386,7 +392,7 @@ def main() -> None:
     args = parse_args()
     runs = []
     if args.before:
-        runs.append(measure(args.before, "before 1×8 wt", args))
+        runs.append(measure(args.before, "main: waitress 1×8", args))
     for setup in args.servers.split(","):
         workers, threads = setup.split("x")
         runs.append(measure(setup, f"gunicorn {workers}×{threads}", args))
