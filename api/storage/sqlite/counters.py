@@ -15,7 +15,9 @@ Counters (:class:`Counters`): every server process takes a client's tokens from 
 per write request, atomic across processes. They run on a connection of their own with
 ``synchronous=OFF`` and are not synced after their commit: an fsync per request would halve
 the write rate. A counter lost in a crash of the machine only lets a client write once more;
-the next sync after a turn puts the whole WAL on disk, counters included.
+the next sync after a turn puts the whole WAL on disk, counters included. This connection never
+checkpoints (an unsynced checkpoint could empty a WAL whose turns are not in a synced database
+file yet); the turns' connections do, syncing as ``synchronous=NORMAL`` does.
 """
 
 from __future__ import annotations
@@ -99,6 +101,9 @@ class Counters:
                 raise NotImplementedError("a read-only copy keeps no counters")
             self._conn = self._writing.connect()
             self._conn.execute("PRAGMA synchronous = OFF")
+            # never a checkpoint here: with OFF it would not sync the database file, and the
+            # WAL it empties may hold acknowledged turns (the other connections checkpoint)
+            self._conn.execute("PRAGMA wal_autocheckpoint = 0")
         return self._conn
 
     def take(self, who: str, now: float, per_second: float, burst: int) -> float:
