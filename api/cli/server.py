@@ -57,9 +57,11 @@ def open_app(db: str | None) -> Flask | None:
 
 
 #: worker processes of ``schocken serve`` on SQLite (one per core, at least 2), threads per
-#: worker. Measured with api/bench/api_bench.py on 2 cores, 8 clients: 2 × 2 records about
-#: 890 turns/s (p99 18 ms), 2 × 4 about 740 (p99 27 ms), 1 × 8 about 630: more threads per
-#: process only wait for its interpreter lock; SQLite takes one writer at a time anyway.
+#: worker. Measured with api/bench/api_bench.py on 2 cores, 8 clients, in the quietest run
+#: (load average 2-3, other work on the machine): 2 × 2 recorded 890 turns/s (p99 18 ms),
+#: 2 × 4 740 (p99 27 ms), 1 × 8 630; busier runs vary by ±30 % and do not separate 2 × 2
+#: from 2 × 4. More threads per process mostly wait for its interpreter lock, and SQLite takes
+#: one writer at a time anyway; ``--threads`` gives more for slow requests.
 WORKERS, THREADS = max(2, min(os.cpu_count() or 2, 8)), 2
 
 
