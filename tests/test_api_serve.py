@@ -1,18 +1,35 @@
-"""`schocken serve`: waitress with the SQLite file; every accepted entry survives a kill -9."""
+"""`schocken serve`: gunicorn worker processes on one SQLite file.
+
+Every accepted entry survives a kill -9 of the whole server; and nothing correctness depends on
+lives in one process's memory: two servers (two processes, two ports) on one database file
+stand for the two workers a request may land on, so each check below is sure to cross
+processes: two phones on one game, an idempotent retry, a game moved on by the other process,
+a Stammtisch made private there, the rate limit.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
+import uuid
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+TURNS = [
+    {"player": "Anna", "dice": [1, 1, 4], "throws": 2, "hand": False},
+    {"player": "Bert", "dice": [6, 3, 2], "throws": 1},
+]
 
 
 def free_port() -> int:
@@ -22,19 +39,12 @@ def free_port() -> int:
 
 
 def call(base, method, path, body=None, token=None):
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(base + path, data=data, method=method)
-    req.add_header("Content-Type", "application/json")
-    if token:
-        req.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(req, timeout=10) as resp:
-            return resp.status, json.loads(resp.read())
-    except urllib.error.HTTPError as err:
-        return err.code, json.loads(err.read())
+    """(status, parsed body); a new connection per call."""
+    return request(base, method, path, body, token)[:2]
 
 
 def serve(db: Path, port: int) -> subprocess.Popen:
+    """``schocken serve`` on ``db`` and ``port`` with its defaults, once it answers."""
     log = db.parent.parent / f"serve-{time.monotonic_ns()}.log"
     with open(log, "w") as out:
         proc = subprocess.Popen(
@@ -43,8 +53,8 @@ def serve(db: Path, port: int) -> subprocess.Popen:
             stdout=out,
             stderr=subprocess.STDOUT,
         )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
         try:
             if call(f"http://127.0.0.1:{port}", "GET", "/api/v1/health")[0] == 200:
                 return proc
@@ -55,46 +65,219 @@ def serve(db: Path, port: int) -> subprocess.Popen:
     raise AssertionError(log.read_text())
 
 
-def test_the_server_keeps_every_accepted_entry_across_a_hard_kill(tmp_path):
-    db = tmp_path / "data" / "schocken.sqlite3"
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    proc = serve(db, port)
+def request(base, method, path, body=None, token=None, headers=None):
+    """(status, parsed body, response headers); a new connection per call."""
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(base + path, data=data, method=method)
+    req.add_header("Content-Type", "application/json")
+    if token:
+        req.add_header("Authorization", f"Bearer {token}")
+    for name, value in (headers or {}).items():
+        req.add_header(name, value)
     try:
-        status, st = call(base, "POST", "/api/v1/stammtische", {"name": "Zur Post"})
-        assert status == 201
-        token = st["token"]
+        with urllib.request.urlopen(req, timeout=20) as resp:
+            return resp.status, json.loads(resp.read()), dict(resp.headers)
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read()), dict(err.headers)
+
+
+class Server:
+    """``schocken serve`` in a process group of its own (master and workers)."""
+
+    def __init__(self, db: Path, workers: int, env: dict[str, str] | None = None) -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log = db.parent.parent / f"serve-{self.port}.log"
+        with open(self.log, "w") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "api.cli", "serve", "--port", str(self.port)]
+                + ["--db", str(db), "--workers", str(workers), "--threads", "4"],
+                cwd=ROOT,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, "SCHOCKEN_STORAGE": "sqlite", **(env or {})},
+                start_new_session=True,
+            )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                break
+            try:
+                if request(self.base, "GET", "/api/v1/health")[0] == 200:
+                    return
+            except OSError:
+                time.sleep(0.1)
+        self.kill()
+        raise AssertionError(self.log.read_text())
+
+    def kill(self) -> None:
+        """SIGKILL to master and workers at once."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        """SIGTERM: gunicorn stops its workers gracefully."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+class Tisch:
+    """A Stammtisch with Anna and Bert, and a game of them, made through ``base``; ``plan``:
+    the turns of a simulated game of theirs (the game starts with Anna)."""
+
+    def __init__(self, base: str) -> None:
+        from api.rules import PRESETS
+        from api.rules.simulate import simulate_logs
+
+        logs = simulate_logs(PRESETS["standard"], 50, players=["Anna", "Bert"], seed=3)
+        self.plan = next(log for log in logs if log["starter"] == "Anna")["events"]
+        status, st, _ = request(
+            base, "POST", "/api/v1/stammtische", {"name": uuid.uuid4().hex[:12]}
+        )
+        assert status == 201, st
+        self.slug, self.token = st["slug"], st["token"]
+        self.url = f"/api/v1/stammtische/{self.slug}"
         for name in ("Anna", "Bert"):
             assert (
-                call(base, "POST", "/api/v1/stammtische/zur-post/players", {"name": name}, token)[0]
-                == 201
+                request(base, "POST", self.url + "/players", {"name": name}, self.token)[0] == 201
             )
-        status, game = call(
-            base, "POST", "/api/v1/stammtische/zur-post/games",
-            {"players": ["Anna", "Bert"], "starter": "Anna"}, token,
+        status, game, _ = request(
+            base, "POST", self.url + "/games",
+            {"players": ["Anna", "Bert"], "starter": "Anna"}, self.token,
         )  # fmt: skip
-        url = f"/api/v1/stammtische/zur-post/games/{game['id']}"
-        for body in (
-            {"player": "Anna", "dice": [1, 1, 4], "throws": 2, "hand": False},
-            {"player": "Bert", "dice": [6, 3, 2], "throws": 1},
-        ):
-            assert call(base, "POST", url + "/turns", body, token)[0] == 201
-        status, before = call(base, "GET", url)
+        assert status == 201, game
+        self.game = self.url + f"/games/{game['id']}"
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory):
+    """Two servers on one SQLite file: requests to ``a`` and to ``b`` run in two processes.
+    The rate limit: 20 writes at once per token, then one a second."""
+    db = tmp_path_factory.mktemp("pair") / "data" / "schocken.sqlite3"
+    env = {"SCHOCKEN_WRITE_RATE_PER_MINUTE": "60", "SCHOCKEN_WRITE_RATE_BURST": "20"}
+    a = Server(db, 1, env)
+    try:
+        b = Server(db, 1, env)
+    except BaseException:
+        a.stop()
+        raise
+    yield a.base, b.base
+    a.stop()
+    b.stop()
+
+
+def test_the_server_keeps_every_accepted_entry_across_a_hard_kill(tmp_path):
+    db = tmp_path / "data" / "schocken.sqlite3"
+    server = Server(db, workers=2)
+    try:
+        base = server.base
+        tisch = Tisch(base)
+        for body in TURNS:
+            assert request(base, "POST", tisch.game + "/turns", body, tisch.token)[0] == 201
+        status, before, _ = request(base, "GET", tisch.game)
         assert before["outcome"]["state"]["stacks"]["Bert"] == 4
         with urllib.request.urlopen(base + "/docs", timeout=10) as docs:
             assert docs.status == 200 and b"swagger-ui" in docs.read()
     finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=10)
+        server.kill()
     assert db.exists()
-    proc = serve(db, port)
+    server = Server(db, workers=2)
     try:
-        status, after = call(base, "GET", url)
+        status, after, _ = request(server.base, "GET", tisch.game)
         assert status == 200 and after == before
-        status, _ = call(
-            base, "POST", url + "/turns", {"player": "Bert", "dice": [1, 1, 1], "throws": 1}, token
-        )
-        assert status == 201
+        body = {"player": "Bert", "dice": [1, 1, 1], "throws": 1}
+        assert request(server.base, "POST", tisch.game + "/turns", body, tisch.token)[0] == 201
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        server.stop()
+    assert server.proc.returncode == 0  # SIGTERM: a graceful stop
+
+
+def test_a_game_moved_on_by_the_other_process_is_replayed_not_refused(pair):
+    a, b = pair
+    tisch = Tisch(a)
+    assert request(a, "GET", tisch.game)[1]["seq"] == 0  # a caches the game's state at 0
+    assert request(b, "POST", tisch.game + "/turns", TURNS[0], tisch.token)[0] == 201
+    one_turn = request(b, "GET", tisch.game)[1]
+    status, answer, _ = request(a, "POST", tisch.game + "/turns", TURNS[1], tisch.token)
+    assert status == 201 and answer["seq"] == 2, answer  # not 409 "gleichzeitig geändert"
+    assert request(b, "POST", tisch.game + "/undo", {}, tisch.token)[0] == 201
+    game = request(a, "GET", tisch.game)[1]
+    assert game["seq"] == 3 and game["outcome"] == one_turn["outcome"]
+
+
+def both_at_once(send: Any, bases: tuple[str, str]) -> list[Any]:
+    """``send(base)`` for both servers from two threads released at one moment."""
+    barrier = threading.Barrier(2)
+    answers: list[Any] = []
+
+    def phone(base: str) -> None:
+        barrier.wait()
+        answers.append(send(base))
+
+    threads = [threading.Thread(target=phone, args=(base,)) for base in bases]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    return answers
+
+
+def test_two_phones_on_one_game_in_two_processes_one_201_one_412(pair):
+    a, b = pair
+    tisch = Tisch(a)
+    for _ in range(4):
+        seq = request(b, "GET", tisch.game)[1]["seq"]
+
+        def send(base: str, seq: int = seq) -> int:
+            headers = {"If-Match": f'"{seq}"', "Idempotency-Key": uuid.uuid4().hex}
+            body = tisch.plan[seq]
+            return request(base, "POST", tisch.game + "/turns", body, tisch.token, headers)[0]
+
+        assert sorted(both_at_once(send, pair)) == [201, 412]
+        assert request(a, "GET", tisch.game)[1]["seq"] == seq + 1
+
+
+def test_an_idempotent_retry_on_the_other_process_gets_the_first_answer(pair):
+    a, b = pair
+    tisch = Tisch(a)
+    key = {"Idempotency-Key": uuid.uuid4().hex}
+    first = request(a, "POST", tisch.game + "/turns", TURNS[0], tisch.token, key)
+    again = request(b, "POST", tisch.game + "/turns", TURNS[0], tisch.token, key)
+    assert first[0] == again[0] == 201 and first[1] == again[1]
+    assert again[2].get("Idempotent-Replayed") == "true"
+    # the same key sent to both at once: one records, the other waits and replays
+    key = {"Idempotency-Key": uuid.uuid4().hex}
+    answers = both_at_once(
+        lambda base: request(base, "POST", tisch.game + "/turns", TURNS[1], tisch.token, key),
+        pair,
+    )
+    assert [s for s, _, _ in answers] == [201, 201] and answers[0][1] == answers[1][1]
+    assert sorted(h.get("Idempotent-Replayed", "-") for _, _, h in answers) == ["-", "true"]
+    assert request(a, "GET", tisch.game)[1]["seq"] == 2
+
+
+def test_a_stammtisch_made_private_in_one_process_is_private_in_the_other(pair):
+    a, b = pair
+    tisch = Tisch(a)
+    assert request(b, "GET", tisch.url)[0] == 200  # b has read it while public
+    assert request(a, "PATCH", tisch.url, {"private": True}, tisch.token)[0] == 200
+    assert request(b, "GET", tisch.url)[0] == 401
+
+
+def test_the_rate_limit_holds_across_processes(pair):
+    a, b = pair
+    tisch = Tisch(a)  # 3 writes of its token so far
+    statuses = [
+        request((a, b)[i % 2], "POST", tisch.url + "/players", {"name": f"P{i}"}, tisch.token)[0]
+        for i in range(30)
+    ]
+    granted = statuses.count(201)
+    # 20 at once minus the 3 of the set-up, plus about one a second: far below 2 × 20
+    assert 17 <= granted <= 17 + 5, statuses
+    assert statuses.count(429) == 30 - granted
+    assert {(a, b)[i % 2] for i, s in enumerate(statuses) if s == 429} == {a, b}

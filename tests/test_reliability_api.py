@@ -1,5 +1,5 @@
 """Retries, two phones on one game, and hostile input, through the Flask test client (on the
-in-memory fake and on SQLite)."""
+in-memory fake and on DuckDB); two apps on one SQLite file stand for two server processes."""
 
 from __future__ import annotations
 
@@ -183,7 +183,7 @@ def test_malformed_input_is_422_before_the_version_is_compared(table):
 
 
 def test_four_phones_with_the_same_version_one_wins_three_get_412(tmp_path):
-    app = create_app({"DATABASE": str(tmp_path / "r.sqlite3")})
+    app = create_app({"STORAGE": "sqlite", "DATABASE": str(tmp_path / "r.sqlite3")})
     table = make_table(app.test_client(), "Post")
     table.add_players(PLAYERS)
     game = table.start()
@@ -222,6 +222,67 @@ def test_the_backup_needs_the_admin_token_not_a_stammtischs(client, table):
     assert r.status_code == (409 if memory else 200)
 
 
+# --------------------------------------------------------------------------- two processes
+@pytest.fixture
+def two_apps(tmp_path):
+    """Two apps on one SQLite file: each its own connections and cache, as two processes."""
+    config = {"STORAGE": "sqlite", "DATABASE": str(tmp_path / "two.sqlite3")}
+    apps = create_app(config), create_app(config)
+    yield apps
+    for app in apps:
+        app.extensions["schocken"].store.close()
+
+
+def test_a_cached_game_moved_on_by_another_process_is_replayed_not_refused(two_apps):
+    a, b = two_apps
+    ta = make_table(a.test_client())
+    ta.add_players(PLAYERS)
+    tb = Table(b.test_client(), ta.slug, ta.token)
+    game = ta.start()
+    assert ta.game(game)["seq"] == 0  # a caches the game
+    assert tb.turn(game, "Anna", [1, 1, 4], 2).status_code == 201
+    r = ta.turn(game, "Bert", [6, 3, 2], 1)
+    assert r.status_code == 201 and r.json["seq"] == 2, r.json
+    assert ta.game(game) == tb.game(game)
+    r = send(tb, f"/games/{game}/turns", TURN, {"If-Match": '"1"'})
+    assert r.status_code == 412 and r.json["game"]["seq"] == 2
+
+
+def test_a_new_game_rolled_back_leaves_nothing_cached_when_its_id_comes_again(
+    two_apps, monkeypatch
+):
+    """SQLite gives a rolled-back game's id to the next game: a's cache must not show a's
+    failed game under it."""
+    from api.storage import StorageUnavailable
+    from api.storage.sqlite import SQLiteRepository
+
+    a, b = two_apps
+    ta = make_table(a.test_client())
+    ta.add_players(PLAYERS)
+    tb = Table(b.test_client(), ta.slug, ta.token)
+
+    def full(_self, _response):
+        raise StorageUnavailable("SQLite: database or disk is full")
+
+    monkeypatch.setattr(SQLiteRepository, "save_response", full)
+    body = {"players": ["Anna", "Bert"], "starter": "Anna"}
+    assert send(ta, "/games", body, {"Idempotency-Key": "k1"}).status_code == 503
+    monkeypatch.undo()
+    game = tb.start(["Clara", "Dieter"], starter="Clara")
+    assert ta.game(game)["players"] == tb.game(game)["players"]
+    assert ta.turn(game, "Clara", [1, 1, 4], 2).status_code == 201
+
+
+def test_a_stammtisch_changed_in_another_process_is_seen_at_once(two_apps):
+    a, b = two_apps
+    ta = make_table(a.test_client())
+    tb = Table(b.test_client(), ta.slug, ta.token)
+    assert tb.get().status_code == 200
+    assert ta.patch("", {"private": True, "name": "Neuer Name"}).status_code == 200
+    assert tb.get().status_code == 401
+    assert tb.get(headers=tb.auth).json["name"] == "Neuer Name"
+
+
 # --------------------------------------------------------------------------- hostile input
 def test_writes_beyond_the_rate_limit_get_429_with_retry_after():
     app = create_app({"STORAGE": "memory", "WRITE_RATE_PER_MINUTE": 60, "WRITE_RATE_BURST": 3})
@@ -235,6 +296,24 @@ def test_writes_beyond_the_rate_limit_get_429_with_retry_after():
     assert table.get("/players").status_code == 200  # reads are not limited
     assert other.post("/players", {"name": "D"}).status_code == 201  # another token
     assert [p["name"] for p in table.get("/players").json] == ["A", "B", "C"]
+
+
+def test_the_rate_limit_on_a_full_disk_is_503_not_500(two_apps, monkeypatch):
+    import sqlite3
+
+    from api.storage.sqlite.counters import Counters
+
+    a, _ = two_apps
+    table = make_table(a.test_client())
+
+    def full(*_args):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(Counters, "take", full)
+    r = table.post("/players", {"name": "Anna"})
+    assert r.status_code == 503 and r.headers["Retry-After"] == "5"
+    monkeypatch.undo()
+    assert table.post("/players", {"name": "Anna"}).status_code == 201
 
 
 def test_the_default_rate_limit_leaves_a_busy_pub_table_alone(table):

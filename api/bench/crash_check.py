@@ -1,7 +1,8 @@
 """Crash check: record games while the server is killed with SIGKILL, again and again.
 
-``python -m api.bench.crash_check [--kills 5] [--seed 1]`` starts ``schocken serve`` on a
-temporary SQLite file (loopback only) and records turns of simulated games from 16 threads
+``python -m api.bench.crash_check [--kills 5] [--seed 1] [--workers 2]`` starts ``schocken
+serve --workers 2`` (two gunicorn worker processes) on a temporary SQLite file (loopback only;
+SIGKILL goes to the whole process group: master and workers) and records turns of simulated games from 16 threads
 into 16 games (one Stammtisch each, like 16 pub tables) and from 4 threads racing on one
 shared game (each reads the version, sends the next turn with ``If-Match``; the losers get
 412 and read again). Every write carries an ``Idempotency-Key``; a write whose answer was lost
@@ -64,11 +65,13 @@ def free_port() -> int:
 
 
 class Server:
-    """``schocken serve`` in a subprocess; ``kill`` is SIGKILL."""
+    """``schocken serve --workers N`` in a subprocess of its own process group; ``kill`` is
+    SIGKILL to the whole group (master and workers at once, as a power cut would)."""
 
-    def __init__(self, db: Path, log: Path) -> None:
+    def __init__(self, db: Path, log: Path, workers: int = 2) -> None:
         self.db = db
         self.log = log
+        self.workers = workers
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
@@ -78,11 +81,13 @@ class Server:
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "api.cli", "serve", "--host", "127.0.0.1"]
-                + ["--port", str(self.port), "--db", str(self.db), "--threads", "8"],
+                + ["--port", str(self.port), "--db", str(self.db)]
+                + ["--workers", str(self.workers), "--threads", "4"],
                 cwd=ROOT,
                 stdout=out,
                 stderr=subprocess.STDOUT,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                env={**os.environ, "PYTHONUNBUFFERED": "1", "SCHOCKEN_STORAGE": "sqlite"},
+                start_new_session=True,
             )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -99,18 +104,29 @@ class Server:
     def kill(self) -> None:
         self.up.clear()
         assert self.proc is not None
-        self.proc.send_signal(signal.SIGKILL)
+        os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait(timeout=30)
+        deadline = time.monotonic() + 30  # the workers die with the group: wait for them
+        while _group_alive(self.proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.02)
 
     def stop(self) -> None:
         self.up.clear()
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
+            self.proc.terminate()  # gunicorn's master stops its workers gracefully
             try:
                 self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
-                self.proc.kill()
+                os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait()
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 class Client:
@@ -171,7 +187,9 @@ class Client:
 
 
 class Run:
-    def __init__(self, workdir: Path, kills: int, seed: int, solo: int, racers: int) -> None:
+    def __init__(
+        self, workdir: Path, kills: int, seed: int, solo: int, racers: int, workers: int = 2
+    ) -> None:
         self.workdir = workdir
         self.kills = kills
         self.rng = random.Random(seed)
@@ -179,7 +197,7 @@ class Run:
         self.solo = solo
         self.racers = racers
         self.db = workdir / "data" / "schocken.sqlite3"
-        self.server = Server(self.db, workdir / "server.log")
+        self.server = Server(self.db, workdir / "server.log", workers)
         self.figures = Figures()
         self.stop = threading.Event()
         self.client = Client(self.server, self.figures, self.stop)
@@ -293,7 +311,9 @@ class Run:
         copy.mkdir()
         for path in self.db.parent.iterdir():
             shutil.copy2(path, copy / path.name)
-        app = create_app({"DATABASE": str(copy / self.db.name), "WRITE_RATE_PER_MINUTE": 0})
+        app = create_app(
+            {"STORAGE": "sqlite", "DATABASE": str(copy / self.db.name), "WRITE_RATE_PER_MINUTE": 0}
+        )
         try:
             with app.app_context():
                 svc = services()
@@ -350,11 +370,13 @@ class Run:
         return self.figures
 
 
-def run(kills: int = 5, seed: int = 1, solo: int = 16, racers: int = 4) -> dict[str, Any]:
+def run(
+    kills: int = 5, seed: int = 1, solo: int = 16, racers: int = 4, workers: int = 2
+) -> dict[str, Any]:
     workdir = Path(tempfile.mkdtemp(prefix="schocken-crash-"))
     started = time.monotonic()
     try:
-        figures = Run(workdir, kills, seed, solo, racers).run()
+        figures = Run(workdir, kills, seed, solo, racers, workers).run()
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     result = figures.to_dict()
@@ -368,8 +390,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--solo", type=int, default=16, help="threads with a game each")
     parser.add_argument("--racers", type=int, default=4, help="threads on one shared game")
+    parser.add_argument("--workers", type=int, default=2, help="server worker processes")
     args = parser.parse_args(argv)
-    result = run(args.kills, args.seed, args.solo, args.racers)
+    result = run(args.kills, args.seed, args.solo, args.racers, args.workers)
     print(json.dumps(result, indent=1, ensure_ascii=False))
     ok = not result["violations"] and not result["unexpected"] and result["lost"] == 0
     return 0 if ok else 1

@@ -5,6 +5,7 @@ Flask is imported inside the commands, so that ``schocken replay`` never imports
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -54,38 +55,51 @@ def open_app(db: str | None) -> Flask | None:
         return None
 
 
-@command("serve", "serve the REST API (waitress, embedded DuckDB)")
+#: worker processes of ``schocken serve`` on SQLite (one per core, at least 2), threads per
+#: worker. Measured with api/bench/api_bench.py on 2 cores, 8 clients, in the quietest run
+#: (load average 2-3, other work on the machine): 2 × 2 recorded 890 turns/s (p99 18 ms),
+#: 2 × 4 740 (p99 27 ms), 1 × 8 630; busier runs vary by ±30 % and do not separate 2 × 2
+#: from 2 × 4. More threads per process mostly wait for its interpreter lock, and SQLite takes
+#: one writer at a time anyway; ``--threads`` gives more for slow requests.
+WORKERS, THREADS = max(2, min(os.cpu_count() or 2, 8)), 2
+
+
+@command("serve", "serve the REST API (gunicorn: worker processes with threads)")
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on")
 @click.option("--port", type=int, default=5000, show_default=True, help="port to listen on")
 @click.option("--db", metavar="PATH", help=DB_HELP)
-@click.option("--threads", type=int, default=8, help="worker threads (default 8)")
-def serve(host: str, port: int, db: str | None, threads: int) -> int:
-    """Serve the API, the pub form and the dashboard with waitress: one process, threads,
-    the embedded DuckDB."""
-    from waitress import serve as waitress_serve
+@click.option(
+    "--workers",
+    type=int,
+    default=None,
+    help=f"worker processes (default {WORKERS} on SQLite; DuckDB and the in-memory store: 1)",
+)
+@click.option(
+    "--threads", type=int, default=THREADS, help=f"threads per worker (default {THREADS})"
+)
+def serve(host: str, port: int, db: str | None, workers: int | None, threads: int) -> int:
+    """Serve the API, the pub form and the dashboard with gunicorn: worker processes with
+    threads, each with its own connections to the database."""
+    from .serving import run
 
-    app = open_app(db)
+    app = open_app(db)  # creates and migrates the database once, before any worker starts
     if app is None:
         return 1
+    storage, database = app.config["STORAGE"], app.config["DATABASE"]
+    app.extensions["schocken"].store.close()  # no connection crosses the fork
+    if storage != "sqlite":  # one process holds a DuckDB file; the fake lives in one process
+        if workers not in (None, 1):
+            print(f"--workers {workers}: {storage} serves from one process", file=sys.stderr)
+            return 2
+        workers = 1
+    workers = workers or WORKERS
     print(
-        f"Schocken API on http://{host}:{port}/ (docs: /docs), "
-        f"database {app.config['DATABASE'] or 'in memory'}",
+        f"Schocken API on http://{host}:{port}/ (docs: /docs), database "
+        f"{database or 'in memory'}, {workers} worker(s) × {threads} threads",
         flush=True,
     )
-    _settle_garbage_collector()
-    waitress_serve(app, host=host, port=port, threads=threads, ident="schocken")
+    run({"STORAGE": storage, "DATABASE": database}, host, port, workers, threads)
     return 0
-
-
-def _settle_garbage_collector() -> None:
-    """A long-running server: what exists after start-up (modules, the app, the caches'
-    tables) lives as long as the process, so the collector stops walking it, and it runs
-    less often (a full collection of a busy server stops every thread for tens of ms)."""
-    import gc
-
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(10_000, 20, 20)
 
 
 @command("openapi", "write openapi.yaml generated from the app")

@@ -4,9 +4,10 @@ The domain layer knows the repository port (``api/storage``) and the engine (``a
 never Flask or HTTP. Its errors (:mod:`api.domain.errors`) carry no status codes: each
 entrypoint maps them in one place.
 
-Writes to one game are serialised by a per-game lock, and each game's engine state is cached
-between requests (:class:`GameCache`), so recording a turn costs one engine step, not a replay
-of the whole game.
+Writes are serialised by the database (each opens its write transaction first; several server
+processes share one database), and each game's engine state is cached between requests
+(:class:`GameCache`, checked against the game's stored version on every use), so recording a
+turn costs one engine step, not a replay of the whole game.
 """
 
 from .base import utcnow

@@ -44,16 +44,29 @@ class UseCases:
         return record
 
     def _runtime(self, st: Stammtisch, game_id: int) -> GameRuntime:
-        """The cached engine state, or a replay of the stored log (caller holds the lock)."""
+        """The game's engine state at its stored version (caller holds the game's lock; a
+        write also its transaction, so nobody can move the game on until it commits).
+
+        A cached state is used only when it is at the version the database holds (one index
+        look-up): another server process may have moved the game on. Otherwise the stored
+        log is replayed, and the state cached once its reads are committed."""
         rt = self.cache.get(game_id)
         if rt is not None and rt.record is not None:
             if rt.record.stammtisch_id != st.id:
                 raise NotFound(f"Kein Spiel {game_id} an diesem Stammtisch.")
-            return rt
-        record = self._game(st, game_id)
-        rt = self._replay(record)
-        self.cache.put(record.id, rt)
+            if self.repo.game_version(game_id) == rt.last_seq:
+                return rt
+            self.cache.drop(game_id)
+        with self.repo.reading():
+            record = self._game(st, game_id)
+            rt = self._replay(record)
+        self._cache_after_commit(game_id, rt)
         return rt
+
+    def _cache_after_commit(self, game_id: int, rt: GameRuntime) -> None:
+        """Keep ``rt`` once the current transaction commits (at once outside one): the cache
+        never holds a state the database does not (a rolled-back new game's id comes again)."""
+        self.repo.on_commit(lambda: self.cache.put(game_id, rt))
 
     def _replay(self, record: GameRecord) -> GameRuntime:
         """A stored game's engine state and facts, from its log."""

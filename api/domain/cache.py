@@ -1,4 +1,4 @@
-"""Per process: engine state of recently used games, the Stammtische by slug, per-game locks."""
+"""Per process: engine state of recently used games and per-game locks."""
 
 from __future__ import annotations
 
@@ -8,17 +8,20 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from ..storage import Stammtisch
 from .runtime import GameRuntime
 
 
 @dataclass
 class GameCache:
-    """Per process: engine state of recently used games and the Stammtische by slug.
+    """Per process: engine state of recently used games.
 
-    A game's runtime is used only by the holder of that game's lock (striped: a fixed set of
-    locks). DuckDB allows one writing process, so this process sees every change; a
-    multi-process adapter (PostgreSQL) would have to check ``last_seq`` against the log."""
+    Nothing correctness depends on lives here alone: several server processes write to one
+    database, so a cached state is used only after checking its ``last_seq`` against the
+    game's stored version (``Repository.game_version``, inside the write transaction for a
+    write), and a state is put here only after the transaction that read or wrote it
+    committed (``Repository.on_commit``). The locks protect the runtime objects of this
+    process (one thread feeds or reads a game's runtime at a time; striped: a fixed set);
+    writes of every process are serialised by the database's write lock."""
 
     size: int = 256
     _items: OrderedDict[int, GameRuntime] = field(default_factory=OrderedDict)
@@ -28,7 +31,6 @@ class GameCache:
         default_factory=lambda: tuple(threading.RLock() for _ in range(64))
     )
     _guard: threading.Lock = field(default_factory=threading.Lock)
-    stammtische: dict[str, Stammtisch] = field(default_factory=dict)
 
     @contextmanager
     def locked(self, key: int) -> Iterator[None]:

@@ -129,7 +129,7 @@ class GameUseCases(UseCases):
         # what get_game would read back, without asking
         record = new.stored(game_id).with_facts(facts["game_facts"][0])
         rt.record = record
-        self.cache.put(game_id, rt)
+        self._cache_after_commit(game_id, rt)  # an idempotent POST may still roll back
         return GameView(record, st.slug, rt)
 
     def game(self, st: Stammtisch, game_id: int) -> GameView:

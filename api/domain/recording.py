@@ -1,16 +1,17 @@
 """Recording: a turn, a single throw or a penalty; undo; the undo history; the game log.
 
-The engine checks first, then the log entry and the facts it changes are stored atomically
-(``Repository.append_entry``). A rejected command leaves nothing behind: the engine checks
-before it changes anything, and a runtime that may have changed is dropped from the cache and
-replayed from the stored log on the next request."""
+Every write opens its write transaction first (``BEGIN IMMEDIATE`` on SQLite: writers of every
+server process queue here), takes the engine state at the version the database holds, lets
+the engine check the command, then stores the log entry and the facts it changes and commits.
+A rejected command leaves nothing behind: the transaction rolls back, and the runtime, taken
+out of the cache before it changed, is cached again only after a commit."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ..rules import DomainEvent, Undone, format_dice
-from ..storage import LogEntry, Stammtisch, StorageConflict
+from ..storage import FactsWrite, LogEntry, Stammtisch, StorageConflict
 from .base import UseCases
 from .errors import CONCURRENT_CHANGE, Conflict
 from .facts import derive_facts, facts_write, seating_of
@@ -34,33 +35,38 @@ def describe_entry(kind: str, body: dict[str, Any]) -> str:
 
 class RecordingUseCases(UseCases):
     def record(self, st: Stammtisch, game_id: int, kind: str, body: dict[str, Any]) -> WriteResult:
-        """Record a turn, a throw or a penalty: engine first, then log + facts, atomically."""
-        with self.cache.locked(game_id):
+        """Record a turn, a throw or a penalty: in the write transaction, the engine state at
+        the stored version, the engine, then log + facts; kept in the cache after the commit."""
+        with self.cache.locked(game_id), self.repo.transaction():
             rt = self._runtime(st, game_id)
             record = rt.record
             assert record is not None
+            self.cache.drop(game_id)  # changed below: back in the cache only when committed
             entry = LogEntry(game_id, rt.last_seq + 1, kind, body, self.clock())
-            try:
-                events = rt.feed(entry)
-                facts = derive_facts(seating_of(record), rt, rt.facts)
-                self.repo.append_entry(entry, facts_write(facts, rt.facts))
-            except StorageConflict as err:
-                self.cache.drop(game_id)
-                raise Conflict(CONCURRENT_CHANGE) from err
-            except BaseException:
-                self.cache.drop(game_id)  # the engine state may be half-changed: replay later
-                raise
+            events = rt.feed(entry)
+            facts = derive_facts(seating_of(record), rt, rt.facts)
+            self._append(entry, facts_write(facts, rt.facts))
             rt.facts = facts
+            self._cache_after_commit(game_id, rt)
             return WriteResult(entry.seq, events, GameView(record, st.slug, rt))
+
+    def _append(self, entry: LogEntry, facts: FactsWrite) -> None:
+        """The entry and its facts (a taken sequence number cannot happen while this
+        transaction holds the write lock; should it, it is a concurrent change)."""
+        try:
+            self.repo.append_entry(entry, facts)
+        except StorageConflict as err:
+            raise Conflict(CONCURRENT_CHANGE) from err
 
     def undo(self, st: Stammtisch, game_id: int, data: dict[str, Any]) -> WriteResult:
         """Undo the last effective entry; the log keeps an ``undo`` entry as audit record."""
-        with self.cache.locked(game_id):
+        with self.cache.locked(game_id), self.repo.transaction():
             rt = self._runtime(st, game_id)
             record = rt.record
             assert record is not None
             if not rt.entries:
                 raise Conflict("Es gibt nichts rückgängig zu machen.")
+            self.cache.drop(game_id)
             target = rt.entries[-1]
             seq = rt.last_seq + 1
             body = {"undoes": target.seq, "by": data.get("by"), "reason": data.get("reason")}
@@ -68,13 +74,9 @@ class RecordingUseCases(UseCases):
             new_rt = GameRuntime.replay(header_of(record), rt.entries[:-1], seq)
             new_rt.record = record
             facts = derive_facts(seating_of(record), new_rt)
-            try:
-                self.repo.append_entry(entry, facts_write(facts, None))
-            except StorageConflict as err:
-                self.cache.drop(game_id)
-                raise Conflict(CONCURRENT_CHANGE) from err
+            self._append(entry, facts_write(facts, None))
             new_rt.facts = facts
-            self.cache.put(game_id, new_rt)
+            self._cache_after_commit(game_id, new_rt)
             event = DomainEvent(
                 f"Rückgängig gemacht: {describe_entry(target.kind, target.body)}.",
                 Undone(target.seq, target.kind, target.body),

@@ -63,12 +63,11 @@ class StammtischUseCases(UseCases):
         raise Conflict("Kein freier Kurzname gefunden.")  # pragma: no cover
 
     def stammtisch(self, slug: str) -> Stammtisch:
-        st = self.cache.stammtische.get(slug)
+        """Read from the database every time (one look-up by the unique slug): a change of
+        name, privacy or rules in another server process counts at once."""
+        st = self.repo.get_stammtisch(slug)
         if st is None:
-            st = self.repo.get_stammtisch(slug)
-            if st is None:
-                raise NotFound(f"Keinen Stammtisch „{slug}“ gefunden.")
-            self.cache.stammtische[slug] = st
+            raise NotFound(f"Keinen Stammtisch „{slug}“ gefunden.")
         return st
 
     @staticmethod
@@ -94,9 +93,6 @@ class StammtischUseCases(UseCases):
         rules = rules_of(data["rules"]).to_config() if "rules" in data else st.rules
         name = data.get("name", st.name)
         private = data.get("private", st.private)
-        try:
-            with self.repo.transaction():
-                self.repo.update_stammtisch(st.id, name, rules, private)
-        finally:
-            self.cache.stammtische.pop(st.slug, None)
+        with self.repo.transaction():
+            self.repo.update_stammtisch(st.id, name, rules, private)
         return self.stammtisch(st.slug)

@@ -15,10 +15,18 @@ Pub Wi-Fi drops answers and phones send again; two phones log one game. Every wr
   ``If-Match`` with another version gets 412 with the current state (under ``game``) and
   changes nothing. ``If-Match: *`` matches any version.
 
-Writes to one game are serialised by the game's lock (``GameCache.locked``, re-entrant); the
-wrapper holds it from the version check to the commit. Writes to different games run
-concurrently. Replays are checked before ``If-Match``: a retry whose first attempt went through
-gets its original answer even though the version has moved on since.
+Several server processes share one database, so both checks and the write run in **one
+database transaction** opened first (``BEGIN IMMEDIATE`` on SQLite: it takes the write lock, and
+writers of every process queue for it): the stored answer to the key is looked up, then the
+game's version read from the database (``Repository.game_version``; a cached engine state is
+replayed from the stored log when another process moved the game on) is compared with
+``If-Match``, then the view writes, and its answer is stored with the write; one commit. A
+second request with the same key (in any process) waits for the first's commit and then gets
+its answer replayed. The primary keys (game, seq) and (Stammtisch, key) are the backstop.
+Replays are checked before ``If-Match``: a retry whose first attempt went through gets its
+original answer even though the version has moved on since. The process's lock of the game (or
+of the Stammtisch's players) is taken before the transaction: it guards the engine state this
+process caches, not the database.
 """
 
 from __future__ import annotations
@@ -29,7 +37,6 @@ import json
 import re
 import threading
 import time
-from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import timedelta
@@ -49,16 +56,6 @@ KEY_PATTERN = r"^[\x21-\x7e]{1,255}$"
 _KEY = re.compile(KEY_PATTERN)
 #: endpoints whose GET answers with a game's state (and its ETag)
 GAME_READ_ENDPOINTS = frozenset({"games.GameItem"})
-
-
-class _KeyLocks:
-    """Striped locks per (Stammtisch, key): two requests with one key never run at once."""
-
-    def __init__(self, stripes: int = 64) -> None:
-        self._locks = tuple(threading.Lock() for _ in range(stripes))
-
-    def __call__(self, scope: int, key_hash: str) -> threading.Lock:
-        return self._locks[hash((scope, key_hash)) % len(self._locks)]
 
 
 def key_hash(key: str) -> str:
@@ -207,15 +204,14 @@ class _Write:
         return self.stammtisch.id if self.stammtisch is not None else 0
 
     def locks(self) -> ExitStack:
-        """The key's lock, then the game's (or the Stammtisch's players') lock: held from the
-        replay check to the commit."""
+        """The process's lock of the game (or the Stammtisch's players), then the database
+        transaction: held from the replay check to the commit."""
         stack = ExitStack()
-        if self.key is not None:
-            stack.enter_context(_KEY_LOCKS(self.scope, key_hash(self.key)))
         if self.game_id is not None:
             stack.enter_context(self.svc.cache.locked(self.game_id))
         elif self.stammtisch is not None:
             stack.enter_context(self.svc.cache.locked(-self.stammtisch.id))
+        stack.enter_context(self.svc.repo.transaction())
         return stack
 
     def replayed(self) -> Response | None:
@@ -243,32 +239,21 @@ class _Write:
             return None
         return _precondition_failed(if_match, current.to_dict())
 
-    def run_and_store(self, run: Callable[[], Response]) -> Response:
-        """Run the view and store a successful answer under the key, in one transaction."""
-        assert self.key is not None
-        repo = self.svc.repo
-        try:
-            with repo.transaction():
-                response = run()
-                if 200 <= response.status_code < 300:
-                    repo.save_response(
-                        StoredResponse(
-                            self.scope,
-                            key_hash(self.key),
-                            fingerprint(),
-                            response.status_code,
-                            response.content_type or "application/json",
-                            seal(self.scope, self.key, response.get_data()),
-                            utcnow(),
-                        )
-                    )
-        except BaseException as err:
-            if self.game_id is not None:  # the cached engine state may be ahead of the store
-                self.svc.cache.drop(self.game_id)
-            if isinstance(err, StorageConflict):
-                raise Conflict(CONCURRENT_CHANGE) from err
-            raise
-        return response
+    def store(self, response: Response) -> None:
+        """Store a successful answer under the key (inside the write's transaction)."""
+        if self.key is None or not 200 <= response.status_code < 300:
+            return
+        self.svc.repo.save_response(
+            StoredResponse(
+                self.scope,
+                key_hash(self.key),
+                fingerprint(),
+                response.status_code,
+                response.content_type or "application/json",
+                seal(self.scope, self.key, response.get_data()),
+                utcnow(),
+            )
+        )
 
     def purge_expired(self) -> None:
         """Once an hour per process: forget stored answers older than the TTL."""
@@ -287,19 +272,19 @@ def _guarded_write(view: Any, args: Any, kwargs: dict[str, Any]) -> Response:
     st = svc.writable(kwargs["slug"], bearer_token()) if "slug" in kwargs else None
     write = _Write(svc, key, st, kwargs.get("game_id"))
 
-    def run() -> Response:
-        return make_response(view(*args, **kwargs))
-
-    with write.locks():
-        answer = write.replayed()
-        if answer is None:
-            answer = write.stale(request.headers.get("If-Match"), view)
-        if answer is not None:
-            return _with_etag(answer)
-        if key is None:
-            return _with_etag(run())
-        response = write.run_and_store(run)
-    write.purge_expired()
+    try:
+        with write.locks():
+            answer = write.replayed()
+            if answer is None:
+                answer = write.stale(request.headers.get("If-Match"), view)
+            if answer is not None:
+                return _with_etag(answer)
+            response = make_response(view(*args, **kwargs))
+            write.store(response)
+    except StorageConflict as err:  # the backstop: a key or a sequence number was taken
+        raise Conflict(CONCURRENT_CHANGE) from err
+    if key is not None:
+        write.purge_expired()
     return _with_etag(response)
 
 
@@ -318,9 +303,6 @@ def _guarded(view: Any, endpoint: str) -> Any:
         return _guarded_write(view, args, kwargs)
 
     return wrapped
-
-
-_KEY_LOCKS = _KeyLocks()
 
 
 def guard_writes(app: Flask) -> None:

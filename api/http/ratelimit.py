@@ -1,11 +1,16 @@
 """A per-token rate limit on writes: a token bucket per Stammtisch token (per client address for
-writes without one), in the process's memory.
+writes without one), shared by every server process through the database.
 
 ``WRITE_RATE_PER_MINUTE`` tokens flow in per minute up to ``WRITE_RATE_BURST``; a write takes
 one. An empty bucket answers 429 with ``Retry-After`` (whole seconds until the next token).
 The default is generous (a pub table writes every few seconds; an import of years of paper
 sheets a few per second); ``0`` switches the limit off. Only ``/api/`` is limited: the pub form
 (``/``) is a human at a table. Tokens are kept only as their sha256.
+
+The buckets live in the database (``Repository.take_token``: on SQLite one atomic statement on
+a connection of its own that syncs nothing, see api/storage/sqlite/counters.py), so a client
+cannot get N times the rate by landing on N processes. An adapter without counters (the
+DuckDB store, one process only) falls back to buckets in this process's memory.
 """
 
 from __future__ import annotations
@@ -14,44 +19,55 @@ import hashlib
 import math
 import threading
 import time
-from collections.abc import Callable
 
 from flask import Flask, current_app, request
 from werkzeug.exceptions import TooManyRequests
 
+from .context import services
 from .idempotency import WRITE_METHODS
 
 
 class TokenBuckets:
-    def __init__(
-        self, per_minute: float, burst: int, clock: Callable[[], float] = time.monotonic
-    ) -> None:
-        self.rate = per_minute / 60.0
-        self.burst = burst
-        self.clock = clock
+    """Buckets in this process's memory (for adapters that keep no counters)."""
+
+    def __init__(self) -> None:
         self._buckets: dict[str, tuple[float, float]] = {}  # who -> (tokens, when)
         self._lock = threading.Lock()
 
-    def take(self, who: str) -> float:
+    def take(self, who: str, now: float, per_second: float, burst: int) -> float:
         """0 when the write may go ahead, else the seconds until it may."""
-        now = self.clock()
         with self._lock:
-            tokens, when = self._buckets.get(who, (float(self.burst), now))
-            tokens = min(float(self.burst), tokens + (now - when) * self.rate)
-            if tokens >= 1.0:
-                self._buckets[who] = (tokens - 1.0, now)
-                return 0.0
-            self._buckets[who] = (tokens, now)
+            tokens, when = self._buckets.get(who, (float(burst), now))
+            tokens = min(float(burst), tokens + max(0.0, now - when) * per_second)
+            granted = tokens >= 1.0
+            self._buckets[who] = (tokens - granted, now)
             if len(self._buckets) > 10000:  # forget full buckets (idle clients)
-                full = [
-                    k
-                    for k, (t, w) in self._buckets.items()
-                    if t + (now - w) * self.rate >= self.burst
-                ]
+                full = [k for k, (t, w) in self._buckets.items() if w < now - burst / per_second]
                 for k in full:
                     del self._buckets[k]
-            wait: float = (1.0 - tokens) / self.rate
-            return wait
+            return 0.0 if granted else (1.0 - tokens) / per_second
+
+
+class Limits:
+    """The configured rate, and when the stored buckets were last purged (per process)."""
+
+    def __init__(self, per_minute: float, burst: int) -> None:
+        self.per_second = per_minute / 60.0
+        self.burst = burst
+        self.local = TokenBuckets()
+        self.purged = time.time()
+
+    def take(self, who: str) -> float:
+        repo = services().repo
+        now = time.time()
+        try:
+            wait = repo.take_token(who, now, self.per_second, self.burst)
+        except NotImplementedError:
+            return self.local.take(who, now, self.per_second, self.burst)
+        if now - self.purged > 3600:  # once an hour per process: forget full buckets
+            self.purged = now
+            repo.purge_tokens(now - self.burst / self.per_second)
+        return wait
 
 
 def _client() -> str:
@@ -64,10 +80,10 @@ def _client() -> str:
 def _limit() -> None:
     if request.method not in WRITE_METHODS or not request.path.startswith("/api/"):
         return
-    buckets: TokenBuckets | None = current_app.extensions.get("schocken_ratelimit")
-    if buckets is None:
+    limits: Limits | None = current_app.extensions.get("schocken_ratelimit")
+    if limits is None:
         return
-    wait = buckets.take(_client())
+    wait = limits.take(_client())
     if wait > 0:
         seconds = max(1, math.ceil(wait))
         exc = TooManyRequests()
@@ -85,5 +101,5 @@ def init_rate_limit(app: Flask) -> None:
     per_minute = float(app.config.get("WRITE_RATE_PER_MINUTE", 0) or 0)
     if per_minute > 0:
         burst = int(app.config.get("WRITE_RATE_BURST", per_minute))
-        app.extensions["schocken_ratelimit"] = TokenBuckets(per_minute, max(1, burst))
+        app.extensions["schocken_ratelimit"] = Limits(per_minute, max(1, burst))
     app.before_request(_limit)

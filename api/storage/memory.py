@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
@@ -56,6 +56,8 @@ class MemoryRepository(MemoryStatsMixin, Repository):
         self.stats_stale: dict[int, int] = {}
         #: a cause here makes every transaction fail as a full disk would (for tests)
         self.unavailable: str | None = None
+        self.buckets: dict[str, tuple[float, float]] = {}  # who -> (tokens, when)
+        self._pending: list[Callable[[], None]] = []
 
     def close(self) -> None:
         pass
@@ -81,7 +83,7 @@ class MemoryRepository(MemoryStatsMixin, Repository):
                 return
             self.probe()
             snapshot = {name: copy.deepcopy(getattr(self, name)) for name in self._STATE}
-            self._depth = 1
+            self._depth, self._pending = 1, []
             try:
                 yield
             except BaseException:
@@ -89,7 +91,36 @@ class MemoryRepository(MemoryStatsMixin, Repository):
                     setattr(self, name, value)
                 raise
             finally:
-                self._depth = 0
+                self._depth, (actions, self._pending) = 0, (self._pending, [])
+            for action in actions:
+                action()
+
+    def on_commit(self, action: Callable[[], None]) -> None:
+        with self._lock:
+            if self._depth:
+                self._pending.append(action)
+                return
+        action()
+
+    def reading(self) -> Any:
+        return self._lock
+
+    def game_version(self, game_id: int) -> int:
+        log = self.logs.get(game_id)
+        return log[-1].seq if log else 0
+
+    def take_token(self, who: str, now: float, per_second: float, burst: int) -> float:
+        with self._lock:
+            tokens, when = self.buckets.get(who, (float(burst), now))
+            tokens = min(float(burst), tokens + max(0.0, now - when) * per_second)
+            granted = tokens >= 1.0
+            self.buckets[who] = (tokens - granted, max(when, now))
+            return 0.0 if granted else (1.0 - tokens) / per_second
+
+    def purge_tokens(self, before: float) -> None:
+        with self._lock:
+            for who in [w for w, (_, when) in self.buckets.items() if when < before]:
+                del self.buckets[who]
 
     def add_stammtisch(
         self,

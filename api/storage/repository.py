@@ -12,8 +12,8 @@ import json
 import os
 import shutil
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 from typing import Any
 
@@ -116,6 +116,33 @@ class Repository(ABC):
     def probe(self) -> None:
         """Raises :class:`StorageUnavailable` when the database cannot write now (a cheap
         check for ``/health``; adapters that can tell override it)."""
+        return None
+
+    def on_commit(self, action: Callable[[], None]) -> None:
+        """Run ``action`` once the outermost transaction has committed (now, outside one);
+        never if it rolls back. Caches of other processes' data are filled this way, so they
+        never hold what was not committed. Adapters with transactions override it."""
+        action()
+
+    def reading(self) -> AbstractContextManager[None]:
+        """Several reads as one consistent moment (no write lock); flat inside a transaction."""
+        return nullcontext()
+
+    def game_version(self, game_id: int) -> int:
+        """The game's version: the sequence number of its last log entry (0: none yet).
+        Cheap (an index look-up): cached engine states are checked against it on every use."""
+        log = self.load_log(game_id)
+        return log[-1].seq if log else 0
+
+    # Rate limits shared by every server process (api/http/ratelimit.py)
+    def take_token(self, who: str, now: float, per_second: float, burst: int) -> float:
+        """Take one token of ``who``'s bucket (refilled at ``per_second`` up to ``burst``;
+        ``now`` in seconds since the epoch): 0.0 when granted, else the seconds until one is
+        there. Raises NotImplementedError where the adapter keeps no counters."""
+        raise NotImplementedError
+
+    def purge_tokens(self, before: float) -> None:
+        """Forget buckets untouched since ``before`` (they are full again)."""
         return None
 
     # Stammtische

@@ -127,3 +127,22 @@ VALUES (:stammtisch_id, :key_hash, :fingerprint, :status, :content_type, :body, 
 
 -- name: purge_responses
 DELETE FROM idempotency_keys WHERE created_at < :before;
+
+-- The version of a game: its last log entry's sequence number (an index look-up)
+-- name: game_version
+SELECT seq FROM game_log WHERE game_id = :game_id ORDER BY seq DESC LIMIT 1;
+
+-- Rate limits (migrations/0007_rate_limits.sql): take one token, in one statement (the
+-- expressions of the UPDATE see the row before it: refilled = tokens + elapsed × rate, capped)
+-- name: take_token
+INSERT INTO rate_limits (who, tokens, updated_at, granted)
+VALUES (:who, :burst - 1.0, :now, 1)
+ON CONFLICT (who) DO UPDATE SET
+    tokens = min(:burst, tokens + max(0.0, :now - updated_at) * :rate)
+             - (min(:burst, tokens + max(0.0, :now - updated_at) * :rate) >= 1.0),
+    granted = min(:burst, tokens + max(0.0, :now - updated_at) * :rate) >= 1.0,
+    updated_at = max(updated_at, :now)
+RETURNING tokens, granted;
+
+-- name: purge_tokens
+DELETE FROM rate_limits WHERE updated_at < :before;

@@ -29,14 +29,14 @@ _MANY = 500
 
 
 class ReadModelMixin:
-    """Needs the repository's connection, schema kinds, ``transaction`` and ``_reading``."""
+    """Needs the repository's connection, schema kinds, ``transaction`` and ``reading``."""
 
     _conn: sqlite3.Connection
     _kinds: Kinds
 
     def transaction(self) -> Any: ...  # provided by SQLiteRepository
 
-    def _reading(self) -> Any: ...  # provided by SQLiteRepository
+    def reading(self) -> Any: ...  # provided by SQLiteRepository
 
     def _where(self, table: str, ids: list[int] | None) -> tuple[str, list[Any]]:
         """The filter of ``table``'s rows on the Stammtische ``ids`` (None: all); a few ids
@@ -57,7 +57,7 @@ class ReadModelMixin:
     ) -> dict[str, list[tuple[Any, ...]]]:
         ids = None if stammtische is None else sorted(int(s) for s in stammtische)
         out: dict[str, list[tuple[Any, ...]]] = {}
-        with self._reading():
+        with self.reading():
             for table, columns in tables.items():
                 self._check(table, columns)
                 where, params = self._where(table, ids)
@@ -72,7 +72,7 @@ class ReadModelMixin:
         """As the port's, but SQLite renders the lines (no Python object per value)."""
         ids = None if stammtische is None else sorted(int(s) for s in stammtische)
         out: dict[str, list[str]] = {}
-        with self._reading():
+        with self.reading():
             for table, columns in tables.items():
                 self._check(table, columns)
                 where, params = self._where(table, ids)

@@ -2,10 +2,10 @@
 one thread at a time (see :mod:`.store`).
 
 Every write runs in a ``BEGIN IMMEDIATE`` transaction (a use case's ``transaction()`` or the
-write method's own; nesting is flat), which takes the database's write lock at its start: other
-writers, in this process or another, wait for it (``busy_timeout``). Reads outside a
-transaction see the last commit. Two writers of one game cannot both append: the primary key
-(game_id, seq) of ``game_log`` refuses the second, which gets :class:`StorageConflict`.
+write method's own; nesting is flat), which takes the database's write lock at its start:
+other writers, in this process or another, queue for it (:mod:`.counters`). Reads outside a
+transaction see the last commit. The primary key (game_id, seq) of ``game_log`` is the backstop
+against two appends of one entry (:class:`StorageConflict`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
@@ -38,6 +38,7 @@ from ..repository import (
     stats_changed,
     unavailable_cause,
 )
+from .counters import Counters, Writing, probe_write_lock
 from .readmodel import ReadModelMixin
 from .rows import Kinds, decode, decode_row, encode, moment, timestamp, to_json
 from .sql import queries
@@ -104,16 +105,23 @@ def _game_record(row: Sequence[Any], players: tuple[GamePlayer, ...]) -> GameRec
 class SQLiteRepository(ReadModelMixin, Repository):
     """Repository on one SQLite connection."""
 
-    def __init__(self, conn: sqlite3.Connection, kinds: Kinds) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        kinds: Kinds,
+        writing: Writing | None = None,
+    ) -> None:
         self._conn = conn
         self._kinds = kinds  # table -> ((column, declared type), …), from the schema
         self._q = queries()
         self._depth = 0
+        self._pending: list[Callable[[], None]] | None = None  # on_commit, in a write
+        self._writing = writing  # the writers' queue, the WAL's sync (see .counters)
+        self.counters = Counters(writing)  # rate limits, on a connection of their own
         self.disconnected = False
 
     def close(self) -> None:
-        """End of a request: the connection stays for the thread's next one (a transaction
-        left open by mistake is rolled back)."""
+        """End of a request: the connection stays (an open transaction is rolled back)."""
         self._depth = 0
         if not self.disconnected and self._conn.in_transaction:
             self._conn.execute("ROLLBACK")
@@ -123,6 +131,7 @@ class SQLiteRepository(ReadModelMixin, Repository):
         if not self.disconnected:
             self.disconnected = True
             self._conn.close()
+            self.counters.close()
 
     def _run(self, name: str, params: Any = ()) -> sqlite3.Cursor:
         return self._conn.execute(self._q[name], params)
@@ -139,21 +148,45 @@ class SQLiteRepository(ReadModelMixin, Repository):
             finally:
                 self._depth -= 1
             return
+        queued = self._writing.queued() if self._writing else contextlib.nullcontext()
         with _unavailable():
-            self._conn.execute("BEGIN IMMEDIATE")
-            self._depth = 1
-            try:
-                yield
-            except BaseException:
-                self._depth = 0
-                self._rollback()
-                raise
-            self._depth = 0
-            try:
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._rollback()
-                raise
+            with queued:
+                self._conn.execute("BEGIN IMMEDIATE")
+                self._depth, self._pending = 1, []
+                try:
+                    yield
+                except BaseException:
+                    self._depth, self._pending = 0, None
+                    self._rollback()
+                    raise
+                self._depth, (actions, self._pending) = 0, (self._pending, None)
+                try:
+                    self._conn.execute("COMMIT")
+                except BaseException:
+                    self._rollback()
+                    raise
+            if self._writing is not None:
+                self._writing.sync()  # outside the queue: the next writer goes on meanwhile
+        for action in actions:
+            action()
+
+    def on_commit(self, action: Callable[[], None]) -> None:
+        if self._pending is None:
+            action()
+        else:
+            self._pending.append(action)
+
+    def game_version(self, game_id: int) -> int:
+        row = self._run("game_version", {"game_id": game_id}).fetchone()
+        return int(row[0]) if row else 0
+
+    def take_token(self, who: str, now: float, per_second: float, burst: int) -> float:
+        with _unavailable():  # a full disk: 503 here already
+            return self.counters.take(who, now, per_second, burst)
+
+    def purge_tokens(self, before: float) -> None:
+        with _unavailable():
+            self.counters.purge(before)
 
     def _rollback(self) -> None:
         # some errors (a full disk, I/O) end the transaction themselves; a rollback that
@@ -163,21 +196,20 @@ class SQLiteRepository(ReadModelMixin, Repository):
                 self._conn.execute("ROLLBACK")
 
     def probe(self) -> None:
-        """Can the database take the write lock now, and are its file and folder writable
-        with room on the disk? Raises :class:`StorageUnavailable` if not (cheap: no page is
-        written)."""
+        """Can the database take the write lock, and are its file and folder writable with
+        room on the disk? Raises :class:`StorageUnavailable` if not (cheap: no page is
+        written, and it never waits for a writer)."""
         if self._depth:
             return
         with _unavailable():
-            self._conn.execute("BEGIN IMMEDIATE")
-            self._conn.execute("ROLLBACK")
-            path = self._conn.execute("PRAGMA database_list").fetchone()[2]
+            probe_write_lock(self._conn)
+        path = self._conn.execute("PRAGMA database_list").fetchone()[2]
         fault = file_fault(path)
         if fault is not None:
             raise StorageUnavailable(f"SQLite: {fault}")
 
     @contextmanager
-    def _reading(self) -> Iterator[None]:
+    def reading(self) -> Iterator[None]:
         """Several reads as one consistent moment (a deferred transaction: no lock taken)."""
         if self._depth:
             yield
@@ -300,7 +332,7 @@ class SQLiteRepository(ReadModelMixin, Repository):
         return [_game_record(row, tuple(seats.get(row[0], ()))) for row in rows]
 
     def get_game_by_id(self, game_id: int) -> GameRecord | None:
-        with self._reading():
+        with self.reading():
             found = self._records(self._all("get_game", {"game_id": game_id}))
         return found[0] if found else None
 
@@ -320,7 +352,7 @@ class SQLiteRepository(ReadModelMixin, Repository):
             "status": status,
             "player_id": player_id,
         }
-        with self._reading():
+        with self.reading():
             ((count,),) = self._all("count_games", params)
             rows = self._all("list_games", {**params, "offset": offset, "limit": limit})
             return self._records(rows), int(count)
@@ -377,7 +409,7 @@ class SQLiteRepository(ReadModelMixin, Repository):
 
     def read_facts(self, game_id: int) -> dict[str, list[dict[str, Any]]]:
         out: dict[str, list[dict[str, Any]]] = {}
-        with self._reading():
+        with self.reading():
             for table in ("game_facts", *ROW_TABLES):
                 kinds = self._kinds[table]
                 rows = self._all(f"read_{table}", {"game_id": game_id})

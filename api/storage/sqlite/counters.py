@@ -1,0 +1,143 @@
+"""What runs beside the game transactions: the queue of writers, the sync of the WAL after a
+commit, the rate limit's counters and the health probe.
+
+Writers (:class:`Writing`): SQLite lets one transaction write at a time; one that finds the
+lock taken sleeps in SQLite's busy handler (1, 2, 5, 10 … ms) and tries again, which costs
+latency and leaves the lock idle. So writers queue before ``BEGIN IMMEDIATE``: the threads of a
+process on a lock, the processes on an ``flock`` of the file ``<database>-writers`` (the
+kernel wakes the next one when it is released, and releases it when a process dies). This is
+only a queue: the write lock of ``BEGIN IMMEDIATE`` stays what makes writes exclusive (a
+program that does not queue, such as ``schocken rebuild``, just waits in the busy handler).
+After COMMIT the queue is left and the WAL is synced (:meth:`Writing.sync`, see .store).
+
+Counters (:class:`Counters`): every server process takes a client's tokens from the one table
+``rate_limits`` (migration 0007), one ``INSERT … ON CONFLICT DO UPDATE … RETURNING`` statement
+per write request, atomic across processes. They run on a connection of their own with
+``synchronous=OFF`` and are not synced after their commit: an fsync per request would halve
+the write rate. A counter lost in a crash of the machine only lets a client write once more;
+the next sync after a turn puts the whole WAL on disk, counters included. This connection never
+checkpoints (an unsynced checkpoint could empty a WAL whose turns are not in a synced database
+file yet); the turns' connections do, syncing as ``synchronous=NORMAL`` does.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from .sql import queries
+
+
+class Writing:
+    """The writers' queue and the WAL's sync of one database file, shared by the process."""
+
+    def __init__(self, path: str, connect: Callable[[], sqlite3.Connection]) -> None:
+        self.path = path
+        self.connect = connect
+        self._lock = threading.RLock()
+        self._depth = 0  # changed only by the thread holding _lock
+        self._queue: int | None = None  # the file descriptor of <database>-writers
+        self._wal: int | None = None
+
+    @contextmanager
+    def queued(self) -> Iterator[None]:
+        """First in this process, then among the processes (re-entrant in a thread)."""
+        with self._lock:
+            if self._depth == 0 and self._queue_fd() >= 0:
+                fcntl.flock(self._queue_fd(), fcntl.LOCK_EX)
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+                if self._depth == 0 and self._queue_fd() >= 0:
+                    fcntl.flock(self._queue_fd(), fcntl.LOCK_UN)
+
+    def _queue_fd(self) -> int:
+        if self._queue is None:
+            try:
+                self._queue = os.open(self.path + "-writers", os.O_RDWR | os.O_CREAT, 0o600)
+            except OSError:  # a read-only folder: queue in this process only
+                self._queue = -1
+        return self._queue
+
+    def sync(self) -> None:
+        """Put the WAL on disk (after a commit; see .store). The first time, the folder as
+        well: the WAL file's name must survive a power loss too."""
+        if self._wal is None:
+            with self._lock:
+                if self._wal is None:
+                    folder = os.open(os.path.dirname(os.path.abspath(self.path)), os.O_RDONLY)
+                    try:
+                        os.fsync(folder)
+                    finally:
+                        os.close(folder)
+                    self._wal = os.open(self.path + "-wal", os.O_RDONLY)
+        os.fsync(self._wal)
+
+    def close(self) -> None:
+        with self._lock:
+            for fd in (self._queue, self._wal):
+                if fd is not None and fd >= 0:
+                    os.close(fd)
+            self._queue = self._wal = None
+
+
+class Counters:
+    """Token buckets in the database, on a lazily opened connection of their own."""
+
+    def __init__(self, writing: Writing | None) -> None:
+        self._writing = writing
+        self._conn: sqlite3.Connection | None = None
+        self._q = queries()
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            if self._writing is None:
+                raise NotImplementedError("a read-only copy keeps no counters")
+            self._conn = self._writing.connect()
+            self._conn.execute("PRAGMA synchronous = OFF")
+            # never a checkpoint here: with OFF it would not sync the database file, and the
+            # WAL it empties may hold acknowledged turns (the other connections checkpoint)
+            self._conn.execute("PRAGMA wal_autocheckpoint = 0")
+        return self._conn
+
+    def take(self, who: str, now: float, per_second: float, burst: int) -> float:
+        """0.0 when a token was taken, else the seconds until the next one."""
+        params = {"who": who, "now": now, "rate": per_second, "burst": float(burst)}
+        conn = self._connection()
+        assert self._writing is not None
+        with self._writing.queued():
+            tokens, granted = conn.execute(self._q["take_token"], params).fetchone()
+        return 0.0 if granted else (1.0 - float(tokens)) / per_second
+
+    def purge(self, before: float) -> None:
+        conn = self._connection()
+        assert self._writing is not None
+        with self._writing.queued():
+            conn.execute(self._q["purge_tokens"], {"before": before})
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+def probe_write_lock(conn: sqlite3.Connection) -> None:
+    """Take the write lock and give it back at once, without waiting (busy timeout 0): a lock
+    held by another writer shows the database can write. Raises the driver's error otherwise
+    (a read-only database refuses the lock)."""
+    timeout = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+    conn.execute("PRAGMA busy_timeout = 0")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("ROLLBACK")
+    except sqlite3.OperationalError as exc:
+        if "locked" not in str(exc) and "busy" not in str(exc):
+            raise
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
