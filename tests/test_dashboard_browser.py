@@ -7,14 +7,13 @@ Without Chromium the tests are skipped, unless ``CI`` is set: then they fail.
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from test_api_serve import Server
 from test_web_browser import browser_type_launch_args  # noqa: F401 - Debian's Chromium, skip/fail
-from werkzeug.serving import make_server
 
 from api.app import create_app
 from api.storage import MemoryStore
@@ -109,16 +108,15 @@ def test_every_page_renders_from_file_without_errors_or_network(browser, demo_si
 
 
 def test_the_server_serves_the_dashboard_to_a_browser(browser, tmp_path):
-    app = create_app(
-        {"DATABASE": str(tmp_path / "s.sqlite3"), "DASHBOARD_DIR": str(tmp_path / "site")}
-    )
+    """`schocken serve --workers 2` renders the pages from the read model in either process."""
+    db = tmp_path / "data" / "s.sqlite3"
+    app = create_app({"DATABASE": str(db), "DASHBOARD_DIR": str(tmp_path / "site")})
     create_demo(app.extensions["schocken"].store, years=1, first_year=2025, seed=2)
-    httpd = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
+    app.extensions["schocken"].store.close()
+    served = Server(db, workers=2, env={"SCHOCKEN_DASHBOARD_DIR": str(tmp_path / "site")})
     visit = Visit(browser, 390, allowed={"127.0.0.1"})
     try:
-        base = f"http://127.0.0.1:{httpd.server_port}/dashboard/"
+        base = f"{served.base}/dashboard/"
         assert visit.open(base) == 0
         visit.page.get_by_role("link", name="Demo-Stammtisch „Zur Post“").click()
         visit.page.get_by_role("link", name="2025", exact=True).first.click()
@@ -128,6 +126,4 @@ def test_the_server_serves_the_dashboard_to_a_browser(browser, tmp_path):
         assert visit.errors == [] and visit.outside == []
     finally:
         visit.close()
-        httpd.shutdown()
-        thread.join(5)
-        app.extensions["schocken"].store.close()
+        served.stop()

@@ -1,7 +1,7 @@
 """The pub form in real Chromium at phone size: a whole game through the form, checked against
 the engine.
 
-The app runs in-process (werkzeug ``make_server`` in a thread) on a temporary SQLite file.
+The app runs as ``schocken serve --workers 2`` (two processes) on a temporary SQLite file.
 Chromium is Debian's (``.ci/run`` installs it); every request that would leave 127.0.0.1 is
 recorded and aborted, and the host resolver maps every other name to nothing. Screenshots of
 the main screens go to ``artifacts/`` (not committed).
@@ -14,16 +14,14 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from werkzeug.serving import make_server
+from test_api_serve import Server
 
-from api.app import create_app
 from api.rules import Game, parse_event, ruleset_from_config
 
 pytestmark = pytest.mark.browser
@@ -82,19 +80,14 @@ def browser_type_launch_args() -> dict[str, Any]:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
-    """The app served from a thread on 127.0.0.1 with a temporary SQLite file."""
-    app = create_app(
-        {"DATABASE": str(tmp_path / "web.sqlite3"), "SECRET_KEY": "browser-test-" + "x" * 32}
-    )
-    httpd = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
+    """`schocken serve --workers 2` (two gunicorn worker processes, so a phone's requests land
+    on either) on a temporary SQLite file."""
+    db = tmp_path / "data" / "web.sqlite3"
+    served = Server(db, workers=2, env={"SCHOCKEN_SECRET_KEY": "browser-test-" + "x" * 32})
     try:
-        yield f"http://127.0.0.1:{httpd.server_port}"
+        yield served.base
     finally:
-        httpd.shutdown()
-        thread.join(5)
-        app.extensions["schocken"].store.close()
+        served.stop()
 
 
 class Phone:

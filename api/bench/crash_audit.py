@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from api.domain import Services
-    from api.storage import LogEntry
+    from api.storage import LogEntry, Repository
 
 
 @dataclass
@@ -114,3 +114,21 @@ def check_facts(
     for game in logs:
         if stored[game] != rebuilt[game]:
             figures.violations.append(f"{label}: facts of {game} != replay")
+
+
+def check_read_model(figures: Figures, label: str, repo: Repository) -> None:
+    """After a restart the statistics a reader sees (the read model, its stale Stammtische
+    refreshed incrementally as the server's refresher does) equal a full recomputation."""
+    from dashboard.readmodel import compute_periods, from_json, refresh, to_json
+
+    refresh(repo)
+    ids = repo.stammtisch_ids()
+    full = compute_periods(repo, ids)
+    for (st, year), period in sorted(full.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0)):
+        stored = repo.read_stats(st, year)
+        if stored is None or from_json(stored) != from_json(to_json(period)):
+            figures.violations.append(f"{label}: statistics of {st}/{year} != full refresh")
+    shown = {(st, year) for st, year, games in repo.stats_years(None) if games}
+    computed = {(st, year) for (st, year), p in full.items() if year and p["overview"]["games"]}
+    if shown != computed:
+        figures.violations.append(f"{label}: years shown {sorted(shown ^ computed)} differ")

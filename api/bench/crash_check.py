@@ -16,7 +16,8 @@ the database file is checked:
 * each game's log is exactly a prefix of the game's planned turns: nothing twice (retries),
   nothing out of order, nothing half-applied;
 * Deckel are conserved in every game (Mitte + stacks = the ruleset's Deckel while it runs);
-* the stored facts equal a replay of the log (the ``schocken rebuild`` comparison).
+* the stored facts equal a replay of the log (the ``schocken rebuild`` comparison);
+* the statistics read model, its stale Stammtische refreshed, equals a full recomputation.
 
 Then the server is restarted and the threads carry on. After the last kill the threads settle
 their open writes, the server stops, and everything is checked once more; the server's
@@ -52,6 +53,7 @@ from api.bench.crash_audit import (
     check_deckel,
     check_facts,
     check_logs,
+    check_read_model,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -324,6 +326,7 @@ class Run:
                 check_logs(self.figures, label, self.tables, logs)
                 check_deckel(self.figures, label, self.tables, svc, logs)
                 check_facts(self.figures, label, svc, logs)
+                check_read_model(self.figures, label, svc.repo)
                 if final:
                     self.figures.present = present
                     self.figures.lost = len(acked) - present
