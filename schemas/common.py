@@ -8,7 +8,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
-from api.rules import DICE_PATTERN, MAX_NAME, Limit, format_dice, limits
+from api.rules import DICE_PATTERN, MAX_NAME, OUT_OF_RANGE, Limit, format_dice, in_range, limits
 
 #: printable text only: line breaks and other control characters in a name break logs, CSV
 #: exports and pages (a carriage return in a name made the statistics fail)
@@ -64,6 +64,8 @@ class IsoDateTime(fields.String):
             ) from None
         if moment.tzinfo is None:
             raise ValidationError("Das Datum braucht eine Zeitzone (z. B. +01:00).")
+        if not in_range(moment):
+            raise ValidationError(f"Das Datum {OUT_OF_RANGE}")
         return text
 
 

@@ -42,7 +42,9 @@ from .help_texts import OPTION_HELP, PRESET_HELP
 from .limits import OPTION_LIMITS, Limit
 from .log import (
     MAX_EVENTS,
+    OUT_OF_RANGE,
     GameHeader,
+    in_range,
     new_game,
     parse_header,
     parse_played_at,
@@ -160,6 +162,8 @@ __all__ = [
     "parse_dice",
     "parse_event",
     "parse_header",
+    "OUT_OF_RANGE",
+    "in_range",
     "parse_played_at",
     "parse_throw",
     "record_command",

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from .errors import MalformedInput, SchockenError
@@ -56,7 +56,23 @@ def parse_played_at(value: Any) -> str | None:
         raise MalformedInput(
             f"„played_at“: {value!r} braucht eine Zeitzone (z. B. +01:00).", field="played_at"
         )
+    if not in_range(moment):
+        raise MalformedInput(f"„played_at“: {value!r} {OUT_OF_RANGE}", field="played_at")
     return value
+
+
+#: why a moment whose UTC time lies before year 1 or after year 9999 is refused
+OUT_OF_RANGE = "liegt außerhalb der Jahre 1 bis 9999 (in UTC gerechnet)."
+
+
+def in_range(moment: datetime) -> bool:
+    """Whether an aware moment is also a moment in UTC between the years 1 and 9999
+    (``9999-12-31T23:59:59-12:00`` is not: in UTC it is the year 10000)."""
+    try:
+        moment.astimezone(UTC)
+    except OverflowError:
+        return False
+    return True
 
 
 def parse_header(doc: Any) -> tuple[GameHeader, list[Any]]:
