@@ -1,0 +1,94 @@
+"""Player names are plain text in every chart (issue 13, item 3): Plotly reads a small HTML
+subset in its texts, so a name like ``<a href="https://ev.il/">Anna</a>`` would otherwise become
+a link to an outside site in the public dashboard, and ``<br>`` or ``<span style=…>`` would
+reshape labels."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+import pytest
+from conftest import make_table
+
+from api.app import create_app
+from api.rules import PRESETS
+from api.rules.simulate import simulate_logs
+from dashboard import figures, site
+
+NASTY = [
+    '<a href="https://ev.il/">Anna</a>',
+    "Bert<br>Chef",
+    '<span style="font-size:80px">C</span>',
+    "Dieter %{x}",
+]
+
+
+@pytest.fixture
+def pages(tmp_path, monkeypatch):
+    """Every figure of the all-time and year pages of a Stammtisch of NASTY players."""
+    drawn = []
+
+    def capture(fig, div_id):
+        drawn.append(fig)
+        return original(fig, div_id)
+
+    original = site._html  # noqa: SLF001
+    monkeypatch.setattr(site, "_html", capture)
+    app = create_app({"STORAGE": "memory", "TESTING": True, "DASHBOARD_DIR": str(tmp_path)})
+    client = app.test_client()
+    table = make_table(client, "Zur Post")
+    start = datetime.fromisoformat("2024-05-03T20:00:00+02:00")
+    for log in simulate_logs(PRESETS["standard"], 6, players=NASTY, seed=4, start=start):
+        assert table.post("/imports", log).status_code == 201
+    html = {
+        path: client.get(f"/dashboard/zur-post/{path}").get_data(as_text=True)
+        for path in ("index.html", "2024.html")
+    }
+    return drawn, html
+
+
+def _texts(fig):
+    """Every text Plotly draws from the data of ``fig``'s traces."""
+    for trace in fig.to_plotly_json()["data"]:
+        for key in ("x", "y", "name", "hovertemplate"):
+            value = trace.get(key)
+            values = value if isinstance(value, list | tuple) else [value]
+            yield from (str(v) for v in values if isinstance(v, str))
+
+
+def test_names_reach_every_chart_escaped_never_as_markup(pages):
+    drawn, _ = pages
+    assert len(drawn) >= 10  # both pages' charts
+    texts = [t for fig in drawn for t in _texts(fig)]
+    joined = "\n".join(texts)
+    for raw in ('<a href="https://ev.il/">', "<br>Chef", "<span style", "Dieter %{x}"):
+        assert raw not in joined
+    assert '&lt;a href="https://ev.il/"&gt;Anna&lt;/a&gt;' in joined
+    assert "Bert&lt;br&gt;Chef" in joined and "Dieter &#37;{x}" in joined
+
+
+def test_the_charts_own_markup_stays(pages):
+    drawn, _ = pages
+    templates = [t for fig in drawn for t in _texts(fig) if "<extra></extra>" in t]
+    assert templates and any("<br>" in t for t in templates)
+
+
+def test_the_pages_tables_show_the_names_as_text(pages):
+    _, html = pages
+    page = html["2024.html"]
+    assert '<a href="https://ev.il/">' not in page
+    assert "&lt;a href=&#34;https://ev.il/&#34;&gt;Anna&lt;/a&gt;" in page or (
+        "&lt;a href=&quot;https://ev.il/&quot;&gt;Anna&lt;/a&gt;" in page
+    )
+
+
+def test_plain_is_what_plotly_turns_back_into_the_name():
+    entities = {"&lt;": "<", "&gt;": ">", "&amp;": "&", "&#37;": "%"}
+    for name in NASTY + ["Tom & Jerry", "50 % Glück"]:
+        shown = figures.plain(name)
+        assert "<" not in shown and "%" not in shown
+        for entity, char in entities.items():  # &amp; last would double-decode: it is first
+            shown = shown.replace(entity, char) if entity != "&amp;" else shown
+        assert shown.replace("&amp;", "&") == name
+    assert json.dumps(figures.plain("<b>"))  # a plain str
