@@ -3,7 +3,8 @@
 Stammtische marked stale (:func:`dashboard.readmodel.refresh`). It only tries the
 one-refresher lock: when another process (or a reader) is refreshing, it leaves the work to
 it and looks again at its next tick. It starts with the first request of each process (so a
-pre-forking server starts one per worker, none in the master).
+pre-forking server starts one per worker, none in the master). Closing the store stops it
+(and waits for its round to end) before any connection is closed.
 """
 
 from __future__ import annotations
@@ -55,8 +56,8 @@ def _loop(store: Any, interval: float) -> None:
         return  # a store without a read model (the retired DuckDB store)
     except Exception:  # noqa: BLE001 - the loop below reports what goes on failing
         log.exception("statistics: marking the never computed Stammtische failed")
-    while failures < MAX_FAILURES:
-        threading.Event().wait(interval)
+    stopping: threading.Event = store.background.stopping
+    while failures < MAX_FAILURES and not stopping.wait(interval):
         try:
             run_once(store)
             failures = 0
@@ -74,11 +75,9 @@ def start(app: Flask) -> threading.Thread | None:
     with app.extensions[EXTENSION + ".lock"]:
         if os.getpid() not in state:
             store = app.extensions["schocken"].store
-            thread = threading.Thread(
-                target=_loop, args=(store, interval), name="stats-refresher", daemon=True
+            state[os.getpid()] = store.background.start(
+                lambda: _loop(store, interval), "stats-refresher"
             )
-            thread.start()
-            state[os.getpid()] = thread
     return state[os.getpid()]
 
 

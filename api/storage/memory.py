@@ -26,7 +26,7 @@ from .records import (
     Stammtisch,
     StoredResponse,
 )
-from .repository import Repository, StorageConflict, StorageUnavailable, stats_changed
+from .repository import Background, Repository, StorageConflict, StorageUnavailable, stats_changed
 
 
 class MemoryStore:
@@ -34,12 +34,13 @@ class MemoryStore:
 
     def __init__(self) -> None:
         self._repo = MemoryRepository()
+        self.background = Background()
 
     def repository(self) -> MemoryRepository:
         return self._repo
 
     def close(self) -> None:
-        pass
+        self.background.stop()
 
 
 class MemoryRepository(MemoryStatsMixin, Repository):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
@@ -104,6 +105,33 @@ def stats_changed(write: FactsWrite) -> bool:
     """Whether a facts write changes the statistics: the per-player summary rows of a game
     appear (it finished) or go (its finish was undone; a rebuild rewrites them)."""
     return "player_game_facts" in write.replace or bool(write.append.get("player_game_facts"))
+
+
+class Background:
+    """The threads a store's users run beside the requests (the statistics refresher): they
+    wait on :attr:`stopping` between their rounds, and :meth:`stop` (called first by the
+    store's ``close``) sets it and joins them, so no connection is closed under a thread that
+    is still using it."""
+
+    def __init__(self) -> None:
+        self.stopping = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._guard = threading.Lock()
+
+    def start(self, target: Callable[[], None], name: str) -> threading.Thread:
+        thread = threading.Thread(target=target, name=name, daemon=True)
+        with self._guard:
+            self._threads.append(thread)
+        thread.start()
+        return thread
+
+    def stop(self, timeout: float = 30.0) -> None:
+        self.stopping.set()
+        with self._guard:
+            threads, self._threads = self._threads, []
+        for thread in threads:
+            if thread is not threading.current_thread():
+                thread.join(timeout)
 
 
 class Repository(ABC):

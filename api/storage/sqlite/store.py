@@ -43,7 +43,7 @@ import weakref
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..repository import MigrationError
+from ..repository import Background, MigrationError
 from .backup import copy_database, open_read_only
 from .counters import Writing
 from .repository import SQLiteRepository
@@ -74,6 +74,7 @@ class SQLiteStore:
         self._local = threading.local()
         self._repos: weakref.WeakSet[SQLiteRepository] = weakref.WeakSet()
         self._lock = threading.Lock()
+        self.background = Background()
         self._writing = Writing(path, self.connect)  # writers' queue, WAL sync, counters
         conn = self.connect()
         try:
@@ -221,7 +222,9 @@ class SQLiteStore:
         return repo
 
     def close(self) -> None:
-        """Close every connection this store opened that is still open."""
+        """Stop the threads running beside the requests, then close every connection this
+        store opened that is still open."""
+        self.background.stop()
         with self._lock:
             repos = list(self._repos)
             self._repos.clear()
