@@ -233,8 +233,9 @@ class Repository(ABC):
         self, tables: Mapping[str, Sequence[str]], stammtische: Collection[int] | None
     ) -> dict[str, list[str]]:
         """The rows of :meth:`stats_rows` as CSV lines for DuckDB's ``read_csv``: every value
-        quoted (``"`` doubled inside), NULL as an unquoted ``\\N``. Adapters may render them
-        in the database (faster than Python)."""
+        quoted (``"`` doubled inside), NULL as an unquoted ``\\N``; an item may hold several
+        lines joined by newlines. Adapters may render them in the database (faster than
+        Python)."""
         return {
             table: [",".join(map(csv_value, row)) for row in rows]
             for table, rows in self.stats_rows(tables, stammtische).items()

@@ -69,7 +69,9 @@ class ReadModelMixin:
     def stats_csv(
         self, tables: Mapping[str, Sequence[str]], stammtische: Collection[int] | None
     ) -> dict[str, list[str]]:
-        """As the port's, but SQLite renders the lines (no Python object per value)."""
+        """As the port's, but SQLite renders the lines and joins them into one text per
+        table (no Python object per value or row; the whole query runs without the GIL, so
+        that a refresh reads the next chunk while another thread computes)."""
         ids = None if stammtische is None else sorted(int(s) for s in stammtische)
         out: dict[str, list[str]] = {}
         with self._reading():
@@ -79,8 +81,10 @@ class ReadModelMixin:
                 kinds = dict(self._kinds[table])
                 marks = ",".join(["%s"] * len(columns))
                 line = f"printf('{marks}', {', '.join(_csv_sql(c, kinds[c]) for c in columns)})"
-                sql = f"SELECT {line} FROM {table}{where}"  # noqa: S608 - names checked
-                out[table] = [r[0] for r in self._conn.execute(sql, params).fetchall()]
+                text = f"group_concat({line}, char(10))"
+                sql = f"SELECT {text} FROM {table}{where}"  # noqa: S608 - names checked
+                row = self._conn.execute(sql, params).fetchone()
+                out[table] = [row[0]] if row and row[0] else []
         return out
 
     def _check(self, table: str, columns: Sequence[str]) -> None:
