@@ -94,6 +94,9 @@ _LOAD = {
     "player_game_facts": "INSERT INTO {table} BY NAME SELECT f.*, g.stammtisch_id, g.year, "
     "g.played_local FROM " + _CSV + " f JOIN games g ON g.id = CAST(f.game_id AS BIGINT)",
 }
+#: columns read as their type (not as text cast on insert): the summary's counts, most of
+#: the bytes (the rest is small and read as text: booleans, moments)
+_TYPES = {("player_game_facts", c): "BIGINT" for c in INPUT["player_game_facts"]}
 #: Stammtische per pass of a full refresh
 CHUNK = 100
 #: seconds a reader waits for another refresher before it shows the stored numbers
@@ -171,7 +174,7 @@ def duckdb_input(
                 with open(path, "w", encoding="utf-8", newline="") as fh:
                     fh.write("\n".join(lines))
                     fh.write("\n")
-                columns = dict.fromkeys(INPUT[table], "VARCHAR")
+                columns = {c: _TYPES.get((table, c), "VARCHAR") for c in INPUT[table]}
                 conn.execute(_LOAD.get(table, _LOAD[""]).format(table=table),
                              {"path": path, "columns": columns})  # fmt: skip
     except BaseException:

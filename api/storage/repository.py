@@ -89,8 +89,8 @@ def csv_value(value: object) -> str:
     """One value of a :meth:`Repository.stats_csv` line."""
     if value is None:
         return "\\N"
-    if isinstance(value, bool):
-        text = "true" if value else "false"
+    if isinstance(value, bool):  # as SQLite stores it: a number column may hold a flag
+        text = "1" if value else "0"
     elif isinstance(value, datetime):
         text = value.isoformat(sep=" ")
     elif isinstance(value, dict | list):
