@@ -79,8 +79,14 @@ class ReadModelMixin:
                 self._check(table, columns)
                 where, params = self._where(table, ids)
                 kinds = dict(self._kinds[table])
-                marks = ",".join(["%s"] * len(columns))
-                line = f"printf('{marks}', {', '.join(_csv_sql(c, kinds[c]) for c in columns)})"
+                required = {
+                    str(r[1]) for r in self._conn.execute(f"PRAGMA table_info({table})") if r[3]
+                }
+                # a NOT NULL integer as %d (SQLite's fastest rendering), the rest as text
+                plain = {c for c in columns if c in required and _integer(kinds[c])}
+                marks = ",".join("%d" if c in plain else "%s" for c in columns)
+                values = ", ".join(c if c in plain else _csv_sql(c, kinds[c]) for c in columns)
+                line = f"printf('{marks}', {values})"
                 text = f"group_concat({line}, char(10))"
                 sql = f"SELECT {text} FROM {table}{where}"  # noqa: S608 - names checked
                 row = self._conn.execute(sql, params).fetchone()
@@ -182,10 +188,14 @@ def _marks(ids: list[int]) -> tuple[str, list[Any]]:
     return ", ".join("?" * len(ids)) or "NULL", list(ids)
 
 
+def _integer(kind: str) -> bool:
+    return kind.upper() in ("INTEGER", "BIGINT", "BOOLEAN")
+
+
 def _csv_sql(column: str, kind: str) -> str:
     """SQL rendering ``column`` as a value of a CSV line (see ``Repository.stats_csv``):
     integers as they are (no quote needed), other values quoted."""
-    if kind.upper() in ("INTEGER", "BIGINT", "BOOLEAN"):
+    if _integer(kind):
         return f"ifnull({column}, '\\N')"
     quoted = f"'\"' || replace({column}, '\"', '\"\"') || '\"'"
     return f"CASE WHEN {column} IS NULL THEN '\\N' ELSE {quoted} END"
