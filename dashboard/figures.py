@@ -7,7 +7,6 @@ returns. Labels are German. All figures use the template ``"schocken"``, registe
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
@@ -60,14 +59,6 @@ def player_colors(player_ids: Sequence[int]) -> dict[int, str]:
     return {pid: PALETTE[i % len(PALETTE)] for i, pid in enumerate(sorted(set(player_ids)))}
 
 
-def plain(name: str) -> str:
-    """A player's name as plain text in a chart. Plotly reads a small HTML subset in every text
-    (``<a href>``, ``<br>``, ``<span style>``, …) and ``%{…}`` in hover templates; escaped, a
-    name like ``<a href="https://ev.il/">Anna</a>`` shows as typed, never as a link or a
-    reshaped label (Plotly turns the entities back into the characters when it draws)."""
-    return html.escape(name, quote=False).replace("%", "&#37;")
-
-
 def verlierer(ranking: list[Row]) -> go.Figure:
     """Verlorene Spiele je Spieler, the Verlierer des Jahres (rank 1) highlighted."""
     rows = list(reversed(ranking))  # horizontal bars: the first rank at the top
@@ -75,7 +66,7 @@ def verlierer(ranking: list[Row]) -> go.Figure:
     fig.add_trace(
         go.Bar(
             x=[r["games_lost"] for r in rows],
-            y=[plain(r["name"]) for r in rows],
+            y=[r["name"] for r in rows],
             orientation="h",
             marker_color=[ACCENT if r["rank"] == 1 and r["games_lost"] else MUTED for r in rows],
             text=[f"{r['games_lost']} von {r['games_played']}" for r in rows],
@@ -98,7 +89,7 @@ def deckel(players: list[Row]) -> go.Figure:
     fig.add_trace(
         go.Bar(
             x=[round(r["deckel_per_game"], 2) for r in rows],
-            y=[plain(r["name"]) for r in rows],
+            y=[r["name"] for r in rows],
             orientation="h",
             marker_color=PALETTE[0],
             customdata=[[r["deckel"], r["games_played"]] for r in rows],
@@ -119,7 +110,7 @@ def streaks(players: list[Row]) -> go.Figure:
     fig.add_trace(
         go.Bar(
             x=[r["longest_without_loss"] for r in rows],
-            y=[plain(r["name"]) for r in rows],
+            y=[r["name"] for r in rows],
             orientation="h",
             marker_color=PALETTE[2],
             hovertemplate="%{y}: %{x} Spiele in Folge ohne Niederlage<extra></extra>",
@@ -173,8 +164,8 @@ def head_to_head(pairs: list[Row]) -> go.Figure:
     names: dict[int, str] = {}
     wins: dict[tuple[int, int], int] = {}
     for p in pairs:
-        names[p["player_a_id"]] = plain(p["player_a"])
-        names[p["player_b_id"]] = plain(p["player_b"])
+        names[p["player_a_id"]] = p["player_a"]
+        names[p["player_b_id"]] = p["player_b"]
         wins[(p["player_a_id"], p["player_b_id"])] = p["wins_a"]
         wins[(p["player_b_id"], p["player_a_id"])] = p["wins_b"]
     order = sorted(names, key=lambda i: names[i])
@@ -214,7 +205,7 @@ def trend(rows: list[Row], year: int | None, colors: dict[int, str]) -> go.Figur
     index = {m: i for i, m in enumerate(months)}
     by_player: dict[int, tuple[str, list[int]]] = {}
     for r in rows:
-        _, counts = by_player.setdefault(r["player_id"], (plain(r["name"]), [0] * len(months)))
+        _, counts = by_player.setdefault(r["player_id"], (r["name"], [0] * len(months)))
         counts[index[r["month"]]] = r["games_lost"]
     if year is not None:
         x: list[str] = [MONTHS[int(m[5:]) - 1] for m in months]
@@ -256,7 +247,7 @@ def attendance(rows: list[Row]) -> go.Figure:
         go.Heatmap(
             z=z,
             x=[str(y) for y in years],
-            y=[plain(n) for n in names],
+            y=names,
             text=text,
             texttemplate="%{text}",
             colorscale=[[0, "#f3f5f8"], [1, PALETTE[2]]],
