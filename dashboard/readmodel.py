@@ -4,9 +4,10 @@ Design (issue 11):
 
 1. Input: the rows the statistics read (``INPUT``: the per-player summary player_game_facts,
    games, game_facts, half_facts' rounds, player names) of the Stammtische to refresh, read
-   from the row store through the repository in one consistent moment (``stats_rows``).
-2. Engine: they are bulk-loaded (:class:`~dashboard.bulk.BulkLoader`: CSV → ``read_csv``)
-   into a fresh in-memory DuckDB, and the set-based queries of :mod:`dashboard.stats` compute
+   from the row store through the repository in one consistent moment (``stats_csv``: SQLite
+   renders each table's rows as one CSV text, no Python object per row).
+2. Engine: they are appended (``read_csv`` of a temporary file, :data:`_LOAD`) to a fresh
+   in-memory DuckDB, and the set-based queries of :mod:`dashboard.stats` compute
    every Stammtisch and period (each year and all time) in one pass each.
 3. Store: each (Stammtisch, period) becomes one row of ``stats_periods`` (the period as
    JSON); the rows of the refreshed Stammtische are replaced in one transaction, which also
@@ -27,6 +28,8 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
+import tempfile
 import threading
 from collections.abc import Collection
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
@@ -39,7 +42,6 @@ import duckdb
 from api.storage import Repository, SQLiteStore
 from api.storage.records import FACT_COLUMNS
 
-from .bulk import BulkLoader
 from .stats import (
     PARAMS,
     SET_QUERIES,
@@ -58,7 +60,13 @@ INPUT: dict[str, tuple[str, ...]] = {
     "games": ("id", "stammtisch_id", "year", "played_local"),
     "game_facts": ("game_id", "status", "blattschuss", "finalist1_id", "finalist2_id", "loser_id"),
     "half_facts": ("game_id", "rounds"),
-    "player_game_facts": FACT_COLUMNS["player_game_facts"],
+    # without the game's columns (stammtisch_id, year, played_local): DuckDB takes them from
+    # games (:data:`_LOAD`); SQLite renders a third fewer bytes, the quoted moment most of all
+    "player_game_facts": tuple(
+        c
+        for c in FACT_COLUMNS["player_game_facts"]
+        if c not in ("stammtisch_id", "year", "played_local")
+    ),  # fmt: skip
 }
 _INTEGERS = set(FACT_COLUMNS["player_game_facts"]) - {"played_local"}
 #: the in-memory DuckDB's tables (only what the statistics read)
@@ -70,16 +78,33 @@ SCHEMA = (
     "CREATE TABLE half_facts (game_id BIGINT, rounds INTEGER)",
     "CREATE TABLE player_game_facts ("
     + ", ".join(
-        f"{c} {'BIGINT' if c in _INTEGERS else 'TIMESTAMP'}" for c in INPUT["player_game_facts"]
+        f"{c} {'BIGINT' if c in _INTEGERS else 'TIMESTAMP'}"
+        for c in FACT_COLUMNS["player_game_facts"]
     )
     + ")",
 )
+_CSV = (
+    "read_csv($path, header = false, delim = ',', quote = '\"', escape = '\"', "
+    "nullstr = '\\N', auto_detect = false, columns = $columns)"
+)
+#: how the CSV text of a table is appended ("": every table but those named); the summary
+#: rows take their game's Stammtisch, year and moment from ``games`` (loaded before them)
+_LOAD = {
+    "": "INSERT INTO {table} BY NAME SELECT * FROM " + _CSV,
+    "player_game_facts": "INSERT INTO {table} BY NAME SELECT f.*, g.stammtisch_id, g.year, "
+    "g.played_local FROM " + _CSV + " f JOIN games g ON g.id = CAST(f.game_id AS BIGINT)",
+}
+#: columns read as their type (not as text cast on insert): the summary's counts, most of
+#: the bytes (the rest is small and read as text: booleans, moments)
+_TYPES = {("player_game_facts", c): "BIGINT" for c in INPUT["player_game_facts"]}
 #: Stammtische per pass of a full refresh
 CHUNK = 100
 #: seconds a reader waits for another refresher before it shows the stored numbers
 READ_WAIT = 3.0
 #: a refresh of at most this many Stammtische reuses its thread's engine
 SMALL = 5
+#: threads running the set-based queries side by side
+QUERY_WORKERS = 2
 #: the fields of a period that hold a moment (JSON text → datetime when read back)
 MOMENTS = frozenset({"first_game", "last_game", "played_local"})
 
@@ -119,6 +144,19 @@ def _engine(conn: duckdb.DuckDBPyConnection | None = None) -> duckdb.DuckDBPyCon
 
 #: per thread, the engine of small refreshes, kept between them (it is emptied before each)
 _SMALL = threading.local()
+#: the settings of that engine: for a few Stammtische DuckDB spends nearly all of a query's
+#: time planning it (about 60 of 65 ms for the nine queries, measured), not running it; one
+#: thread per query (the queries run side by side on two cursors) and no optimizer passes
+#: (the plans need no join ordering or pushdown at this size) cut it by up to a fifth
+#: (one Stammtisch, 10 years; the results are the same: the optimizer changes plans only)
+SMALL_SETTINGS = ("SET threads = 1", "PRAGMA disable_optimizer")
+
+
+def _small_engine() -> duckdb.DuckDBPyConnection:
+    conn = _engine()
+    for statement in SMALL_SETTINGS:
+        conn.execute(statement)
+    return conn
 
 
 def duckdb_input(
@@ -128,20 +166,27 @@ def duckdb_input(
     ``stammtische``."""
     conn = _engine(conn)
     try:
-        loader = BulkLoader(conn, tables=INPUT)
-        try:
-            for table, lines in repo.stats_csv(INPUT, stammtische).items():
-                loader.add_lines(table, lines)
-            loader.flush()
-        finally:
-            loader.close()
+        texts = repo.stats_csv(INPUT, stammtische)
+        with tempfile.TemporaryDirectory(prefix="schocken-stats-") as folder:
+            for table, lines in texts.items():  # in the order of INPUT: games before their facts
+                if not lines:
+                    continue
+                path = os.path.join(folder, f"{table}.csv")
+                with open(path, "w", encoding="utf-8", newline="") as fh:
+                    fh.write("\n".join(lines))
+                    fh.write("\n")
+                columns = {c: _TYPES.get((table, c), "VARCHAR") for c in INPUT[table]}
+                conn.execute(_LOAD.get(table, _LOAD[""]).format(table=table),
+                             {"path": path, "columns": columns})  # fmt: skip
     except BaseException:
         conn.close()
         raise
     return conn
 
 
-def run_parallel(conn: duckdb.DuckDBPyConnection, workers: int = 2) -> dict[str, list[Row]]:
+def run_parallel(
+    conn: duckdb.DuckDBPyConnection, workers: int = QUERY_WORKERS
+) -> dict[str, list[Row]]:
     """The rows of every set-based query, run side by side on cursors of ``conn`` (DuckDB
     plans and runs them without the GIL)."""
 
@@ -152,8 +197,26 @@ def run_parallel(conn: duckdb.DuckDBPyConnection, workers: int = 2) -> dict[str,
         finally:
             cursor.close()
 
+    if workers == QUERY_WORKERS:  # the threads of this process's query pool, kept
+        return dict(zip(SET_QUERIES, _query_pool().map(one, SET_QUERIES), strict=True))
     with ThreadPoolExecutor(workers, thread_name_prefix="stats-query") as pool:
         return dict(zip(SET_QUERIES, pool.map(one, SET_QUERIES), strict=True))
+
+
+_POOL: dict[int, ThreadPoolExecutor] = {}
+_POOL_LOCK = threading.Lock()
+
+
+def _query_pool() -> ThreadPoolExecutor:
+    """This process's pool of query threads (starting two threads costs several ms on a busy
+    machine, a third of a small refresh's queries); a forked child makes its own."""
+    with _POOL_LOCK:
+        pool = _POOL.get(os.getpid())
+        if pool is None:
+            pool = _POOL[os.getpid()] = ThreadPoolExecutor(
+                QUERY_WORKERS, thread_name_prefix="stats-query"
+            )
+        return pool
 
 
 def compute_periods(repo: Repository, stammtische: Collection[int]) -> dict[Key, Period]:
@@ -163,7 +226,7 @@ def compute_periods(repo: Repository, stammtische: Collection[int]) -> dict[Key,
         return _computed(duckdb_input(repo, stammtische), stammtische)
     engine: duckdb.DuckDBPyConnection | None = getattr(_SMALL, "conn", None)
     _SMALL.conn = None  # taken; put back only when all went well
-    conn = duckdb_input(repo, stammtische, engine)
+    conn = duckdb_input(repo, stammtische, engine or _small_engine())
     found = compute(conn, stammtische, run_parallel(conn))
     _SMALL.conn = conn
     return found

@@ -90,8 +90,8 @@ def csv_value(value: object) -> str:
     """One value of a :meth:`Repository.stats_csv` line."""
     if value is None:
         return "\\N"
-    if isinstance(value, bool):
-        text = "true" if value else "false"
+    if isinstance(value, bool):  # as SQLite stores it: a number column may hold a flag
+        text = "1" if value else "0"
     elif isinstance(value, datetime):
         text = value.isoformat(sep=" ")
     elif isinstance(value, dict | list):
@@ -288,8 +288,9 @@ class Repository(ABC):
         self, tables: Mapping[str, Sequence[str]], stammtische: Collection[int] | None
     ) -> dict[str, list[str]]:
         """The rows of :meth:`stats_rows` as CSV lines for DuckDB's ``read_csv``: every value
-        quoted (``"`` doubled inside), NULL as an unquoted ``\\N``. Adapters may render them
-        in the database (faster than Python)."""
+        quoted (``"`` doubled inside), NULL as an unquoted ``\\N``; an item may hold several
+        lines joined by newlines. Adapters may render them in the database (faster than
+        Python)."""
         return {
             table: [",".join(map(csv_value, row)) for row in rows]
             for table, rows in self.stats_rows(tables, stammtische).items()
