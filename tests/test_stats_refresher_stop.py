@@ -3,7 +3,7 @@ refresher's thread (that was a segfault in the tests: SQLite used after close)."
 
 from __future__ import annotations
 
-import threading
+import os
 
 from conftest import make_table
 
@@ -20,7 +20,7 @@ def test_closing_the_store_stops_and_joins_the_refresher(tmp_path):
     table = make_table(app.test_client(), "Zur Post")  # the first request starts the refresher
     for log in simulate_logs(PRESETS["standard"], 3, players=["Anna", "Bert"], seed=1):
         assert table.post("/imports", log).status_code == 201
-    refreshers = [t for t in threading.enumerate() if t.name == "stats-refresher"]
-    assert len(refreshers) == 1 and refreshers[0].is_alive()
+    refresher = app.extensions["schocken_stats_refresher"][os.getpid()]
+    assert refresher.name == "stats-refresher" and refresher.is_alive()
     app.extensions["schocken"].store.close()
-    assert not refreshers[0].is_alive()
+    assert not refresher.is_alive()
