@@ -198,7 +198,6 @@ def _select(
     out: Path,
     slugs: Iterable[str] | None,
     include_private: bool,
-    index_all: bool,
 ) -> tuple[list[Row], list[Row]]:
     """The Stammtische to build now and those the index lists (see :func:`build_site`)."""
     wanted = set(slugs) if slugs is not None else None
@@ -215,7 +214,7 @@ def _select(
     listed = [
         s
         for s in [*visible, *(c for c in chosen if c not in visible)]
-        if index_all or s["slug"] in built_now or (out / s["slug"] / "index.html").exists()
+        if s["slug"] in built_now or (out / s["slug"] / "index.html").exists()
     ]
     return chosen, listed
 
@@ -224,14 +223,11 @@ def _select(
 _Plan = list[tuple[Row, list[Row], list[int | None]]]
 
 
-def _plan(stats: Source, chosen: list[Row], periods: dict[str, set[int | None]] | None) -> _Plan:
+def _plan(stats: Source, chosen: list[Row]) -> _Plan:
     plan: _Plan = []
     for st in chosen:
         years = stats.years(st["id"])
-        todo: list[int | None] = [None, *(r["year"] for r in years)]
-        if periods is not None and st["slug"] in periods:
-            todo = [y for y in todo if y in periods[st["slug"]]]
-        plan.append((st, years, todo))
+        plan.append((st, years, [None, *(r["year"] for r in years)]))
     return plan
 
 
@@ -278,20 +274,16 @@ def build_site(
     *,
     slugs: Iterable[str] | None = None,
     include_private: bool = False,
-    periods: dict[str, set[int | None]] | None = None,
-    index_all: bool = False,
     progress: Progress | None = None,
 ) -> BuildResult:
-    """Write the site for every (public) Stammtisch, or only those of ``slugs``.
-
-    ``periods`` limits a Stammtisch's pages to some years (``None``: the all-time page); a
-    Stammtisch missing from it gets every page. The index is always rewritten; it lists the
-    Stammtische built now or before (``index_all``: every visible one, built later on demand)."""
+    """Write the site for every (public) Stammtisch, or only those of ``slugs``: per
+    Stammtisch its all-time page and one page per year. The index is always rewritten; it
+    lists the Stammtische built now or before."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     stats = source if isinstance(source, Source) else Statistics(source)
-    chosen, listed = _select(stats, out, slugs, include_private, index_all)
+    chosen, listed = _select(stats, out, slugs, include_private)
     write_assets(out)
-    done = _write_pages(stats, out, _plan(stats, chosen, periods), progress)
+    done = _write_pages(stats, out, _plan(stats, chosen), progress)
     _write(out / "index.html", render_index(stats, listed))
     return BuildResult(len(chosen), done + 1, out)
