@@ -105,7 +105,7 @@ def test_creating_a_stammtisch_twice_with_one_key_gives_the_same_token_once_stor
         assert stammtisch.token_hash != first.json["token"]
         from api.http.idempotency import key_hash
 
-        stored = repo.get_response(0, key_hash("new-st"))
+        stored = repo.get_response(0, key_hash("127.0.0.1\0new-st"))  # the client's key
     assert stored is not None and first.json["token"].encode() not in stored.body
 
 

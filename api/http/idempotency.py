@@ -4,7 +4,8 @@ Pub Wi-Fi drops answers and phones send again; two phones log one game. Every wr
 ``/api/v1`` is wrapped (:func:`guard_writes`) so that
 
 * **Idempotency-Key**: a write sent with the header runs inside one transaction that also stores
-  its response (per Stammtisch and key, kept ``IDEMPOTENCY_TTL_HOURS``). A repeat with the same
+  its response (per Stammtisch and key, kept ``IDEMPOTENCY_TTL_HOURS``; the creation of a
+  Stammtisch, which has no credential yet, per client address and key). A repeat with the same
   key and the same request gets the stored status and body again (header
   ``Idempotent-Replayed: true``) and records nothing; the same key with another method, path or
   body is a 422. Only successful answers are stored: a rejected write changed nothing, so
@@ -59,7 +60,7 @@ GAME_READ_ENDPOINTS = frozenset({"games.GameItem"})
 
 
 def key_hash(key: str) -> str:
-    return hashlib.sha256(key.encode("ascii")).hexdigest()
+    return hashlib.sha256(key.encode()).hexdigest()
 
 
 def _pad(scope: int, key: str, length: int) -> bytes:
@@ -203,6 +204,17 @@ class _Write:
     def scope(self) -> int:
         return self.stammtisch.id if self.stammtisch is not None else 0
 
+    @property
+    def scoped_key(self) -> str:
+        """The key as stored: a Stammtisch's writes share its token, so their keys are the
+        Stammtisch's (scope); an unauthenticated creation has no credential, so its key is
+        the client's: another client sending the same key and body creates its own
+        Stammtisch and never gets this one's token replayed."""
+        assert self.key is not None
+        if self.stammtisch is not None:
+            return self.key
+        return f"{request.remote_addr or ''}\0{self.key}"
+
     def locks(self) -> ExitStack:
         """The process's lock of the game (or the Stammtisch's players), then the database
         transaction: held from the replay check to the commit."""
@@ -218,7 +230,7 @@ class _Write:
         """The stored answer to this key, if the same request was made before."""
         if self.key is None:
             return None
-        stored = self.svc.repo.get_response(self.scope, key_hash(self.key))
+        stored = self.svc.repo.get_response(self.scope, key_hash(self.scoped_key))
         if stored is None:
             return None
         if stored.fingerprint != fingerprint():
@@ -226,7 +238,7 @@ class _Write:
                 "Dieser Idempotency-Key wurde schon für eine andere Anfrage benutzt; "
                 "für einen neuen Eintrag bitte einen neuen Schlüssel senden."
             )
-        return _replay(stored, self.key)
+        return _replay(stored, self.scoped_key)
 
     def stale(self, if_match: str | None, view: Any) -> Response | None:
         """412 with the current state when ``If-Match`` names an older version of the game."""
@@ -246,11 +258,11 @@ class _Write:
         self.svc.repo.save_response(
             StoredResponse(
                 self.scope,
-                key_hash(self.key),
+                key_hash(self.scoped_key),
                 fingerprint(),
                 response.status_code,
                 response.content_type or "application/json",
-                seal(self.scope, self.key, response.get_data()),
+                seal(self.scope, self.scoped_key, response.get_data()),
                 utcnow(),
             )
         )

@@ -14,24 +14,27 @@ _KEY_PARAM = {
     "name": KEY_HEADER,
     "required": False,
     "description": (
-        "Makes the write safe to retry: a repeat with the same key (per Stammtisch, kept at "
-        "least 24 hours) returns the original status and body (header "
-        "`Idempotent-Replayed: true`) and records nothing; the same key with another request "
-        "is a 422. Use a new random key (a UUID) per intended write."
+        "Makes the write safe to retry: a repeat with the same key returns the original "
+        "status and body (header `Idempotent-Replayed: true`) and records nothing; the same "
+        "key with another request is a 422. Keys are kept 48 hours, per Stammtisch (the "
+        "token's); for `POST /stammtische`, which has no token yet, per client address, so "
+        "another client's key never replays this one's answer. Generate a new random key "
+        "(a UUID v4) per intended write and reuse it only for retries of that write; no "
+        "example is given on purpose, since a copied fixed key would collide."
     ),
     "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": KEY_PATTERN},
-    "example": "3f1c2a9e-7b5d-4e0a-9c61-2d8f0b7a5e44",
 }
 _IF_MATCH_PARAM = {
     "in": "header",
     "name": "If-Match",
     "required": False,
     "description": (
-        'The game\'s version as read (its ETag, the `seq` of its last entry, e.g. `"7"`). '
-        "If the game has moved on, the write is refused with 412 and the current state."
+        'The game\'s version as read (its ETag, the `seq` of its last entry, e.g. `"7"` '
+        "after seven entries). If the game has moved on, the write is refused with 412 and "
+        "the current state. `*` matches any version (the example)."
     ),
     "schema": {"type": "string"},
-    "example": '"7"',
+    "example": "*",
 }
 _ETAG_HEADER = {
     "description": "The game's version: the sequence number of its last log entry, quoted.",
