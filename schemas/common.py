@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
@@ -92,8 +93,23 @@ class Verbatim(fields.Nested):
         return nested_obj
 
 
+class Name(fields.String):
+    """A name as sent, in Unicode NFC: names are stored in that form
+    (:mod:`api.rules.text`), so a name typed with a combining accent finds its player."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        return unicodedata.normalize("NFC", super()._deserialize(value, attr, data, **kwargs))
+
+
+def different(names: list[str]) -> None:
+    """Every player once (the contract's ``uniqueItems``)."""
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ValidationError(f"Jeder Spieler nur einmal: {', '.join(twice)} steht doppelt.")
+
+
 def player_field(description: str, example: str = "Anna", **kwargs: Any) -> fields.String:
-    return fields.String(validate=PLAYER_NAME, metadata=doc(description, example), **kwargs)
+    return Name(validate=PLAYER_NAME, metadata=doc(description, example), **kwargs)
 
 
 def dice_field(

@@ -9,18 +9,29 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from api.rules import MAX_EVENTS, MAX_PLAYERS, MAX_REASON, MIN_PLAYERS, limits
 
-from .common import PLAYER_NAME, Bool, Int, IsoDateTime, dice_field, doc, player_field, within
+from .common import (
+    PLAYER_NAME,
+    Bool,
+    Int,
+    IsoDateTime,
+    dice_field,
+    different,
+    doc,
+    player_field,
+    within,
+)
 from .rules import RulesConfigSchema
 
 
 class GameStartSchema(Schema):
     players = fields.List(
-        fields.String(validate=PLAYER_NAME, metadata=doc("Name.", "Anna")),
+        player_field("Name."),
         required=True,
-        validate=validate.Length(min=MIN_PLAYERS, max=MAX_PLAYERS),
+        validate=[validate.Length(min=MIN_PLAYERS, max=MAX_PLAYERS), different],
         metadata=doc(
             "Names of the Stammtisch's players in seat order (clockwise, the order of play).",
             ["Anna", "Bert", "Clara", "Dieter"],
+            uniqueItems=True,
         ),
     )
     starter = player_field("Who opens the first round (Vorlegen).", required=True)
@@ -219,9 +230,12 @@ class GameLogSchema(Schema):
     players = fields.List(
         fields.String(validate=PLAYER_NAME, metadata=doc("Name.", "Anna")),
         required=True,
-        validate=validate.Length(min=MIN_PLAYERS, max=MAX_PLAYERS),
+        validate=[validate.Length(min=MIN_PLAYERS, max=MAX_PLAYERS), different],
         metadata=doc(
-            f"Seat order, clockwise ({MIN_PLAYERS} to {MAX_PLAYERS} players).", ["Anna", "Bert"]
+            f"Seat order, clockwise ({MIN_PLAYERS} to {MAX_PLAYERS} players). Names not yet "
+            "among the Stammtisch's players are added; they must be in Unicode NFC.",
+            ["Anna", "Bert"],
+            uniqueItems=True,
         ),
     )
     starter = fields.String(

@@ -14,6 +14,7 @@ from ..storage import GamePlayer, LogEntry, NewGame, Player, Stammtisch
 from .base import UseCases, rules_of
 from .errors import Conflict, Invalid
 from .facts import NO_FACTS, Seating, derive_facts, facts_write
+from .names import check_free, check_reason, new_name
 from .runtime import GameRuntime
 from .views import GameView
 
@@ -34,6 +35,8 @@ def _entries(rt: GameRuntime, raw_events: list[Any], now: datetime) -> list[LogE
         if not isinstance(raw, dict):
             raise MalformedInput(f"event {index}: Ein Eintrag muss ein Objekt sein.")
         kind = "penalty" if "penalty" in raw else "turn"
+        if kind == "penalty" and isinstance(raw["penalty"], dict):
+            check_reason(raw["penalty"].get("reason"), f"events[{index}].penalty.reason")
         entry = LogEntry(0, index + 1, kind, raw, now)
         try:
             rt.feed(entry)
@@ -77,12 +80,20 @@ class GameUseCases(UseCases):
     def _seats(
         self, st: Stammtisch, header: GameHeader, known: dict[str, Player], now: datetime
     ) -> tuple[GamePlayer, ...]:
-        """The game's seats; players not yet known are added (caller holds the lock)."""
+        """The game's seats; players not yet known are added (caller holds the lock), under
+        the rules of a new name: in normal form, visible, not one of the others by its key."""
         seats = []
         for seat, name in enumerate(header.players):
             player = known.get(name)
             if player is None:
+                if new_name(name, "players") != name:
+                    raise Invalid(
+                        f"Der Name „{name}“ ist nicht in Normalform (Leerzeichen, Unicode NFC).",
+                        field="players",
+                    )
+                check_free(name, known)
                 player = self.repo.add_player(st.id, name, now)
+                known = {**known, name: player}
             seats.append(GamePlayer(seat, player.id, name, name == header.starter))
         return tuple(seats)
 

@@ -7,9 +7,8 @@ from typing import Any
 
 from ..storage import Player, Stammtisch
 from .base import UseCases
-from .errors import Conflict, Invalid, NotFound
-
-EMPTY_NAME = "Der Name ist leer."
+from .errors import NotFound
+from .names import check_free, new_name
 
 
 class PlayerUseCases(UseCases):
@@ -17,14 +16,11 @@ class PlayerUseCases(UseCases):
         return self.repo.list_players(st.id)
 
     def _check_free_name(self, st: Stammtisch, name: str, except_id: int | None = None) -> None:
-        for p in self.repo.list_players(st.id):
-            if p.name == name and p.id != except_id:
-                raise Conflict(f"Einen Spieler „{name}“ gibt es an diesem Stammtisch schon.")
+        """Names compare by their key (normal form, case, look-alike letters)."""
+        check_free(name, (p.name for p in self.repo.list_players(st.id) if p.id != except_id))
 
     def add_player(self, st: Stammtisch, name: str) -> Player:
-        name = name.strip()
-        if not name:
-            raise Invalid(EMPTY_NAME, field="name")
+        name = new_name(name)
         with self.cache.locked(-st.id), self.repo.transaction():
             self._check_free_name(st, name)
             return self.repo.add_player(st.id, name, self.clock())
@@ -38,10 +34,10 @@ class PlayerUseCases(UseCases):
     def update_player(self, st: Stammtisch, player_id: int, data: dict[str, Any]) -> Player:
         with self.cache.locked(-st.id), self.repo.transaction():
             p = self.player(st, player_id)
-            name = data.get("name", p.name).strip()
-            if not name:
-                raise Invalid(EMPTY_NAME, field="name")
-            self._check_free_name(st, name, p.id)
+            name = p.name
+            if data.get("name", p.name) != p.name:  # a name kept as it is stays (even an old one)
+                name = new_name(data["name"])
+                self._check_free_name(st, name, p.id)
             retired = data.get("retired", p.retired)
             retired_at = (
                 p.retired_at if retired == p.retired else (self.clock() if retired else None)

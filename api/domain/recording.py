@@ -15,6 +15,7 @@ from ..storage import FactsWrite, LogEntry, Stammtisch, StorageConflict
 from .base import UseCases
 from .errors import CONCURRENT_CHANGE, Conflict
 from .facts import derive_facts, facts_write, seating_of
+from .names import check_reason
 from .runtime import GameRuntime, header_of
 from .views import GameView, WriteResult
 
@@ -37,6 +38,8 @@ class RecordingUseCases(UseCases):
     def record(self, st: Stammtisch, game_id: int, kind: str, body: dict[str, Any]) -> WriteResult:
         """Record a turn, a throw or a penalty: in the write transaction, the engine state at
         the stored version, the engine, then log + facts; kept in the cache after the commit."""
+        if kind == "penalty" and isinstance(body.get("penalty"), dict):
+            check_reason(body["penalty"].get("reason"))
         with self.cache.locked(game_id), self.repo.transaction():
             rt = self._runtime(st, game_id)
             record = rt.record
@@ -60,6 +63,8 @@ class RecordingUseCases(UseCases):
 
     def undo(self, st: Stammtisch, game_id: int, data: dict[str, Any]) -> WriteResult:
         """Undo the last effective entry; the log keeps an ``undo`` entry as audit record."""
+        check_reason(data.get("by"), "by")
+        check_reason(data.get("reason"))
         with self.cache.locked(game_id), self.repo.transaction():
             rt = self._runtime(st, game_id)
             record = rt.record

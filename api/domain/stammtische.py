@@ -13,6 +13,7 @@ from typing import Any
 from ..storage import Stammtisch, StorageConflict
 from .base import UseCases, rules_of
 from .errors import Conflict, Forbidden, NotFound, Unauthorized
+from .names import new_name
 
 #: longest name of a Stammtisch
 NAME_MAX = 80
@@ -42,10 +43,11 @@ class StammtischUseCases(UseCases):
     def create_stammtisch(self, data: dict[str, Any]) -> tuple[Stammtisch, str]:
         """A new Stammtisch and its write token (the only time the token is seen)."""
         rules = rules_of(data["rules"]).to_config()
+        name = new_name(data["name"])
         token = secrets.token_urlsafe(32)
         now = self.clock()
         explicit = data.get("slug")
-        base = explicit or slugify(data["name"])
+        base = explicit or slugify(name)
         for attempt in range(1, 1000):
             # room for the longest suffix, "-999"
             slug = base if attempt == 1 else f"{base[: SLUG_MAX - 4]}-{attempt}"
@@ -53,7 +55,7 @@ class StammtischUseCases(UseCases):
                 try:
                     with self.repo.transaction():
                         st = self.repo.add_stammtisch(
-                            slug, data["name"], rules, data["private"], hash_token(token), now
+                            slug, name, rules, data["private"], hash_token(token), now
                         )
                     return st, token
                 except StorageConflict:
@@ -91,7 +93,7 @@ class StammtischUseCases(UseCases):
 
     def update_stammtisch(self, st: Stammtisch, data: dict[str, Any]) -> Stammtisch:
         rules = rules_of(data["rules"]).to_config() if "rules" in data else st.rules
-        name = data.get("name", st.name)
+        name = st.name if data.get("name", st.name) == st.name else new_name(data["name"])
         private = data.get("private", st.private)
         with self.repo.transaction():
             self.repo.update_stammtisch(st.id, name, rules, private)

@@ -73,6 +73,7 @@ from .ruleset import (
     ruleset_from_config,
 )
 from .simulate import simulate_game, simulate_logs
+from .text import name_key, name_problem, normalize_name, reason_problem
 from .throws import (
     OpenTurn,
     RecordThrow,
@@ -178,4 +179,8 @@ __all__ = [
     "simulate_logs",
     "to_log",
     "turn_in_detail",
+    "name_key",
+    "name_problem",
+    "normalize_name",
+    "reason_problem",
 ]
