@@ -6,6 +6,9 @@ all time. The same numbers feed the static dashboard (``schocken dashboard build
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any
+
 from marshmallow import Schema, fields, validate
 
 from api.rules import Half
@@ -17,10 +20,31 @@ Float = fields.Float
 Str = fields.String
 
 
-def _date(description: str) -> fields.DateTime:
-    return fields.DateTime(
+#: a wall-clock time at the table: ISO 8601 date and time, seconds, no offset
+LOCAL_DATE_TIME = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$"
+
+
+class LocalDateTime(fields.String):
+    """A wall-clock time at the table, as the game was played there: no offset (games of
+    one Stammtisch-year may come from several offsets, summer and winter time). A string
+    with a pattern in the contract, since RFC 3339's ``date-time`` requires an offset."""
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
+        if value is None:
+            return None
+        if isinstance(value, str):  # as the read model keeps it
+            value = datetime.fromisoformat(value)
+        return value.isoformat(timespec="seconds")
+
+
+def _date(description: str) -> fields.String:
+    return LocalDateTime(
         allow_none=True,
-        metadata=doc(description + " (wall-clock time at the table).", "2024-03-01T20:00:00"),
+        metadata=doc(
+            description + " (wall-clock time at the table, without offset).",
+            "2024-03-01T20:00:00",
+            pattern=LOCAL_DATE_TIME,
+        ),
     )
 
 

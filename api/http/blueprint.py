@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, cast
 
 import flask_smorest as smorest
 from flask import request
+from marshmallow import RAISE
 from webargs.flaskparser import FlaskParser, abort
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -26,7 +27,16 @@ else:
 
 
 class _Parser(FlaskParser):
-    """webargs' parser, but a body that is not JSON is malformed input: 422, like the rest."""
+    """webargs' parser, but a body that is not JSON is malformed input: 422, like the rest;
+    and an unknown query parameter is refused (422) like an unknown body field, on every
+    operation that takes query parameters (a misspelt ``?yaer=2024`` would otherwise answer
+    all time as if it were the year asked for)."""
+
+    DEFAULT_UNKNOWN_BY_LOCATION = {
+        **FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION,
+        "query": RAISE,
+        "querystring": RAISE,
+    }
 
     def _handle_invalid_json_error(
         self, error: Any, req: Any, *args: Any, **kwargs: Any

@@ -1,0 +1,35 @@
+"""Contract slips (issue 13, item 9): an unknown query parameter is refused on every operation
+that takes query parameters (statistics like game lists), and wall-clock times are documented as
+what they are (no offset), on every store. The response conformance of the statistics with
+finished games is checked by schemathesis in test_api_contract.py."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from api.app import create_app
+
+QUERY_OPERATIONS = ["/statistics", "/statistics/players", "/statistics/records", "/games"]
+
+
+@pytest.mark.parametrize("path", QUERY_OPERATIONS)
+def test_an_unknown_query_parameter_is_422(table, path):
+    r = table.get(path + "?yaer=2024", headers=table.auth)
+    assert r.status_code == 422, r.json
+    assert "yaer" in r.json["errors"]["query"]
+    assert table.get(path + "?year=2024", headers=table.auth).status_code == 200
+
+
+def test_wall_clock_times_are_strings_with_a_pattern_not_rfc3339_date_times():
+    spec = create_app({"STORAGE": "memory", "TESTING": True}).test_client().get("/openapi.json")
+    found = 0
+    for name, schema in spec.json["components"]["schemas"].items():
+        for field in ("played_local", "first_game", "last_game"):
+            prop = schema.get("properties", {}).get(field)
+            if prop is not None:
+                found += 1
+                assert "format" not in prop, (name, field)
+                assert re.fullmatch(prop["pattern"], "2025-03-07T20:15:00"), (name, field)
+    assert found >= 5
