@@ -5,7 +5,9 @@
 games and 4 racers on one game record with ``Idempotency-Key`` and ``If-Match``) and
 :mod:`api.bench.fuzz_check` (``--fuzz`` examples per fuzzer and per API operation), and prints:
 requests sent, retries, conflicts, kills survived, writes acknowledged vs present, duplicates
-from retries, fuzz examples run, 5xx seen, rejections that changed data. Exit status 1 when an
+from retries, fuzz examples run, 5xx seen, rejections that changed data; then a line per item
+of issue 13's outside probe, "holds" when its regression tests pass
+(:mod:`api.bench.hardening_probes`). Exit status 1 when an
 acknowledged write was lost, a retry duplicated a record, fuzzing saw a 5xx or a rejection
 changed the database.
 """
@@ -18,11 +20,12 @@ import sys
 import time
 from typing import Any
 
-from . import crash_check, fuzz_check
+from . import crash_check, fuzz_check, hardening_probes
 
 
-def collect(kills: int, fuzz: int, seed: int) -> dict[str, Any]:
+def collect(kills: int, fuzz: int, seed: int, items: bool = True) -> dict[str, Any]:
     started = time.monotonic()
+    probes = hardening_probes.run() if items else []
     crash = crash_check.run(kills=kills, seed=seed)
     fuzzers = {
         "imports": fuzz_check.fuzz_imports(fuzz),
@@ -30,7 +33,17 @@ def collect(kills: int, fuzz: int, seed: int) -> dict[str, Any]:
         "engine": fuzz_check.fuzz_engine(fuzz),
         "operations": fuzz_check.fuzz_operations(fuzz),
     }
-    return {"crash": crash, "fuzz": fuzzers, "seconds": round(time.monotonic() - started, 1)}
+    return {
+        "crash": crash,
+        "fuzz": fuzzers,
+        "items": [
+            {"item": r.item.number, "title": r.item.title, "holds": r.holds, "passed": r.passed,
+             "failed": r.failed, "missing": r.missing}
+            for r in probes
+        ],
+        "probes": probes,
+        "seconds": round(time.monotonic() - started, 1),
+    }  # fmt: skip
 
 
 def render(figures: dict[str, Any]) -> str:
@@ -63,6 +76,8 @@ def render(figures: dict[str, Any]) -> str:
             f"rejected {r['rejections']}   changed by a rejection "
             f"{r.get('changed_by_rejection', '-')}   statuses {r['statuses']}"
         )
+    if figures["probes"]:
+        lines += ["", hardening_probes.render(figures["probes"])]
     lines += [
         "",
         f"  fuzz examples run                  {sum(r['examples'] for r in f.values())}",
@@ -85,6 +100,7 @@ def healthy(figures: dict[str, Any]) -> bool:
         and not c["unexpected"]
         and c["present"] == c["acknowledged"]
         and all(r["server_errors"] == 0 and not r.get("changed_by_rejection") for r in fuzz)
+        and all(item["holds"] for item in figures["items"])
     )
 
 
@@ -94,9 +110,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fuzz", type=int, default=200, help="examples per fuzzer/operation")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print the raw figures as JSON")
+    parser.add_argument(
+        "--no-items", action="store_true", help="skip the issue-13 items (their tests)"
+    )
     args = parser.parse_args(argv)
-    figures = collect(args.kills, args.fuzz, args.seed)
-    print(json.dumps(figures, indent=1, ensure_ascii=False) if args.json else render(figures))
+    figures = collect(args.kills, args.fuzz, args.seed, items=not args.no_items)
+    if args.json:
+        print(json.dumps({k: v for k, v in figures.items() if k != "probes"}, indent=1,
+                         ensure_ascii=False))  # fmt: skip
+    else:
+        print(render(figures))
     return 0 if healthy(figures) else 1
 
 
