@@ -67,6 +67,15 @@ class Config:
     #: writes per minute and token (0: no limit), refilled continuously up to the burst
     WRITE_RATE_PER_MINUTE: float = 3000.0
     WRITE_RATE_BURST: int = 1000
+    #: new Stammtische per hour and client address (API and form; 0: no limit), and burst
+    CREATE_RATE_PER_HOUR: float = 60.0
+    CREATE_RATE_BURST: int = 20
+    #: logins with a key through the form, per minute and client address (0: no limit)
+    LOGIN_RATE_PER_MINUTE: float = 30.0
+    LOGIN_RATE_BURST: int = 10
+    #: reverse proxies in front of the server whose X-Forwarded-For/-Proto/-Host are trusted
+    #: (werkzeug's ProxyFix); 0: none, the client address is the connection's
+    TRUSTED_PROXIES: int = 0
     #: how long the answer of an idempotent write is kept for a repeat
     IDEMPOTENCY_TTL_HOURS: int = 48
     #: JSON bodies nested deeper than this are a 422

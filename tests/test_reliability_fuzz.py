@@ -57,7 +57,7 @@ def test_the_engine_survives_many_fuzzed_logs():
     assert fuzz_engine(SLOW * 5)["examples"] == SLOW * 5
 
 
-slow_schema = _seeded_schema(WRITE_RATE_PER_MINUTE=0)
+slow_schema = _seeded_schema(WRITE_RATE_PER_MINUTE=0, CREATE_RATE_PER_HOUR=0)
 
 
 @pytest.mark.slow

@@ -125,7 +125,11 @@ def _app(storage: str = "sqlite") -> Any:
     from api.app import create_app
 
     # not TESTING: an exception must become the 500 a client would see, and be counted
-    config: dict[str, Any] = {"STORAGE": storage, "WRITE_RATE_PER_MINUTE": 0}
+    config: dict[str, Any] = {
+        "STORAGE": storage,
+        "WRITE_RATE_PER_MINUTE": 0,
+        "CREATE_RATE_PER_HOUR": 0,
+    }
     if storage == "sqlite":  # a fresh file, removed when the process ends
         folder = tempfile.mkdtemp(prefix="schocken-fuzz-")
         atexit.register(shutil.rmtree, folder, True)

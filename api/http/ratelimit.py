@@ -1,105 +1,197 @@
-"""A per-token rate limit on writes: a token bucket per Stammtisch token (per client address for
-writes without one), shared by every server process through the database.
+"""Rate limits, shared by every server process through the database.
 
-``WRITE_RATE_PER_MINUTE`` tokens flow in per minute up to ``WRITE_RATE_BURST``; a write takes
-one. An empty bucket answers 429 with ``Retry-After`` (whole seconds until the next token).
-The default is generous (a pub table writes every few seconds; an import of years of paper
-sheets a few per second); ``0`` switches the limit off. Only ``/api/`` is limited: the pub form
-(``/``) is a human at a table. Tokens are kept only as their sha256.
+Keyed on who is asking, never on what a client chooses to send:
 
-The buckets live in the database (``Repository.take_token``: on SQLite one atomic statement on
-a connection of its own that syncs nothing, see api/storage/sqlite/counters.py), so a client
-cannot get N times the rate by landing on N processes. An adapter without counters (the
-DuckDB store, one process only) falls back to buckets in this process's memory.
+* **writes of a Stammtisch** (``/api/`` with a valid key for the Stammtisch in the path): one
+  token bucket per Stammtisch (``WRITE_RATE_PER_MINUTE`` refilled continuously up to
+  ``WRITE_RATE_BURST``). The key is checked first, so a made-up ``Authorization`` header, or
+  a valid key written with extra spaces, does not open a fresh bucket;
+* **every other write** (no key, a wrong one, the admin's) in the bucket of the **client
+  address**, at the same rate;
+* **creating a Stammtisch** (``POST /api/v1/stammtische`` and the form's ``POST /stammtisch``):
+  a stricter bucket per client address (``CREATE_RATE_PER_HOUR``, ``CREATE_RATE_BURST``);
+* **logging in with a key** in the form: a bucket per client address
+  (``LOGIN_RATE_PER_MINUTE``), and an **exponential back-off per Stammtisch** after wrong
+  keys: the first ``FREE_FAILURES`` are free, then each wrong key doubles the wait before the
+  next attempt (1, 2, 4 … up to ``MAX_BACKOFF`` seconds), whoever sends it, from whatever
+  address; a right key clears it. (The cap keeps someone who sends wrong keys on purpose from
+  locking a Stammtisch's regulars out for long; keys are 256 random bits, so guessing is
+  hopeless anyway: the back-off is against the load.)
+
+An empty bucket answers 429 with ``Retry-After`` (whole seconds) and a German message. The
+client address is the connection's, or, behind ``TRUSTED_PROXIES`` reverse proxies, the one
+they forward (werkzeug's ``ProxyFix``; never a header a client could set itself).
+
+The buckets and failure counts live in the database (``Repository.take_token``,
+``Repository.failed_attempts``; on SQLite one atomic statement on a connection of its own that
+syncs nothing, see api/storage/sqlite/counters.py). Keys are kept only as Stammtisch ids,
+addresses as they are. flask-limiter was considered: its storages are memory, Redis,
+Memcached and MongoDB, none of them the database every process already shares.
 """
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
+import hmac
 import math
-import threading
 import time
+from dataclasses import dataclass
 
 from flask import Flask, current_app, request
 from werkzeug.exceptions import TooManyRequests
+from werkzeug.middleware.proxy_fix import ProxyFix
 
+from ..domain import Unauthorized
+from ..domain.stammtische import hash_token
+from .auth import bearer_token
 from .context import services
 from .idempotency import WRITE_METHODS
 
+#: wrong keys for a Stammtisch before the back-off starts
+FREE_FAILURES = 3
+#: the longest back-off after wrong keys (seconds)
+MAX_BACKOFF = 60.0
+#: the API's endpoint that creates a Stammtisch (the form's view asks itself)
+CREATE_ENDPOINTS = frozenset({"stammtische.Stammtische"})
 
-class TokenBuckets:
-    """Buckets in this process's memory (for adapters that keep no counters)."""
 
-    def __init__(self) -> None:
-        self._buckets: dict[str, tuple[float, float]] = {}  # who -> (tokens, when)
-        self._lock = threading.Lock()
+@dataclass(frozen=True)
+class Bucket:
+    """A rate: ``per_second`` tokens flow in, up to ``burst``."""
 
-    def take(self, who: str, now: float, per_second: float, burst: int) -> float:
-        """0 when the write may go ahead, else the seconds until it may."""
-        with self._lock:
-            tokens, when = self._buckets.get(who, (float(burst), now))
-            tokens = min(float(burst), tokens + max(0.0, now - when) * per_second)
-            granted = tokens >= 1.0
-            self._buckets[who] = (tokens - granted, now)
-            if len(self._buckets) > 10000:  # forget full buckets (idle clients)
-                full = [k for k, (t, w) in self._buckets.items() if w < now - burst / per_second]
-                for k in full:
-                    del self._buckets[k]
-            return 0.0 if granted else (1.0 - tokens) / per_second
+    per_second: float
+    burst: int
+
+    @classmethod
+    def of(cls, app: Flask, rate: str, burst: str, per: float) -> Bucket | None:
+        amount = float(app.config.get(rate, 0) or 0)
+        if amount <= 0:
+            return None
+        return cls(amount / per, max(1, int(app.config.get(burst, amount))))
 
 
 class Limits:
-    """The configured rate, and when the stored buckets were last purged (per process)."""
+    """The configured rates, and when the stored buckets were last purged (per process)."""
 
-    def __init__(self, per_minute: float, burst: int) -> None:
-        self.per_second = per_minute / 60.0
-        self.burst = burst
-        self.local = TokenBuckets()
+    def __init__(self, app: Flask) -> None:
+        self.write = Bucket.of(app, "WRITE_RATE_PER_MINUTE", "WRITE_RATE_BURST", 60.0)
+        self.create = Bucket.of(app, "CREATE_RATE_PER_HOUR", "CREATE_RATE_BURST", 3600.0)
+        self.login = Bucket.of(app, "LOGIN_RATE_PER_MINUTE", "LOGIN_RATE_BURST", 60.0)
         self.purged = time.time()
 
-    def take(self, who: str) -> float:
+    def take(self, who: str, bucket: Bucket) -> float:
+        """0 when ``who`` may go ahead, else the seconds until it may."""
         repo = services().repo
         now = time.time()
         try:
-            wait = repo.take_token(who, now, self.per_second, self.burst)
-        except NotImplementedError:
-            return self.local.take(who, now, self.per_second, self.burst)
+            wait = repo.take_token(who, now, bucket.per_second, bucket.burst)
+        except NotImplementedError:  # a read-only copy keeps no counters (and takes no writes)
+            return 0.0
         if now - self.purged > 3600:  # once an hour per process: forget full buckets
             self.purged = now
-            repo.purge_tokens(now - self.burst / self.per_second)
+            slowest = min(b.per_second for b in (self.write, self.create, self.login) if b)
+            repo.purge_tokens(now - 3600 - 1 / slowest)
         return wait
 
 
-def _client() -> str:
-    header = request.headers.get("Authorization", "")
-    if header:
-        return "token:" + hashlib.sha256(header.encode("utf-8", "replace")).hexdigest()
-    return "addr:" + (request.remote_addr or "?")
+def _limits() -> Limits:
+    limits: Limits = current_app.extensions["schocken_ratelimit"]
+    return limits
+
+
+def client_address() -> str:
+    return request.remote_addr or "?"
+
+
+def _writer() -> str:
+    """Whose bucket a write under /api/ takes from: its Stammtisch's when the key in the
+    header is the key of the Stammtisch in the path, else the client address's."""
+    slug = (request.view_args or {}).get("slug")
+    try:
+        token = bearer_token()
+    except Unauthorized:
+        token = None
+    if slug and token:
+        st = services().repo.get_stammtisch(slug)
+        if st is not None and hmac.compare_digest(hash_token(token), st.token_hash):
+            return f"st:{st.id}"
+    return "addr:" + client_address()
+
+
+def retry_seconds(wait: float) -> int:
+    return max(1, math.ceil(wait))
+
+
+def wait_message(wait: float, what: str) -> str:
+    """ "Zu viele … ; bitte in 3 Sekunden noch einmal versuchen." (one: "einer Sekunde")."""
+    seconds = retry_seconds(wait)
+    when = "einer Sekunde" if seconds == 1 else f"{seconds} Sekunden"
+    return f"Zu viele {what} in kurzer Zeit; bitte in {when} noch einmal versuchen."
+
+
+def too_many(wait: float, what: str) -> TooManyRequests:
+    exc = TooManyRequests()
+    exc.data = {  # type: ignore[attr-defined]
+        "message": wait_message(wait, what),
+        "headers": {"Retry-After": str(retry_seconds(wait))},
+    }
+    return exc
+
+
+def address_wait(kind: str) -> float:
+    """Take a token of this client address's bucket for ``kind`` ("create": a new
+    Stammtisch, "login": a key tried in the form): 0, or the seconds to wait."""
+    limits = _limits()
+    bucket = limits.create if kind == "create" else limits.login
+    if bucket is None:
+        return 0.0
+    return limits.take(f"{kind}:{client_address()}", bucket)
+
+
+def backoff_wait(stammtisch_id: int) -> float:
+    """Before checking a key for this Stammtisch in the form: 0, or the seconds left of its
+    back-off after wrong keys."""
+    now = time.time()
+    try:
+        failures, last = services().repo.failed_attempts(f"login:{stammtisch_id}", now, None)
+    except NotImplementedError:
+        return 0.0
+    if failures < FREE_FAILURES:
+        return 0.0
+    backoff = min(MAX_BACKOFF, 2.0 ** (failures - FREE_FAILURES))
+    return max(0.0, last + backoff - now)
+
+
+def login_outcome(stammtisch_id: int, right: bool) -> None:
+    """Note a right key (clears the back-off) or a wrong one (lengthens it)."""
+    with contextlib.suppress(NotImplementedError):
+        services().repo.failed_attempts(f"login:{stammtisch_id}", time.time(), right)
 
 
 def _limit() -> None:
     if request.method not in WRITE_METHODS or not request.path.startswith("/api/"):
         return
-    limits: Limits | None = current_app.extensions.get("schocken_ratelimit")
-    if limits is None:
-        return
-    wait = limits.take(_client())
-    if wait > 0:
-        seconds = max(1, math.ceil(wait))
-        exc = TooManyRequests()
-        exc.data = {  # type: ignore[attr-defined]
-            "message": (
-                f"Zu viele Einträge in kurzer Zeit mit diesem Schlüssel; bitte in {seconds} "
-                "Sekunden noch einmal versuchen."
-            ),
-            "headers": {"Retry-After": str(seconds)},
-        }
-        raise exc
+    limits = _limits()
+    if request.endpoint in CREATE_ENDPOINTS:
+        wait = address_wait("create")
+        if wait > 0:
+            raise too_many(wait, "neue Stammtische von dieser Adresse")
+    if limits.write is not None:
+        who = _writer()
+        wait = limits.take(who, limits.write)
+        if wait > 0:
+            keyed = who.startswith("st:")
+            raise too_many(
+                wait, "Einträge " + ("mit diesem Schlüssel" if keyed else "von dieser Adresse")
+            )
 
 
 def init_rate_limit(app: Flask) -> None:
-    per_minute = float(app.config.get("WRITE_RATE_PER_MINUTE", 0) or 0)
-    if per_minute > 0:
-        burst = int(app.config.get("WRITE_RATE_BURST", per_minute))
-        app.extensions["schocken_ratelimit"] = Limits(per_minute, max(1, burst))
+    """The limits of ``app``'s config; the proxies it trusts for the client address."""
+    proxies = int(app.config.get("TRUSTED_PROXIES", 0) or 0)
+    if proxies > 0:
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
+            app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies
+        )
+    app.extensions["schocken_ratelimit"] = Limits(app)
     app.before_request(_limit)

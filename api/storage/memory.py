@@ -58,6 +58,7 @@ class MemoryRepository(MemoryStatsMixin, Repository):
         #: a cause here makes every transaction fail as a full disk would (for tests)
         self.unavailable: str | None = None
         self.buckets: dict[str, tuple[float, float]] = {}  # who -> (tokens, when)
+        self.failures: dict[str, tuple[int, float]] = {}  # who -> (in a row, last)
         self._pending: list[Callable[[], None]] = []
 
     def close(self) -> None:
@@ -117,6 +118,17 @@ class MemoryRepository(MemoryStatsMixin, Repository):
             granted = tokens >= 1.0
             self.buckets[who] = (tokens - granted, max(when, now))
             return 0.0 if granted else (1.0 - tokens) / per_second
+
+    def failed_attempts(self, who: str, now: float, outcome: bool | None) -> tuple[int, float]:
+        with self._lock:
+            count, last = self.failures.get(who, (0, 0.0))
+            if outcome is False:
+                count, last = count + 1, max(last, now)
+                self.failures[who] = (count, last)
+            elif outcome:
+                self.failures.pop(who, None)
+                count, last = 0, 0.0
+            return count, last
 
     def purge_tokens(self, before: float) -> None:
         with self._lock:

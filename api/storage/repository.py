@@ -173,6 +173,13 @@ class Repository(ABC):
         """Forget buckets untouched since ``before`` (they are full again)."""
         return None
 
+    def failed_attempts(self, who: str, now: float, outcome: bool | None) -> tuple[int, float]:
+        """Failed attempts of ``who`` in a row (a login to a Stammtisch) and when the last
+        was (seconds since the epoch), after noting ``outcome``: False a failure at ``now``,
+        True a success (which clears them), None nothing. Raises NotImplementedError where
+        the adapter keeps no counters."""
+        raise NotImplementedError
+
     # Stammtische
     @abstractmethod
     def add_stammtisch(

@@ -11,6 +11,13 @@ from flask.typing import ResponseReturnValue
 from ..domain import Conflict, DomainError, NotFound
 from ..domain.stammtische import SLUG_PATTERN, SLUG_RULE
 from ..http.context import services
+from ..http.ratelimit import (
+    address_wait,
+    backoff_wait,
+    login_outcome,
+    retry_seconds,
+    wait_message,
+)
 from .blueprint import bp
 from .forms import FormErrors, option_fields, presets
 from .session import forget, logged_in, may_write, remember
@@ -48,6 +55,12 @@ def _home(status: int = 200, **ctx: Any) -> tuple[str, int]:
     return page, status
 
 
+def _limited(wait: float, **ctx: Any) -> ResponseReturnValue:
+    """The start page with the wait beside the form: 429 with ``Retry-After``."""
+    page, status = _home(429, **ctx)
+    return page, status, {"Retry-After": str(retry_seconds(wait))}
+
+
 @bp.get("/")
 def home() -> ResponseReturnValue:
     return _home()
@@ -63,6 +76,11 @@ def create_stammtisch() -> ResponseReturnValue:
         if not SLUG.fullmatch(slug):
             errors.add("slug", SLUG_RULE)
     if not errors:
+        wait = address_wait("create")
+        if wait > 0:
+            errors.add("name", wait_message(wait, "neue Stammtische von dieser Adresse"))
+            return _limited(wait, create=entered, options=option_fields(entered["selected"]),
+                            errors=errors)  # fmt: skip
         try:
             st, token = services().create_stammtisch(data)
         except DomainError as err:
@@ -84,13 +102,27 @@ def login() -> ResponseReturnValue:
     if not token:
         errors.add("login_token", "Bitte den Schlüssel eintragen.")
     if not errors:
+        wait = address_wait("login")
+        if wait > 0:
+            errors.add("login_token", wait_message(wait, "Anmeldeversuche von dieser Adresse"))
+            return _limited(wait, login={"slug": slug, "token": ""}, errors=errors)
+        svc = services()
         try:
-            st = services().writable(slug, token)
+            st = svc.stammtisch(slug)
         except NotFound:
             errors.add("login_slug", f"Einen Stammtisch „{slug}“ gibt es nicht.")
+            return _home(422, login={"slug": slug, "token": ""}, errors=errors)
+        wait = backoff_wait(st.id)
+        if wait > 0:
+            errors.add("login_token", wait_message(wait, "falsche Schlüssel für diesen Stammtisch"))
+            return _limited(wait, login={"slug": slug, "token": ""}, errors=errors)
+        try:
+            svc.authorize(st, token)
         except DomainError:
+            login_outcome(st.id, right=False)
             errors.add("login_token", "Dieser Schlüssel passt nicht zu diesem Stammtisch.")
         else:
+            login_outcome(st.id, right=True)
             remember(st)
             return redirect(url_for("web.stammtisch", slug=st.slug))
     return _home(422, login={"slug": slug, "token": ""}, errors=errors)

@@ -121,6 +121,19 @@ class Counters:
         with self._writing.queued():
             conn.execute(self._q["purge_tokens"], {"before": before})
 
+    def failed_attempts(self, who: str, now: float, outcome: bool | None) -> tuple[int, float]:
+        """See :meth:`api.storage.Repository.failed_attempts`."""
+        conn = self._connection()
+        assert self._writing is not None
+        params = {"who": who, "now": now}
+        if outcome is None:
+            row = conn.execute(self._q["failures"], params).fetchone()
+        else:
+            with self._writing.queued():
+                name = "clear_failures" if outcome else "note_failure"
+                row = conn.execute(self._q[name], params).fetchone()
+        return (int(row[0]), float(row[1])) if row else (0, 0.0)
+
     def close(self) -> None:
         if self._conn is not None:
             self._conn.close()

@@ -146,3 +146,14 @@ RETURNING tokens, granted;
 
 -- name: purge_tokens
 DELETE FROM rate_limits WHERE updated_at < :before;
+
+-- name: note_failure
+INSERT INTO login_failures (who, failures, last_at) VALUES (:who, 1, :now)
+ON CONFLICT (who) DO UPDATE SET failures = failures + 1, last_at = max(last_at, :now)
+RETURNING failures, last_at;
+
+-- name: failures
+SELECT failures, last_at FROM login_failures WHERE who = :who;
+
+-- name: clear_failures
+DELETE FROM login_failures WHERE who = :who;

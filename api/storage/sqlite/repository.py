@@ -32,43 +32,16 @@ from ..records import (
 )
 from ..repository import (
     Repository,
-    StorageConflict,
     StorageUnavailable,
     file_fault,
     stats_changed,
-    unavailable_cause,
 )
 from .counters import Counters, Writing, probe_write_lock
+from .errors import taken as _taken
+from .errors import unavailable as _unavailable
 from .readmodel import ReadModelMixin
 from .rows import Kinds, decode, decode_row, encode, moment, timestamp, to_json
 from .sql import queries
-
-#: the constraint errors that mean "taken": a primary key or a unique column
-_TAKEN = frozenset({"SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_CONSTRAINT_UNIQUE"})
-
-
-@contextmanager
-def _taken(message: str) -> Iterator[None]:
-    """A duplicate key becomes :class:`StorageConflict`; other errors (a missing parent) stay."""
-    try:
-        yield
-    except sqlite3.IntegrityError as exc:
-        if getattr(exc, "sqlite_errorname", "") in _TAKEN:
-            raise StorageConflict(message) from exc
-        raise
-
-
-@contextmanager
-def _unavailable() -> Iterator[None]:
-    """A full disk, a read-only database or folder, an I/O error becomes
-    :class:`StorageUnavailable` (at the transaction's edge, not per statement)."""
-    try:
-        yield
-    except sqlite3.OperationalError as exc:
-        cause = unavailable_cause(exc)
-        if cause is None:
-            raise
-        raise StorageUnavailable(f"SQLite: {cause}") from exc
 
 
 @functools.cache
@@ -187,6 +160,10 @@ class SQLiteRepository(ReadModelMixin, Repository):
     def purge_tokens(self, before: float) -> None:
         with _unavailable():
             self.counters.purge(before)
+
+    def failed_attempts(self, who: str, now: float, outcome: bool | None) -> tuple[int, float]:
+        with _unavailable():
+            return self.counters.failed_attempts(who, now, outcome)
 
     def _rollback(self) -> None:
         # some errors (a full disk, I/O) end the transaction themselves; a rollback that
