@@ -41,7 +41,10 @@ _ETAG_HEADER = {
     "schema": {"type": "string"},
 }
 _TOO_MANY = {
-    "description": "Too many writes with this token; wait `Retry-After` seconds.",
+    "description": (
+        "Too many writes: per Stammtisch when its key is valid, else per client address "
+        "(creating Stammtische has a stricter limit per address); wait `Retry-After` seconds."
+    ),
     "headers": {"Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}},
     "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
 }
