@@ -6,6 +6,8 @@ finished games is checked by schemathesis in test_api_contract.py."""
 from __future__ import annotations
 
 import re
+import shutil
+import sqlite3
 
 import pytest
 
@@ -33,3 +35,29 @@ def test_wall_clock_times_are_strings_with_a_pattern_not_rfc3339_date_times():
                 assert "format" not in prop, (name, field)
                 assert re.fullmatch(prop["pattern"], "2025-03-07T20:15:00"), (name, field)
     assert found >= 5
+
+
+def test_a_clean_stop_leaves_a_complete_database_file(tmp_path):
+    """SIGTERM to ``schocken serve`` (2 workers): the WAL is checkpointed into the file and
+    removed, so a copy of the ``.sqlite3`` file alone holds every table and every write."""
+    from test_api_serve import Server, Tisch
+
+    db = tmp_path / "data" / "schocken.sqlite3"
+    db.parent.mkdir()
+    server = Server(db, workers=2)
+    try:
+        tische = [Tisch(server.base) for _ in range(3)]
+    finally:
+        server.stop()
+    assert server.proc.returncode == 0, server.log.read_text()
+    wal = db.with_name(db.name + "-wal")
+    assert not wal.exists() or wal.stat().st_size == 0
+    copy = tmp_path / "copy.sqlite3"
+    shutil.copyfile(db, copy)  # the file alone, as a careless backup would take it
+    conn = sqlite3.connect(copy)
+    try:
+        slugs = {row[0] for row in conn.execute("SELECT slug FROM stammtische")}
+        games = conn.execute("SELECT count(*) FROM games").fetchone()[0]
+    finally:
+        conn.close()
+    assert slugs == {t.slug for t in tische} and games == len(tische)
