@@ -26,6 +26,7 @@ from .records import (
     Player,
     Stammtisch,
     StoredResponse,
+    WebSession,
 )
 
 
@@ -172,6 +173,23 @@ class Repository(ABC):
     def purge_tokens(self, before: float) -> None:
         """Forget buckets untouched since ``before`` (they are full again)."""
         return None
+
+    # Logins of the pub form (api/web/session.py), shared by every server process
+    def add_web_session(self, login: WebSession) -> None:
+        """Store a new login (its own transaction, or the caller's)."""
+        raise NotImplementedError
+
+    def get_web_session(self, id_hash: str) -> WebSession | None:
+        """The login whose opaque id has this hash; None when there is none (logged out)."""
+        raise NotImplementedError
+
+    def delete_web_session(self, id_hash: str) -> None:
+        """End the login (a logout): its cookie no longer works, wherever it was copied."""
+        raise NotImplementedError
+
+    def purge_web_sessions(self, before: datetime) -> None:
+        """Forget logins that expired before ``before``."""
+        raise NotImplementedError
 
     # Stammtische
     @abstractmethod
