@@ -53,10 +53,10 @@ def make_folder(folder: str | Path, role: str) -> None:
     """Create ``folder`` (and its parents) or raise :class:`StartupError`; ``role`` names it
     in the message ("Der Ordner der Datenbank …")."""
     path = Path(folder)
-    blocking = _blocking_file(path)
-    if blocking is not None:
-        raise StartupError(f"{role} {path} ist nicht anzulegen: {blocking} ist eine Datei.")
     try:
+        blocking = _blocking_file(path)
+        if blocking is not None:
+            raise StartupError(f"{role} {path} ist nicht anzulegen: {blocking} ist eine Datei.")
         path.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise StartupError(f"{role} {path} ist nicht anzulegen: {os_reason(err)}.") from err
@@ -109,10 +109,13 @@ def _is_sqlite(db: Path) -> bool:
 def check_database(path: str | Path) -> None:
     """Create the folder of the database file ``path`` and make sure SQLite can open the file
     for writing; raises :class:`StartupError` with the cause otherwise."""
-    problem = database_problem(path)
-    if problem is None:
-        make_folder(Path(path).absolute().parent, "Der Ordner der Datenbank")
-        problem = database_problem(path)  # a folder made now may still refuse writes
+    try:
+        problem = database_problem(path)
+        if problem is None:
+            make_folder(Path(path).absolute().parent, "Der Ordner der Datenbank")
+            problem = database_problem(path)  # a folder made now may still refuse writes
+    except OSError as err:  # a folder on the way that may not be entered
+        raise StartupError(f"Die Datenbank {path} ist nicht zu öffnen: {os_reason(err)}.") from err
     if problem is not None:
         raise StartupError(problem)
 
