@@ -75,7 +75,7 @@ class Config:
     #: JSON bodies nested deeper than this are a 422
     MAX_JSON_DEPTH: int = 32
     #: token of ``POST /api/v1/admin/backup``; ``None``: generated once into
-    #: ``<instance>/admin_token``
+    #: ``<instance>/admin_token`` (``<instance>``: the database's folder, see DATABASE)
     ADMIN_TOKEN: str | None = None
 
     # ---- the pub form (api/web) ----------------------------------------------------------
@@ -94,7 +94,8 @@ class Config:
     WEB_TIMEZONE: str = "Europe/Berlin"
 
     # ---- the statistics site (dashboard/web.py) ------------------------------------------
-    #: folder of the built site; ``None``: ``<instance>/dashboard``
+    #: folder of the dashboard's assets; ``None``: ``<instance>/dashboard`` (the database's
+    #: instance folder); one that cannot be written: served from the installed packages
     DASHBOARD_DIR: str | None = None
 
     # ---- the OpenAPI document ------------------------------------------------------------

@@ -4,7 +4,7 @@
 ``schocken`` command); the command line prints it alone, without a traceback, and exits with
 1 (api/cli/base.py). :func:`check_database` looks at a database file and its folder before
 SQLite opens them (a folder that is a file or cannot be written, a file that cannot be read or
-written or is no SQLite database); :func:`describe` turns an error that happened anyway into
+written); :func:`describe` turns an error that happened anyway into
 such a line, and says "locked" only when SQLite said so.
 
 Standard library only: every layer may raise or explain these errors, the engine commands of
@@ -17,9 +17,6 @@ import errno
 import os
 import sqlite3
 from pathlib import Path
-
-#: the first 16 bytes of every SQLite database file
-SQLITE_HEADER = b"SQLite format 3\x00"
 
 #: what an operating system error means, by its number
 REASONS = {
@@ -71,7 +68,10 @@ def os_reason(err: OSError) -> str:
 def database_problem(path: str | Path) -> str | None:
     """What keeps the SQLite file ``path`` from being opened for writing, as far as the file
     system tells (None: nothing found). SQLite writes ``-wal`` and ``-shm`` files beside the
-    database, so its folder must be writable too."""
+    database, so its folder must be writable too. The file itself is never opened here:
+    closing any descriptor of a database file drops the locks of every SQLite connection of
+    the process on it (POSIX locks), so a file that is no database is left to SQLite to find
+    (:func:`describe`)."""
     db = Path(path)
     folder = db.absolute().parent
     blocking = _blocking_file(folder)
@@ -82,10 +82,12 @@ def database_problem(path: str | Path) -> str | None:
     if db.exists():
         if not os.access(db, os.R_OK):
             return f"Keine Leserechte auf die Datenbank {db}."
-        if not _is_sqlite(db):
-            return f"{db} ist keine SQLite-Datenbank (die Datei hat ein anderes Format)."
         if not os.access(db, os.W_OK):
             return f"Keine Schreibrechte auf die Datenbank {db} (die Datei ist schreibgeschützt)."
+    for suffix in ("-wal", "-shm"):  # left by another user's process, say
+        extra = Path(f"{db}{suffix}")
+        if extra.is_file() and not os.access(extra, os.R_OK | os.W_OK):
+            return f"Keine Schreibrechte auf {extra}, eine Datei der Datenbank {db.name}."
     if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
         verb = (
             "SQLite legt dort seine -wal- und -shm-Dateien an"
@@ -94,16 +96,6 @@ def database_problem(path: str | Path) -> str | None:
         )
         return f"Keine Schreibrechte im Ordner {folder} der Datenbank {db.name}: {verb}."
     return None
-
-
-def _is_sqlite(db: Path) -> bool:
-    """An empty file is a new database to SQLite; anything else starts with its header."""
-    try:
-        with db.open("rb") as fh:
-            head = fh.read(len(SQLITE_HEADER))
-    except OSError:
-        return True  # not ours to judge: the open that follows reports it
-    return not head or head == SQLITE_HEADER
 
 
 def check_database(path: str | Path) -> None:
@@ -138,7 +130,7 @@ def describe(err: BaseException, path: str | Path | None = None) -> str:
         if problem is not None:
             return problem
         if "not a database" in lowered:
-            return f"Die Datei{where} ist keine SQLite-Datenbank (oder beschädigt)."
+            return f"Die Datei{where} ist keine SQLite-Datenbank (oder sie ist beschädigt)."
         if "full" in lowered:
             return f"Der Datenträger der Datenbank{where} ist voll."
         if "i/o" in lowered:
