@@ -36,6 +36,7 @@ def _backup_sqlite(db: str, folder: str, verb: str) -> int:
     """Back the SQLite file ``db`` up into ``folder`` (SQLite's online backup, beside a
     running server) with the game logs."""
     from ..domain.backup import backup_sqlite
+    from ..startup import describe
     from ..storage import MigrationError, SQLiteStore
     from ..storage.convert import is_duckdb_file
 
@@ -52,7 +53,7 @@ def _backup_sqlite(db: str, folder: str, verb: str) -> int:
     try:
         store = SQLiteStore(db)
     except (MigrationError, sqlite3.Error) as err:
-        print(f"{verb} abgebrochen: {err}", file=sys.stderr)
+        print(f"{verb} abgebrochen: {describe(err, db)}", file=sys.stderr)
         return 1
     try:
         counts = backup_sqlite(store, Path(folder))
