@@ -46,7 +46,10 @@ class Config:
     """Every default of the app; ``SCHOCKEN_<KEY>`` in the environment overrides ``<KEY>``."""
 
     # ---- storage -------------------------------------------------------------------------
-    #: path of the database file; ``None`` means ``<instance folder>/schocken.sqlite3``
+    #: path of the database file; ``None`` means ``<instance folder>/schocken.sqlite3``. Its
+    #: instance data (secret key, admin token, dashboard assets) lives beside it: in the
+    #: instance folder for that default file, else in the folder ``<DATABASE>-instance``
+    #: (:func:`instance_folder`), so servers on different databases share none of it
     DATABASE: str | None = None
     #: ``"sqlite"`` (the store of record, embedded: one file in WAL mode; see
     #: api/storage/sqlite) or ``"memory"`` (the in-memory fake, for tests). ``"duckdb"`` is
@@ -81,7 +84,7 @@ class Config:
     #: JSON bodies nested deeper than this are a 422
     MAX_JSON_DEPTH: int = 32
     #: token of ``POST /api/v1/admin/backup``; ``None``: generated once into
-    #: ``<instance>/admin_token``
+    #: ``<instance>/admin_token`` (``<instance>``: the database's folder, see DATABASE)
     ADMIN_TOKEN: str | None = None
 
     # ---- the pub form (api/web) ----------------------------------------------------------
@@ -100,7 +103,8 @@ class Config:
     WEB_TIMEZONE: str = "Europe/Berlin"
 
     # ---- the statistics site (dashboard/web.py) ------------------------------------------
-    #: folder of the built site; ``None``: ``<instance>/dashboard``
+    #: folder of the dashboard's assets; ``None``: ``<instance>/dashboard`` (the database's
+    #: instance folder); one that cannot be written: served from the installed packages
     DASHBOARD_DIR: str | None = None
 
     # ---- the OpenAPI document ------------------------------------------------------------
@@ -191,6 +195,8 @@ def instance_path() -> str:
 
 #: the database file in the instance folder when DATABASE is not set
 DATABASE_FILE = "schocken.sqlite3"
+#: the folder of another database's instance data: the database file's path and this
+INSTANCE_SUFFIX = "-instance"
 #: the default database file of the retired DuckDB store: converted on the first start
 OLD_DATABASE_FILE = "schocken.duckdb"
 #: what to do instead of ``STORAGE=duckdb``
@@ -231,3 +237,21 @@ def old_default_database() -> str | None:
     """The old DuckDB file to convert on the first start: ``schocken.duckdb`` in the instance
     folder, when DATABASE is not set (None otherwise)."""
     return None if settings()["DATABASE"] else old_database_file(instance_path())
+
+
+def instance_folder(database: str | None, instance: str) -> str:
+    """The folder of the instance data (secret key, admin token, dashboard assets) that belongs
+    to the database file ``database``: the app's instance folder ``instance`` for its default
+    file ``instance/schocken.sqlite3`` (where they always were) and for no file (the in-memory
+    store), else ``<database>-instance`` beside the file."""
+    if not database or database == ":memory:":
+        return instance
+    if os.path.realpath(database) == os.path.realpath(database_file(instance)):
+        return instance
+    return os.path.abspath(database) + INSTANCE_SUFFIX
+
+
+def default_instance_folder() -> str:
+    """The instance data of the database ``schocken serve`` opens (:func:`default_database`):
+    where a command finds its admin token."""
+    return instance_folder(default_database(), instance_path())

@@ -5,7 +5,8 @@ which every server process reads from the row store: no built folder, no per-pro
 keep coherent, so several processes can serve it at once. A Stammtisch found stale is refreshed
 first (under the one-refresher lock). The shared assets (``plotly.min.js``, ``style.css``) are
 written once into ``DASHBOARD_DIR`` (default: instance/dashboard) atomically (temp file +
-rename), so processes writing them at once are harmless. Private Stammtische are never part of
+rename), so processes writing them at once are harmless; a folder that cannot be written
+costs nothing but that: they are served from the installed packages then. Private Stammtische are never part of
 this site. ``/dashboard/site.zip`` builds every page into a temporary folder and hands it to
 ``schocken dashboard build --server URL``.
 """
@@ -84,10 +85,7 @@ def blueprint() -> Blueprint:
     @bp.route("/dashboard/<path:filename>")
     def page(filename: str) -> Response:
         if filename in ASSETS:
-            folder: Path = current_app.extensions[EXTENSION]
-            if not (folder / filename).exists():
-                write_assets(folder)
-            return send_from_directory(folder, filename, max_age=0)
+            return _asset(filename)
         if filename.endswith("/") or "." not in filename.rpartition("/")[2]:
             filename = filename.rstrip("/") + "/index.html"  # a Stammtisch's folder
         slug, _, rest = filename.partition("/")
@@ -96,6 +94,29 @@ def blueprint() -> Blueprint:
         return _page(slug, rest)
 
     return bp
+
+
+def _asset(filename: str) -> Response:
+    """An asset from the folder, written there first if missing; from the installed packages
+    when the folder cannot be written (the pages work all the same)."""
+    folder: Path | None = current_app.extensions[EXTENSION]
+    if folder is not None and not (folder / filename).exists():
+        try:
+            write_assets(folder)
+        except OSError as err:
+            current_app.logger.warning("dashboard assets not written: %s", err)
+    if folder is None or not (folder / filename).exists():
+        return send_file(packaged(filename), max_age=0)
+    return send_from_directory(folder, filename, max_age=0)
+
+
+def packaged(filename: str) -> Path:
+    """The installed file of an asset (plotly's own script, the dashboard's stylesheet)."""
+    if filename == "plotly.min.js":
+        import plotly
+
+        return Path(plotly.__file__).parent / "package_data" / filename
+    return Path(__file__).parent / "static" / filename
 
 
 def check_folder(folder: Path) -> None:
@@ -112,8 +133,13 @@ def init_app(app: Flask) -> None:
     and start the statistics refresher of this process (:mod:`dashboard.refresher`)."""
     folder = Path(app.config.get("DASHBOARD_DIR") or Path(app.instance_path) / "dashboard")
     check_folder(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / MARKER).write_text("written by the Schocken server: its dashboard assets\n")
-    app.extensions[EXTENSION] = folder
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / MARKER).write_text("written by the Schocken server: its dashboard assets\n")
+    except OSError as err:  # served from the installed packages instead (see _asset)
+        app.logger.warning("DASHBOARD_DIR %s not writable: %s", folder, err)
+        app.extensions[EXTENSION] = None
+    else:
+        app.extensions[EXTENSION] = folder
     app.register_blueprint(blueprint())
     refresher.init_app(app)

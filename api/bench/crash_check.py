@@ -312,7 +312,8 @@ class Run:
         copy = self.workdir / f"check-{label}"
         copy.mkdir()
         for path in self.db.parent.iterdir():
-            shutil.copy2(path, copy / path.name)
+            if path.is_file():  # the database and its -wal (not its -instance folder)
+                shutil.copy2(path, copy / path.name)
         app = create_app(
             {"STORAGE": "sqlite", "DATABASE": str(copy / self.db.name), "WRITE_RATE_PER_MINUTE": 0}
         )

@@ -56,7 +56,7 @@ ITEMS = (
     Item(
         7,
         "Sessions can be revoked; no token hash in the cookie",
-        ("tests/test_hardening_session.py",),
+        ("tests/test_hardening_sessions.py",),
     ),
     Item(
         8,

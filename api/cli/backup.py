@@ -36,6 +36,7 @@ def _backup_sqlite(db: str, folder: str, verb: str) -> int:
     """Back the SQLite file ``db`` up into ``folder`` (SQLite's online backup, beside a
     running server) with the game logs."""
     from ..domain.backup import backup_sqlite
+    from ..startup import describe
     from ..storage import MigrationError, SQLiteStore
     from ..storage.convert import is_duckdb_file
 
@@ -52,7 +53,7 @@ def _backup_sqlite(db: str, folder: str, verb: str) -> int:
     try:
         store = SQLiteStore(db)
     except (MigrationError, sqlite3.Error) as err:
-        print(f"{verb} abgebrochen: {err}", file=sys.stderr)
+        print(f"{verb} abgebrochen: {describe(err, db)}", file=sys.stderr)
         return 1
     try:
         counts = backup_sqlite(store, Path(folder))
@@ -122,7 +123,7 @@ def import_(folder: str, db: str | None) -> int:
     "--token",
     metavar="TOKEN",
     envvar="SCHOCKEN_ADMIN_TOKEN",
-    help="admin token (default: SCHOCKEN_ADMIN_TOKEN or instance/admin_token)",
+    help="admin token (default: SCHOCKEN_ADMIN_TOKEN or the database's instance/admin_token)",
 )
 @click.option("--timeout", type=float, default=300, help="seconds to wait for the server")
 def backup(
@@ -139,10 +140,10 @@ def backup(
 
 def _backup_through(folder: str, server: str, token: str | None, timeout: float) -> int:
     """``schocken backup`` through the running server, unpacked into ``folder``."""
-    from ..config import instance_path
+    from ..config import default_instance_folder
     from ..domain.backup import stored_admin_token, untar_into
 
-    token = token or stored_admin_token(Path(instance_path()))
+    token = token or stored_admin_token(Path(default_instance_folder()))
     if not token:
         print("Kein Admin-Schlüssel: --token oder SCHOCKEN_ADMIN_TOKEN.", file=sys.stderr)
         return 1

@@ -4,24 +4,44 @@ A command's function returns ``0`` (done), ``1`` (refused, with a message on std
 (the database is held by another process), like the argparse commands before it; the
 :class:`Command` class turns that into the process's exit code, and ``main(args,
 standalone_mode=False)`` returns it (tests call the commands so).
+
+A database or folder that cannot be used (:class:`~api.startup.StartupError`, an error of
+SQLite or of the file system) ends a command the same way: one line on stderr naming the cause
+(:class:`Refused`, no traceback) and exit code 1.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
-from typing import Any
+from typing import IO, Any
 
 import click
 
+from ..startup import StartupError, describe
+
 #: ``-h`` as well as ``--help`` on every command (subcommands inherit it from the group)
 CONTEXT = {"help_option_names": ["-h", "--help"]}
+
+
+class Refused(click.ClickException):
+    """A command cannot run: its message alone on stderr (like the commands' own messages),
+    exit code 1."""
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        click.echo(self.format_message(), err=file is None, file=file)
 
 
 class Command(click.Command):
     """A click command whose callback returns its exit code."""
 
     def invoke(self, ctx: click.Context) -> Any:
-        code = super().invoke(ctx)
+        try:
+            code = super().invoke(ctx)
+        except (StartupError, sqlite3.Error, OSError) as err:
+            refused = Refused(describe(err, ctx.params.get("db")))
+            refused.show()
+            ctx.exit(refused.exit_code)
         ctx.exit(int(code or 0))
 
 

@@ -21,6 +21,7 @@ from .records import (
     Player,
     Stammtisch,
     StoredResponse,
+    WebSession,
 )
 from .repository import MigrationError, Repository, StorageConflict, StorageUnavailable
 from .sqlite import SQLiteRepository, SQLiteStore
@@ -42,6 +43,7 @@ __all__ = [
     "StorageConflict",
     "StorageUnavailable",
     "StoredResponse",
+    "WebSession",
     "open_store",
 ]
 

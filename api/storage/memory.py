@@ -25,6 +25,7 @@ from .records import (
     Player,
     Stammtisch,
     StoredResponse,
+    WebSession,
 )
 from .repository import Background, Repository, StorageConflict, StorageUnavailable, stats_changed
 
@@ -59,6 +60,7 @@ class MemoryRepository(MemoryStatsMixin, Repository):
         self.unavailable: str | None = None
         self.buckets: dict[str, tuple[float, float]] = {}  # who -> (tokens, when)
         self.failures: dict[str, tuple[int, float]] = {}  # who -> (in a row, last)
+        self.web_sessions: dict[str, WebSession] = {}  # logins of the pub form, by id hash
         self._pending: list[Callable[[], None]] = []
 
     def close(self) -> None:
@@ -70,7 +72,7 @@ class MemoryRepository(MemoryStatsMixin, Repository):
 
     _STATE = (
         "stammtische", "players", "games", "logs", "facts", "responses", "stats_periods",
-        "stats_stale",
+        "stats_stale", "web_sessions",
     )  # fmt: skip
 
     @contextmanager
@@ -134,6 +136,24 @@ class MemoryRepository(MemoryStatsMixin, Repository):
         with self._lock:
             for who in [w for w, (_, when) in self.buckets.items() if when < before]:
                 del self.buckets[who]
+
+    def add_web_session(self, login: WebSession) -> None:
+        with self.transaction():
+            if login.id_hash in self.web_sessions:
+                raise StorageConflict("session id taken")
+            self.web_sessions[login.id_hash] = login
+
+    def get_web_session(self, id_hash: str) -> WebSession | None:
+        return self.web_sessions.get(id_hash)
+
+    def delete_web_session(self, id_hash: str) -> None:
+        with self.transaction():
+            self.web_sessions.pop(id_hash, None)
+
+    def purge_web_sessions(self, before: datetime) -> None:
+        with self.transaction():
+            for key in [k for k, s in self.web_sessions.items() if s.expires_at < before]:
+                del self.web_sessions[key]
 
     def add_stammtisch(
         self,

@@ -184,3 +184,14 @@ class StoredResponse:
     content_type: str
     body: bytes
     created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class WebSession:
+    """A login of the pub form (api/web/session.py): the cookie holds an opaque id, the row its
+    hash; the key's hash at login, so a changed key ends it; deleted at logout."""
+
+    id_hash: str
+    stammtisch_id: int
+    token_hash: str
+    expires_at: datetime

@@ -26,6 +26,7 @@ from .records import (
     Player,
     Stammtisch,
     StoredResponse,
+    WebSession,
 )
 
 
@@ -178,6 +179,23 @@ class Repository(ABC):
         was (seconds since the epoch), after noting ``outcome``: False a failure at ``now``,
         True a success (which clears them), None nothing. Raises NotImplementedError where
         the adapter keeps no counters."""
+        raise NotImplementedError
+
+    # Logins of the pub form (api/web/session.py), shared by every server process
+    def add_web_session(self, login: WebSession) -> None:
+        """Store a new login (its own transaction, or the caller's)."""
+        raise NotImplementedError
+
+    def get_web_session(self, id_hash: str) -> WebSession | None:
+        """The login whose opaque id has this hash; None when there is none (logged out)."""
+        raise NotImplementedError
+
+    def delete_web_session(self, id_hash: str) -> None:
+        """End the login (a logout): its cookie no longer works, wherever it was copied."""
+        raise NotImplementedError
+
+    def purge_web_sessions(self, before: datetime) -> None:
+        """Forget logins that expired before ``before``."""
         raise NotImplementedError
 
     # Stammtische

@@ -41,6 +41,7 @@ from .errors import taken as _taken
 from .errors import unavailable as _unavailable
 from .readmodel import ReadModelMixin
 from .rows import Kinds, decode, decode_row, encode, moment, timestamp, to_json
+from .sessions import WebSessionsMixin
 from .sql import queries
 
 
@@ -75,7 +76,7 @@ def _game_record(row: Sequence[Any], players: tuple[GamePlayer, ...]) -> GameRec
     )
 
 
-class SQLiteRepository(ReadModelMixin, Repository):
+class SQLiteRepository(ReadModelMixin, WebSessionsMixin, Repository):
     """Repository on one SQLite connection."""
 
     def __init__(
@@ -394,9 +395,8 @@ class SQLiteRepository(ReadModelMixin, Repository):
         return out
 
     def table_rows(self, tables: Mapping[str, Sequence[str]]) -> dict[str, list[tuple[Any, ...]]]:
-        """Every row of each table, the given columns in that order, all read in one
-        transaction (one consistent moment): :meth:`stats_rows` of every Stammtisch. Values
-        as stored: JSON as text, timestamps as ISO text, booleans as 0/1."""
+        """Every row of each table (those columns), one consistent moment: :meth:`stats_rows`
+        of every Stammtisch. Values as stored (JSON and timestamps as text, flags 0/1)."""
         return self.stats_rows(tables, None)
 
     # Responses of idempotent writes

@@ -43,6 +43,7 @@ import weakref
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ...startup import check_database
 from ..repository import Background, MigrationError
 from .backup import copy_database, open_read_only
 from .counters import Writing
@@ -68,7 +69,7 @@ class SQLiteStore:
                 "SQLite storage needs a database file (WAL and one connection per thread): "
                 f"{path!r} is none"
             )
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        check_database(path)  # its folder made; an unusable file or folder: StartupError
         self.path = path
         self.busy_timeout = busy_timeout
         self._local = threading.local()
