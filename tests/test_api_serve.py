@@ -281,3 +281,41 @@ def test_the_rate_limit_holds_across_processes(pair):
     assert 17 <= granted <= 17 + 5, statuses
     assert statuses.count(429) == 30 - granted
     assert {(a, b)[i % 2] for i, s in enumerate(statuses) if s == 429} == {a, b}
+
+
+def children(pid: int) -> dict[int, str]:
+    """The child processes of ``pid``: their command lines."""
+    found = {}
+    with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as fh:
+        for child in map(int, fh.read().split()):
+            with open(f"/proc/{child}/cmdline", "rb") as cmd:
+                found[child] = cmd.read().replace(b"\0", b" ").decode()
+    return found
+
+
+def test_one_statistics_refresher_runs_beside_the_workers_and_stops_with_them(tmp_path):
+    """``schocken serve`` runs one ``schocken stats refresh --watch`` of its own (the workers
+    none); a finished game reaches the read model without anyone reading the statistics."""
+    from api.rules import PRESETS
+    from api.rules.simulate import simulate_logs
+    from api.storage import SQLiteStore
+
+    db = tmp_path / "data" / "schocken.sqlite3"
+    server = Server(db, workers=2)
+    try:
+        refreshers = [p for p, cmd in children(server.proc.pid).items() if "--watch" in cmd]
+        assert len(refreshers) == 1 and len(children(server.proc.pid)) == 3
+        tisch = Tisch(server.base)
+        log = next(simulate_logs(PRESETS["standard"], 1, players=["Anna", "Bert"], seed=5))
+        assert request(server.base, "POST", tisch.url + "/imports", log, tisch.token)[0] == 201
+        store = SQLiteStore(db)
+        repo = store.open_repository()
+        deadline = time.monotonic() + 15
+        while repo.stale_stats() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert repo.stale_stats() == {} and repo.stats_computed()
+        store.close()
+    finally:
+        server.stop()
+    assert server.proc.returncode == 0
+    assert not os.path.exists(f"/proc/{refreshers[0]}")

@@ -80,12 +80,15 @@ WORKERS, THREADS = max(2, min(os.cpu_count() or 2, 8)), 2
 def serve(host: str, port: int, db: str | None, workers: int | None, threads: int) -> int:
     """Serve the API, the pub form and the dashboard with gunicorn: worker processes with
     threads, each with its own connections to the database."""
+    from dashboard.refresher import interval_of
+
     from .serving import run
 
     app = open_app(db)  # creates and migrates the database once, before any worker starts
     if app is None:
         return 1
     storage, database = app.config["STORAGE"], app.config["DATABASE"]
+    refresh = interval_of(app) if storage == "sqlite" else 0.0
     app.extensions["schocken"].store.close()  # no connection crosses the fork
     if storage != "sqlite":  # one process holds a DuckDB file; the fake lives in one process
         if workers not in (None, 1):
@@ -98,7 +101,7 @@ def serve(host: str, port: int, db: str | None, workers: int | None, threads: in
         f"{database or 'in memory'}, {workers} worker(s) × {threads} threads",
         flush=True,
     )
-    run({"STORAGE": storage, "DATABASE": database}, host, port, workers, threads)
+    run({"STORAGE": storage, "DATABASE": database}, host, port, workers, threads, refresh)
     return 0
 
 
