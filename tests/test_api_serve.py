@@ -319,3 +319,43 @@ def test_one_statistics_refresher_runs_beside_the_workers_and_stops_with_them(tm
         server.stop()
     assert server.proc.returncode == 0
     assert not os.path.exists(f"/proc/{refreshers[0]}")
+
+
+def test_the_token_is_taken_by_the_write_transaction_or_at_the_end_of_the_request(tmp_path):
+    """A write request's token is read at its start and taken by its own write transaction;
+    spent meanwhile by another request (another process), that transaction is refused; a
+    request that writes nothing, or rolls back, has it taken at its end."""
+    from api.storage import SQLiteStore
+    from api.storage.sqlite.counters import RateLimited
+
+    store = SQLiteStore(tmp_path / "s.sqlite3")
+    a, b, c = (store.open_repository() for _ in range(3))
+    try:
+        now, rate = time.time(), 1 / 3600  # one token an hour: none comes back in the test
+        assert a.take_token("x", now, rate, 2) == 0.0  # both see tokens
+        assert b.take_token("x", now, rate, 2) == 0.0
+        assert c.take_token("x", now, rate, 2) == 0.0
+        with b.transaction():
+            pass  # b's write takes one
+        with a.transaction():
+            pass  # a's the other
+        with pytest.raises(RateLimited) as refused, c.transaction():
+            pass
+        assert refused.value.wait > 3000
+        for repo in (a, b, c):
+            repo.close()
+            assert repo.take_token("x", now, rate, 2) > 0  # empty for everyone
+            repo.close()
+        assert a.take_token("y", now, rate, 3) == 0.0
+        a.close()  # wrote nothing: its token is taken now (2 left)
+        assert b.take_token("y", now, rate, 3) == 0.0
+        with pytest.raises(ZeroDivisionError), b.transaction():
+            1 / 0  # took one, rolled back
+        b.close()  # so it is taken now (1 left)
+        assert c.take_token("y", now, rate, 3) == 0.0
+        with c.transaction():
+            pass  # the last one
+        c.close()
+        assert a.take_token("y", now, rate, 3) > 0
+    finally:
+        store.close()

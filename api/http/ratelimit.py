@@ -7,10 +7,12 @@ The default is generous (a pub table writes every few seconds; an import of year
 sheets a few per second); ``0`` switches the limit off. Only ``/api/`` is limited: the pub form
 (``/``) is a human at a table. Tokens are kept only as their sha256.
 
-The buckets live in the database (``Repository.take_token``: on SQLite one atomic statement on
-a connection of its own that syncs nothing, see api/storage/sqlite/counters.py), so a client
-cannot get N times the rate by landing on N processes. An adapter without counters (the
-DuckDB store, one process only) falls back to buckets in this process's memory.
+The buckets live in the database (``Repository.take_token``; on SQLite the bucket is read when
+the request starts, and the token taken by the first statement of the request's own write
+transaction, see api/storage/sqlite/counters.py), so a client cannot get N times the rate by
+landing on N processes. Should the bucket run dry in between (the client's other requests),
+that transaction is refused with the same 429. An adapter without counters (the in-memory
+store) falls back to buckets in this process's memory.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ import hashlib
 import math
 import threading
 import time
+from typing import Any
 
 from flask import Flask, current_app, request
 from werkzeug.exceptions import TooManyRequests
 
+from ..storage.sqlite.counters import RateLimited
 from .context import services
 from .idempotency import WRITE_METHODS
 
@@ -77,6 +81,19 @@ def _client() -> str:
     return "addr:" + (request.remote_addr or "?")
 
 
+def _too_many(wait: float) -> TooManyRequests:
+    seconds = max(1, math.ceil(wait))
+    exc = TooManyRequests()
+    exc.data = {  # type: ignore[attr-defined]
+        "message": (
+            f"Zu viele Einträge in kurzer Zeit mit diesem Schlüssel; bitte in {seconds} "
+            "Sekunden noch einmal versuchen."
+        ),
+        "headers": {"Retry-After": str(seconds)},
+    }
+    return exc
+
+
 def _limit() -> None:
     if request.method not in WRITE_METHODS or not request.path.startswith("/api/"):
         return
@@ -85,16 +102,12 @@ def _limit() -> None:
         return
     wait = limits.take(_client())
     if wait > 0:
-        seconds = max(1, math.ceil(wait))
-        exc = TooManyRequests()
-        exc.data = {  # type: ignore[attr-defined]
-            "message": (
-                f"Zu viele Einträge in kurzer Zeit mit diesem Schlüssel; bitte in {seconds} "
-                "Sekunden noch einmal versuchen."
-            ),
-            "headers": {"Retry-After": str(seconds)},
-        }
-        raise exc
+        raise _too_many(wait)
+
+
+def _refused(error: RateLimited) -> Any:
+    """The write transaction found the bucket empty (after the request's start found a token)."""
+    return current_app.extensions["schocken_api"].handle_http_exception(_too_many(error.wait))
 
 
 def init_rate_limit(app: Flask) -> None:
@@ -103,3 +116,4 @@ def init_rate_limit(app: Flask) -> None:
         burst = int(app.config.get("WRITE_RATE_BURST", per_minute))
         app.extensions["schocken_ratelimit"] = Limits(per_minute, max(1, burst))
     app.before_request(_limit)
+    app.register_error_handler(RateLimited, _refused)
