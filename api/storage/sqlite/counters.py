@@ -88,7 +88,7 @@ class Writing:
                     finally:
                         os.close(folder)
                     self._wal = os.open(self.path + "-wal", os.O_RDONLY)
-        os.fsync(self._wal)
+        os.fdatasync(self._wal)  # the data and the size: what a reader needs after a crash
 
     def close(self) -> None:
         with self._lock:
