@@ -1,20 +1,39 @@
-"""The statistics refresher of a server process: a daemon thread that, every
-``STATS_REFRESH_SECONDS`` (default 0.5; 0: none, the default under ``TESTING``), refreshes the
-Stammtische marked stale (:func:`dashboard.readmodel.refresh`). It only tries the
-one-refresher lock: when another process (or a reader) is refreshing, it leaves the work to
-it and looks again at its next tick. It starts with the first request of each process (so a
-pre-forking server starts one per worker, none in the master). Closing the store stops it
-(and waits for its round to end) before any connection is closed.
+"""The statistics refresher: every ``STATS_REFRESH_SECONDS`` (default 1; 0: none, the default
+under ``TESTING``) it refreshes the Stammtische marked stale (:func:`dashboard.readmodel.refresh`).
+It only tries the one-refresher lock: when another process (or a reader) is refreshing, it
+leaves the work to it and looks again at its next tick.
+
+Two ways to run it:
+
+* ``schocken stats refresh --watch`` (:func:`watch`): a process of its own. ``schocken serve``
+  starts one beside its workers (api/cli/serving.py) and stops it with them: a round of
+  statistics (DuckDB plans and runs nine queries: tens of ms of CPU) then never holds a
+  worker's interpreter lock while requests wait for it, and there is one refresher per server,
+  not one per worker taking turns at the lock. The process lowers its scheduling priority
+  (:data:`NICE`): on a saturated machine the requests come first, the statistics a moment later
+  (a read that finds its Stammtisch stale still refreshes it first, read-your-writes).
+* a daemon thread of an app outside ``schocken serve`` (:func:`start`, e.g. ``flask run``): it
+  starts with the first request of each process. Closing the store stops it (and waits for its
+  round to end) before any connection is closed.
+
+After a round that did work, the next one waits at least :data:`PAUSE_FACTOR` times as long as
+that round took: on a busy server a refresh round costs more and more rounds find work, and
+this keeps the refresher's share of a core bounded (a finished game then shows in the read
+model a little later; a read of it never waits for the refresher).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import signal
 import threading
+import time
 from typing import Any
 
 from flask import Flask
+
+from api.storage import SQLiteStore
 
 from .readmodel import refresh
 
@@ -22,6 +41,12 @@ log = logging.getLogger(__name__)
 EXTENSION = "schocken_stats_refresher"
 #: consecutive failures after which a refresher gives up (its store is gone, say)
 MAX_FAILURES = 5
+#: seconds between rounds, unless configured (``STATS_REFRESH_SECONDS``)
+INTERVAL = 1.0
+#: after a round that did work, the next waits at least this many times as long as it took
+PAUSE_FACTOR = 4.0
+#: the niceness a ``--watch`` process adds to its own (background work: requests first)
+NICE = 10
 
 
 def run_once(store: Any) -> bool:
@@ -48,7 +73,7 @@ def adopt(store: Any) -> None:
         repo.close()
 
 
-def _loop(store: Any, interval: float) -> None:
+def _loop(store: Any, interval: float, stopping: threading.Event | None = None) -> None:
     failures = 0
     try:
         adopt(store)
@@ -56,19 +81,56 @@ def _loop(store: Any, interval: float) -> None:
         return  # a store without a read model (the retired DuckDB store)
     except Exception:  # noqa: BLE001 - the loop below reports what goes on failing
         log.exception("statistics: marking the never computed Stammtische failed")
-    stopping: threading.Event = store.background.stopping
-    while failures < MAX_FAILURES and not stopping.wait(interval):
+    stopping = stopping or store.background.stopping
+    pause = interval
+    while failures < MAX_FAILURES and not stopping.wait(pause):
+        started = time.monotonic()
         try:
-            run_once(store)
+            worked = run_once(store)
             failures = 0
         except Exception:  # noqa: BLE001 - a refresher must not die of one bad moment
+            worked = False
             failures += 1
             log.exception("statistics refresh failed (%d of %d)", failures, MAX_FAILURES)
+        took = time.monotonic() - started
+        pause = max(interval, PAUSE_FACTOR * took) if worked else interval
+
+
+def watch(path: str, interval: float = INTERVAL, parent: int | None = None) -> None:
+    """``schocken stats refresh --watch``: refresh the SQLite database ``path`` every
+    ``interval`` seconds until SIGTERM or SIGINT (a round under way ends first), or until the
+    process ``parent`` is no longer this one's parent (the server that started it died)."""
+    stopping = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stopping.set())
+    try:
+        os.nice(NICE)
+    except OSError:
+        pass
+    if parent is not None:
+        threading.Thread(target=_orphaned, args=(parent, stopping), daemon=True).start()
+    store = SQLiteStore(path)
+    try:
+        _loop(store, interval, stopping)
+    finally:
+        store.close()
+
+
+def _orphaned(parent: int, stopping: threading.Event) -> None:
+    """Set ``stopping`` once ``parent`` is gone (a SIGKILL of the server's master, say)."""
+    while not stopping.wait(1.0):
+        if os.getppid() != parent:
+            stopping.set()
+
+
+def interval_of(app: Flask) -> float:
+    """The configured seconds between rounds (0: no refresher)."""
+    return float(app.config.get("STATS_REFRESH_SECONDS", 0 if app.testing else INTERVAL))
 
 
 def start(app: Flask) -> threading.Thread | None:
     """This process's refresher for ``app`` (started once per process)."""
-    interval = float(app.config.get("STATS_REFRESH_SECONDS", 0 if app.testing else 0.5))
+    interval = interval_of(app)
     state: dict[int, threading.Thread] = app.extensions[EXTENSION]
     if interval <= 0 or os.getpid() in state:
         return state.get(os.getpid())

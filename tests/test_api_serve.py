@@ -281,3 +281,81 @@ def test_the_rate_limit_holds_across_processes(pair):
     assert 17 <= granted <= 17 + 5, statuses
     assert statuses.count(429) == 30 - granted
     assert {(a, b)[i % 2] for i, s in enumerate(statuses) if s == 429} == {a, b}
+
+
+def children(pid: int) -> dict[int, str]:
+    """The child processes of ``pid``: their command lines."""
+    found = {}
+    with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as fh:
+        for child in map(int, fh.read().split()):
+            with open(f"/proc/{child}/cmdline", "rb") as cmd:
+                found[child] = cmd.read().replace(b"\0", b" ").decode()
+    return found
+
+
+def test_one_statistics_refresher_runs_beside_the_workers_and_stops_with_them(tmp_path):
+    """``schocken serve`` runs one ``schocken stats refresh --watch`` of its own (the workers
+    none); a finished game reaches the read model without anyone reading the statistics."""
+    from api.rules import PRESETS
+    from api.rules.simulate import simulate_logs
+    from api.storage import SQLiteStore
+
+    db = tmp_path / "data" / "schocken.sqlite3"
+    server = Server(db, workers=2)
+    try:
+        refreshers = [p for p, cmd in children(server.proc.pid).items() if "--watch" in cmd]
+        assert len(refreshers) == 1
+        tisch = Tisch(server.base)
+        log = next(simulate_logs(PRESETS["standard"], 1, players=["Anna", "Bert"], seed=5))
+        assert request(server.base, "POST", tisch.url + "/imports", log, tisch.token)[0] == 201
+        store = SQLiteStore(db)
+        repo = store.open_repository()
+        deadline = time.monotonic() + 15
+        while repo.stale_stats() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert repo.stale_stats() == {} and repo.stats_computed()
+        store.close()
+    finally:
+        server.stop()
+    assert server.proc.returncode == 0
+    assert not os.path.exists(f"/proc/{refreshers[0]}")
+
+
+def test_the_token_is_taken_by_the_write_transaction_or_at_the_end_of_the_request(tmp_path):
+    """A write request's token is read at its start and taken by its own write transaction;
+    spent meanwhile by another request (another process), that transaction is refused; a
+    request that writes nothing, or rolls back, has it taken at its end."""
+    from api.storage import SQLiteStore
+    from api.storage.sqlite.counters import RateLimited
+
+    store = SQLiteStore(tmp_path / "s.sqlite3")
+    a, b, c = (store.open_repository() for _ in range(3))
+    try:
+        now, rate = time.time(), 1 / 3600  # one token an hour: none comes back in the test
+        assert a.take_token("x", now, rate, 2) == 0.0  # both see tokens
+        assert b.take_token("x", now, rate, 2) == 0.0
+        assert c.take_token("x", now, rate, 2) == 0.0
+        with b.transaction():
+            pass  # b's write takes one
+        with a.transaction():
+            pass  # a's the other
+        with pytest.raises(RateLimited) as refused, c.transaction():
+            pass
+        assert refused.value.wait > 3000
+        for repo in (a, b, c):
+            repo.close()
+            assert repo.take_token("x", now, rate, 2) > 0  # empty for everyone
+            repo.close()
+        assert a.take_token("y", now, rate, 3) == 0.0
+        a.close()  # wrote nothing: its token is taken now (2 left)
+        assert b.take_token("y", now, rate, 3) == 0.0
+        with pytest.raises(RuntimeError), b.transaction():
+            raise RuntimeError("took one, rolled back")
+        b.close()  # so it is taken now (1 left)
+        assert c.take_token("y", now, rate, 3) == 0.0
+        with c.transaction():
+            pass  # the last one
+        c.close()
+        assert a.take_token("y", now, rate, 3) > 0
+    finally:
+        store.close()

@@ -1,18 +1,17 @@
 """API benchmark against `schocken serve`: the load comes from this (separate) process.
 
 Run: ``python -m api.bench.api_bench [--turns 300] [--seconds 15] [--clients 8] [--servers
-1x8,2x2] [--before TREE]``. The "before" column (main with waitress) needs main's tree and
-waitress, which is no dependency any more::
+default,2x2] [--before TREE[:WxT]] [--rounds N]``. The "before" column is another source tree's
+``schocken serve`` (e.g. main's, with the same virtualenv)::
 
-    git archive 6207bb1 | tar -x -C /tmp/main  # (mkdir first)
-    pip install --target /tmp/waitress waitress
-    PYTHONPATH=/tmp/waitress python -m api.bench.api_bench --before /tmp/main
+    mkdir /tmp/main && git archive main | tar -x -C /tmp/main
+    python -m api.bench.api_bench --before /tmp/main --rounds 2
 
-For every server set-up (``--servers 1x8,2x4``: gunicorn workers × threads; ``--before TREE``:
-another source tree's app with waitress, one process, 8 threads, as main had it) it starts the
-server on a fresh SQLite file, gives every client its own Stammtisch with four players and plays
+For every server set-up (``--servers default,2x4``: ``schocken serve`` with its defaults, or
+with WORKERS × THREADS; ``--before``: the other tree's first) it starts the server on a fresh
+SQLite file, gives every client its own Stammtisch with four players and plays
 engine-simulated games over HTTP, one turn summary per request, over persistent HTTP/1.1
-connections:
+connections (a connection the server closes is opened again, inside the measured latency):
 
 1. one client recording turns: p50 / p99 latency per turn (target p50 ≤ 10 ms);
 2. ``--clients`` concurrent clients, each playing its own games, for ``--seconds``: turns/s
@@ -22,7 +21,8 @@ connections:
 4. server CPU per turn (all processes), the peak memory of the largest server process
    (VmHWM; target ≤ 200 MB per worker); the load average after each run.
 
-The set-ups run one after the other and are printed side by side.
+The set-ups run one after the other (``--rounds``: alternating, that many times: the
+machine's other load then falls on both) and are printed side by side.
 
 The concurrent clients share this process's asyncio event loop, one connection each: no
 client thread waits for another's turn at the interpreter lock, so the latencies are the
@@ -106,7 +106,9 @@ class AsyncClient:
         self.loop: asyncio.AbstractEventLoop | None = None
 
     async def call(self, method: str, path: str, body: Any = None) -> tuple[int, bytes, float]:
-        """(status, body bytes, seconds from sending the request to its last byte)."""
+        """(status, body bytes, seconds from sending the request (or connecting, when the
+        server closed the last connection) to its last byte)."""
+        start = time.perf_counter()
         if self.streams is None or self.loop is not asyncio.get_running_loop():
             self.streams = await asyncio.open_connection("127.0.0.1", self.port)
             self.loop = asyncio.get_running_loop()  # a connection belongs to one event loop
@@ -116,15 +118,20 @@ class AsyncClient:
             f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n{self.auth}\r\n"
         )
-        start = time.perf_counter()
         writer.write(head.encode("ascii") + data)
         status = int((await reader.readline()).split()[1])
-        length = 0
+        length, close = 0, False
         while (line := await reader.readline()) not in (b"\r\n", b""):
             name, _, value = line.decode("latin-1").partition(":")
-            if name.lower() == "content-length":
+            name = name.lower()
+            if name == "content-length":
                 length = int(value)
+            elif name == "connection":
+                close = value.strip().lower() == "close"
         raw = await reader.readexactly(length)
+        if close:  # the server ends the connection: the next call opens a new one
+            writer.close()
+            self.streams = None
         return status, raw, time.perf_counter() - start
 
 
@@ -241,6 +248,7 @@ class Figures:
     rate: int = 0  # concurrent clients, turns/s
     cpu_one: float = 0.0
     cpu_many: float = 0.0
+    cpu_load: float = 0.0  # this process (the clients), concurrent clients, per turn
     floor_one: list[float] = field(default_factory=list)  # the same for GET /health
     floor_many: list[float] = field(default_factory=list)
     floor_rate: int = 0
@@ -256,14 +264,18 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument(
         "--servers",
-        default="1x8,2x2",
-        help="gunicorn set-ups to compare, WORKERSxTHREADS, comma-separated (default 1x8,2x2)",
+        default="default",
+        help="`schocken serve` set-ups to compare, comma-separated: WORKERSxTHREADS or "
+        "`default` (its defaults; the default)",
     )
     parser.add_argument(
         "--before",
-        metavar="TREE",
-        help="also run the server of another source tree (e.g. main, unpacked by `git archive`) "
-        "with waitress and 8 threads, as before; waitress must be importable (PYTHONPATH)",
+        metavar="TREE[:WxT]",
+        help="first run `schocken serve` of another source tree (e.g. main, unpacked by `git "
+        "archive`), with its defaults or WORKERSxTHREADS",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="run the set-ups this many times, alternating"
     )
     return parser.parse_args()
 
@@ -273,8 +285,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def start_server(port: int, db: Path, setup: str) -> subprocess.Popen[bytes]:
     """The server on ``db`` in a subprocess (not waiting for it to answer): ``WxT`` is
-    ``schocken serve --workers W --threads T``; a source tree's path is that tree's app with
-    waitress and 8 threads (one process)."""
+    ``schocken serve --workers W --threads T``, ``default`` ``schocken serve`` with its
+    defaults; ``TREE`` or ``TREE:WxT`` the same from another source tree."""
     # the rate limit counts every write, as by default, but never trips (one client here
     # records ~100 turns/s: no pub table does)
     env = {
@@ -282,19 +294,15 @@ def start_server(port: int, db: Path, setup: str) -> subprocess.Popen[bytes]:
         "SCHOCKEN_STORAGE": "sqlite",
         "SCHOCKEN_WRITE_RATE_PER_MINUTE": os.environ.get("SCHOCKEN_WRITE_RATE_PER_MINUTE", "1e9"),
     }
-    if "x" in setup and not os.path.exists(setup):
-        workers, threads = setup.split("x")
-        argv = ["-m", "api.cli", "serve", "--port", str(port), "--db", str(db)]
+    source, _, shape = setup.rpartition(":") if ":" in setup else ("", "", setup)
+    if not source and os.path.isdir(shape):
+        source, shape = shape, "default"
+    argv = ["-m", "api.cli", "serve", "--port", str(port), "--db", str(db)]
+    if shape != "default":
+        workers, threads = shape.split("x")
         argv += ["--workers", workers, "--threads", threads]
-        cwd = ROOT
-    else:
-        code = (
-            "from waitress import serve; from api.app import create_app; "
-            f"serve(create_app({{'STORAGE': 'sqlite', 'DATABASE': {str(db)!r}}}), "
-            f"host='127.0.0.1', port={port}, threads=8)"
-        )
-        argv, cwd = ["-c", code], Path(setup)
-        env["PYTHONPATH"] = os.pathsep.join([setup, env.get("PYTHONPATH", "")])
+    cwd = Path(source) if source else ROOT
+    env["PYTHONPATH"] = os.pathsep.join([str(cwd), env.get("PYTHONPATH", "")])
     return subprocess.Popen(
         [sys.executable, *argv],
         cwd=cwd,
@@ -326,9 +334,10 @@ def measure_one_client(figures: Figures, port: int, pid: int, turns: int) -> Non
 def measure_clients(figures: Figures, port: int, pid: int, clients: int, seconds: float) -> None:
     """2. concurrent clients, each its own games."""
     players = [Player(port, seed=100 + i) for i in range(clients)]
-    cpu0 = cpu_seconds(pid)
+    cpu0, own0 = cpu_seconds(pid), time.process_time()
     figures.rate, figures.many = run_clients([p.turn for p in players], seconds)
     figures.cpu_many = (cpu_seconds(pid) - cpu0) / len(figures.many)
+    figures.cpu_load = (time.process_time() - own0) / len(figures.many)
 
 
 def measure_floor(figures: Figures, port: int, turns: int, clients: int, seconds: float) -> None:
@@ -351,6 +360,7 @@ ROWS: list[tuple[str, Any]] = [
     ("turns/s ÷ health/s", lambda f: f.rate / max(1, f.floor_rate)),
     ("server CPU per turn, 1 client (ms)", lambda f: f.cpu_one * 1000),
     ("server CPU per turn, 8 clients (ms)", lambda f: f.cpu_many * 1000),
+    ("load generator CPU per turn (ms)", lambda f: f.cpu_load * 1000),
     ("peak memory per process (MB)", lambda f: f.peak),
     ("load average (1 min) after", lambda f: f.load[0]),
 ]
@@ -391,11 +401,15 @@ def measure(setup: str, label: str, args: argparse.Namespace) -> Figures:
 def main() -> None:
     args = parse_args()
     runs = []
+    setups = [(s, f"serve {s}" if s != "default" else "serve (defaults)")
+              for s in args.servers.split(",")]  # fmt: skip
     if args.before:
-        runs.append(measure(args.before, "main: waitress 1×8", args))
-    for setup in args.servers.split(","):
-        workers, threads = setup.split("x")
-        runs.append(measure(setup, f"gunicorn {workers}×{threads}", args))
+        tree, _, shape = args.before.partition(":")
+        shape = shape or "default"
+        setups.insert(0, (f"{tree}:{shape}", f"before {shape}"))
+    for _ in range(args.rounds):
+        for setup, label in setups:
+            runs.append(measure(setup, label, args))
     print_table(runs, args.clients)
 
 

@@ -55,13 +55,13 @@ def open_app(db: str | None) -> Flask | None:
         return None
 
 
-#: worker processes of ``schocken serve`` on SQLite (one per core, at least 2), threads per
-#: worker. Measured with api/bench/api_bench.py on 2 cores, 8 clients, in the quietest run
-#: (load average 2-3, other work on the machine): 2 × 2 recorded 890 turns/s (p99 18 ms),
-#: 2 × 4 740 (p99 27 ms), 1 × 8 630; busier runs vary by ±30 % and do not separate 2 × 2
-#: from 2 × 4. More threads per process mostly wait for its interpreter lock, and SQLite takes
-#: one writer at a time anyway; ``--threads`` gives more for slow requests.
-WORKERS, THREADS = max(2, min(os.cpu_count() or 2, 8)), 2
+#: worker processes of ``schocken serve`` on SQLite (two per core, at least 4) with one thread
+#: each (api/cli/serving.py: InlineWorker, no hand-off between threads), or with ``--threads``
+#: (gunicorn's gthread). Measured with api/bench/api_bench.py on 2 cores, 8 clients, side by
+#: side in one run: 4 × 1 recorded the most turns/s and the lowest p99, ahead of 2 × 2, 3 × 2 and
+#: 4 × 2 (several threads of a process mostly wait for its interpreter lock; a process waiting
+#: for its fsync after a commit leaves the core to another). Each process holds ~60-130 MB.
+WORKERS, THREADS = max(4, min(2 * (os.cpu_count() or 2), 12)), 1
 
 
 @command("serve", "serve the REST API (gunicorn: worker processes with threads)")
@@ -72,20 +72,23 @@ WORKERS, THREADS = max(2, min(os.cpu_count() or 2, 8)), 2
     "--workers",
     type=int,
     default=None,
-    help=f"worker processes (default {WORKERS} on SQLite; DuckDB and the in-memory store: 1)",
+    help=f"worker processes (default {WORKERS} on SQLite; the in-memory store: 1)",
 )
 @click.option(
     "--threads", type=int, default=THREADS, help=f"threads per worker (default {THREADS})"
 )
 def serve(host: str, port: int, db: str | None, workers: int | None, threads: int) -> int:
-    """Serve the API, the pub form and the dashboard with gunicorn: worker processes with
-    threads, each with its own connections to the database."""
+    """Serve the API, the pub form and the dashboard with gunicorn: worker processes (with
+    threads if asked), each with its own connections to the database."""
+    from dashboard.refresher import interval_of
+
     from .serving import run
 
     app = open_app(db)  # creates and migrates the database once, before any worker starts
     if app is None:
         return 1
     storage, database = app.config["STORAGE"], app.config["DATABASE"]
+    refresh = interval_of(app) if storage == "sqlite" else 0.0
     app.extensions["schocken"].store.close()  # no connection crosses the fork
     if storage != "sqlite":  # one process holds a DuckDB file; the fake lives in one process
         if workers not in (None, 1):
@@ -98,7 +101,7 @@ def serve(host: str, port: int, db: str | None, workers: int | None, threads: in
         f"{database or 'in memory'}, {workers} worker(s) × {threads} threads",
         flush=True,
     )
-    run({"STORAGE": storage, "DATABASE": database}, host, port, workers, threads)
+    run({"STORAGE": storage, "DATABASE": database}, host, port, workers, threads, refresh)
     return 0
 
 

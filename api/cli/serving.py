@@ -1,5 +1,6 @@
-"""``schocken serve`` runs the app in gunicorn: a pre-fork server, N worker processes with
-threads each (``gthread``), all on one port.
+"""``schocken serve`` runs the app in gunicorn: a pre-fork server, N worker processes, all on
+one port, each serving one request at a time in its main thread (:class:`InlineWorker`), or
+with ``--threads`` > 1 gunicorn's ``gthread`` worker.
 
 The master process makes the app once before forking (it creates and migrates the database
 and writes the instance folder's secret key and admin token, so that the workers do not race
@@ -8,25 +9,265 @@ its own app (``preload_app`` off) with its own connections. Nothing that correct
 lives in one worker's memory (see api/domain/cache.py, api/http/idempotency.py,
 api/http/ratelimit.py). SIGTERM (or Ctrl-C) stops gracefully: the workers finish the requests
 they are on (up to ``GRACEFUL_SECONDS``), then exit.
+
+Beside the workers the master runs one statistics refresher, ``schocken stats refresh --watch``
+(dashboard/refresher.py), a process of its own: the workers run none (a round of statistics in
+a worker held its interpreter lock for tens of ms while requests waited; two workers took
+turns at the one-refresher lock). The master starts it, starts it again should it end (at
+most once per :data:`RESTART_SECONDS`), and stops it when it stops; the refresher also ends
+by itself when the master is gone (a SIGKILL).
 """
 
 from __future__ import annotations
 
+import errno
+import os
+import selectors
+import subprocess
+import sys
+import time
+from datetime import datetime
+from functools import partial
 from typing import Any
 
+from gunicorn import util
 from gunicorn.app.base import BaseApplication
+from gunicorn.arbiter import Arbiter
+from gunicorn.http import wsgi
+from gunicorn.workers.gthread import TConn, ThreadWorker
 
 #: how long a stopping worker may finish the requests it is on
 GRACEFUL_SECONDS = 10
+#: a worker silent this long is restarted (an InlineWorker is silent while it serves a request:
+#: a backup of a big database through the admin endpoint, say)
+WORKER_TIMEOUT = 120
+#: requests served on one kept-alive connection before it is closed (see InlineWorker)
+REQUESTS_PER_CONNECTION = 100
+#: the statistics refresher is started again at most this often
+RESTART_SECONDS = 10.0
+
+
+class Refresher:
+    """The master's child ``schocken stats refresh --watch`` on the server's database."""
+
+    def __init__(self, database: str | None, interval: float) -> None:
+        self.database, self.interval = database, interval
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.started = 0.0
+
+    def start(self) -> None:
+        if not self.database or self.interval <= 0:
+            return
+        self.started = time.monotonic()
+        command = [sys.executable, "-m", "api.cli", "stats", "refresh", "--watch"]
+        command += ["--db", self.database, "--interval", str(self.interval)]
+        self.proc = subprocess.Popen([*command, "--parent", str(os.getpid())])
+
+    def check(self) -> None:
+        """Start it again if it ended (gunicorn's reaping of children may have collected it:
+        then ``poll`` finds it gone as well)."""
+        if self.proc is not None and self.proc.poll() is not None:
+            if time.monotonic() - self.started >= RESTART_SECONDS:
+                self.start()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+
+    def wait(self) -> None:
+        if self.proc is not None:
+            try:
+                self.proc.wait(GRACEFUL_SECONDS)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+class ServerArbiter(Arbiter):  # type: ignore[misc]  # gunicorn has no type information
+    """gunicorn's master, which also keeps the statistics refresher running."""
+
+    refresher: Refresher
+
+    def start(self) -> None:
+        super().start()
+        self.refresher.start()
+
+    def manage_workers(self) -> None:
+        super().manage_workers()
+        self.refresher.check()
+
+    def halt(self, reason: Any = None, exit_status: int = 0) -> None:
+        self.refresher.stop()  # it ends its round while the workers finish their requests
+        try:
+            super().halt(reason, exit_status)
+        finally:
+            self.refresher.wait()
+
+
+class _Done:
+    """What gthread's ``finish_request`` reads of a request's future: its outcome."""
+
+    __slots__ = ("error", "value")
+
+    def __init__(self, value: Any, error: BaseException | None = None) -> None:
+        self.value, self.error = value, error
+
+    def cancelled(self) -> bool:
+        return False
+
+    def result(self) -> Any:
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+class OneSend(wsgi.Response):  # type: ignore[misc]  # gunicorn has no type information
+    """gunicorn's response, but the head goes out with the first piece of the body, in one
+    send (gunicorn sends them apart: on a loopback or LAN socket each send costs as much as a
+    small request's routing)."""
+
+    held: bytes | None = None
+    headers_sent: bool
+
+    def send_headers(self) -> None:
+        if self.headers_sent:
+            return
+        head = self.default_headers()
+        head.extend(f"{k}: {v}\r\n" for k, v in self.headers)
+        self.held = util.to_bytestring("{}\r\n".format("".join(head)), "latin-1")
+        self.headers_sent = True
+
+    def flush(self) -> None:
+        held, self.held = self.held, None
+        if held:
+            util.write(self.sock, held)
+
+    def _emit_body(self, data: bytes) -> None:
+        if self.held is not None and not self.chunked:
+            held, self.held = self.held, None
+            util.write(self.sock, held + data)
+            return
+        self.flush()
+        util.write(self.sock, data, self.chunked)
+
+    def sendfile(self, respiter: Any) -> bool:
+        self.send_headers()
+        self.flush()
+        return bool(super().sendfile(respiter))
+
+    def close(self) -> None:
+        self.send_headers()
+        self.flush()
+        super().close()
+
+
+class InlineWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has no type information
+    """gunicorn's ``gthread`` worker with one request thread, its main thread: the request of a
+    connection that turns readable is served right there, not handed to a pool thread and its
+    outcome back through a pipe (two thread switches and the interpreter lock passed twice per
+    request). New connections wait in the poller until their request arrives; keep-alive,
+    time-outs and the graceful stop are gthread's.
+
+    A kept-alive connection belongs to the process that accepted it, and clients that connect
+    at one moment may all land on one process (the first to wake accepts them all) while
+    another idles. So a connection is closed after :data:`REQUESTS_PER_CONNECTION` requests
+    (``Connection: close``, as nginx's ``keepalive_requests``): the client connects again and
+    an idle process, the one waiting in ``accept``, takes it. That rebalances within a second
+    at a cost of one connection per that many requests."""
+
+    alive: bool
+
+    def accept(self, listener: Any) -> None:
+        try:
+            sock, address = listener.accept()
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
+                raise
+            return
+        self.nr_conns += 1
+        sock.setblocking(False)
+        conn = TConn(self.cfg, sock, address, listener.getsockname())
+        conn.timeout = time.monotonic() + self.cfg.keepalive
+        self.pending_conns.append(conn)
+        self.poller.register(
+            sock, selectors.EVENT_READ, partial(self.on_pending_socket_readable, conn)
+        )
+
+    def handle_request(self, req: Any, conn: Any) -> bool:
+        """gthread's ``handle_request`` with :class:`OneSend` answers, in one thread, and at
+        most :data:`REQUESTS_PER_CONNECTION` requests per connection. False: close it."""
+        conn.served = getattr(conn, "served", 0) + 1
+        environ: dict[str, Any] = {}
+        resp = None
+        try:
+            self.cfg.pre_request(self, req)
+            started = datetime.now()
+            resp, environ = wsgi.create(
+                req, conn.sock, conn.client, conn.server, self.cfg, response_class=OneSend
+            )
+            self.nr += 1
+            if self.nr >= self.max_requests:
+                if self.alive:
+                    self.log.info("Autorestarting worker after current request.")
+                    self.alive = False
+            if (
+                not self.alive
+                or not self.cfg.keepalive
+                or self.nr >= self.max_requests
+                or conn.served >= REQUESTS_PER_CONNECTION
+                or len(self.keepalived_conns) >= self.max_keepalived
+            ):
+                resp.force_close()  # answered with Connection: close
+            respiter = self.wsgi(environ, resp.start_response)
+            try:
+                if isinstance(respiter, environ["wsgi.file_wrapper"]):
+                    resp.write_file(respiter)
+                else:
+                    for item in respiter:
+                        resp.write(item)
+                resp.close()
+            finally:
+                self.log.access(resp, req, environ, datetime.now() - started)
+                if hasattr(respiter, "close"):
+                    respiter.close()
+            return not resp.should_close()
+        except OSError:
+            raise  # handle() closes the connection
+        except (Exception, SystemExit):
+            if resp is not None and resp.headers_sent:
+                self.log.exception("Error handling request")
+                util.close_graceful(conn.sock)
+                raise StopIteration() from None
+            raise
+        finally:
+            try:
+                self.cfg.post_request(self, req, environ, resp)
+            except Exception:  # noqa: BLE001 - gunicorn's own handling
+                self.log.exception("Exception in post_request hook")
+
+    def enqueue_req(self, conn: Any) -> None:
+        try:
+            done = _Done(self.handle(conn))
+        except Exception as exc:  # noqa: BLE001 - finish_request closes the connection
+            done = _Done(None, exc)
+        self.finish_request(conn, done)
 
 
 class Server(BaseApplication):  # type: ignore[misc]  # gunicorn has no type information
     """The app factory ``create_app(config)`` under gunicorn with the given settings."""
 
-    def __init__(self, config: dict[str, Any], options: dict[str, Any]) -> None:
+    def __init__(
+        self, config: dict[str, Any], options: dict[str, Any], refresher: Refresher | None = None
+    ) -> None:
         self.app_config = config
         self.options = options
+        self.refresher = refresher or Refresher(None, 0)
         super().__init__()
+
+    def run(self) -> None:
+        arbiter = ServerArbiter(self)
+        arbiter.refresher = self.refresher
+        arbiter.run()
 
     def load_config(self) -> None:
         for key, value in self.options.items():
@@ -51,15 +292,20 @@ def settle_garbage_collector() -> None:
     gc.set_threshold(10_000, 20, 20)
 
 
-def run(config: dict[str, Any], host: str, port: int, workers: int, threads: int) -> None:
-    """Serve until SIGTERM / SIGINT."""
+def run(
+    config: dict[str, Any], host: str, port: int, workers: int, threads: int, refresh: float = 0
+) -> None:
+    """Serve until SIGTERM / SIGINT, with a statistics refresher every ``refresh`` seconds (0:
+    none) in a process of its own; the workers run none."""
     options = {
         "bind": f"{host}:{port}",
         "workers": workers,
         "threads": threads,
-        "worker_class": "gthread",
+        "worker_class": "gthread" if threads > 1 else f"{__name__}.InlineWorker",
         "graceful_timeout": GRACEFUL_SECONDS,
+        "timeout": WORKER_TIMEOUT,
         "proc_name": "schocken",
         "loglevel": "warning",
     }
-    Server(config, options).run()
+    refresher = Refresher(config.get("DATABASE"), refresh)
+    Server({**config, "STATS_REFRESH_SECONDS": 0}, options, refresher).run()

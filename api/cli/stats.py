@@ -27,11 +27,31 @@ stats = Group("stats", short_help="the statistics read model", help="The statist
     show_default=True,
     help="processes sharing a big refresh (on a busy 2-core machine 1 was fastest)",
 )
-def refresh_command(everything: bool, db: str | None, processes: int) -> int:
-    """Recompute the statistics of the stale Stammtische (--all: of every one)."""
+@click.option("--watch", is_flag=True, help="then keep refreshing what turns stale, until Ctrl-C")
+@click.option("--interval", type=float, default=1.0, show_default=True, help="--watch: seconds")
+@click.option("--parent", type=int, hidden=True, help="--watch: stop when this process ends")
+def refresh_command(
+    everything: bool,
+    db: str | None,
+    processes: int,
+    watch: bool,
+    interval: float,
+    parent: int | None,
+) -> int:
+    """Recompute the statistics of the stale Stammtische (--all: of every one); --watch: then
+    go on refreshing every --interval seconds until SIGTERM / Ctrl-C (what `schocken serve`
+    runs beside its workers, dashboard/refresher.py)."""
     from dashboard.readmodel import refresh_file
 
     from ..config import default_database
+
+    if watch:
+        from dashboard.refresher import watch as watching
+
+        if everything:
+            refresh_file(db or default_database(), everything, processes)
+        watching(db or default_database(), interval, parent)
+        return 0
 
     started = time.perf_counter()
     done = refresh_file(db or default_database(), everything, processes)

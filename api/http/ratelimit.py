@@ -23,8 +23,11 @@ client address is the connection's, or, behind ``TRUSTED_PROXIES`` reverse proxi
 they forward (werkzeug's ``ProxyFix``; never a header a client could set itself).
 
 The buckets and failure counts live in the database (``Repository.take_token``,
-``Repository.failed_attempts``; on SQLite one atomic statement on a connection of its own that
-syncs nothing, see api/storage/sqlite/counters.py). Keys are kept only as Stammtisch ids,
+``Repository.failed_attempts``), so a client cannot get N times the rate by landing on N
+processes. On SQLite the bucket is read when the request starts and the token taken by the
+first statement of the request's own write transaction (no write of its own; should the
+bucket run dry in between, that transaction is refused with the same 429), or at the request's
+end when it writes nothing; see api/storage/sqlite/counters.py. Keys are kept only as Stammtisch ids,
 addresses as they are. flask-limiter was considered: its storages are memory, Redis,
 Memcached and MongoDB, none of them the database every process already shares.
 """
@@ -36,6 +39,7 @@ import hmac
 import math
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from flask import Flask, current_app, request
 from werkzeug.exceptions import TooManyRequests
@@ -43,6 +47,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..domain import Unauthorized
 from ..domain.stammtische import hash_token
+from ..storage import RateLimited
 from .auth import bearer_token
 from .context import services
 from .idempotency import WRITE_METHODS
@@ -79,14 +84,18 @@ class Limits:
         self.login = Bucket.of(app, "LOGIN_RATE_PER_MINUTE", "LOGIN_RATE_BURST", 60.0)
         self.purged = time.time()
 
-    def take(self, who: str, bucket: Bucket) -> float:
-        """0 when ``who`` may go ahead, else the seconds until it may."""
+    def take(self, who: str, bucket: Bucket, now_too: bool = False) -> float:
+        """0 when ``who`` may go ahead, else the seconds until it may. The token is taken
+        by the request's write transaction (on SQLite: its first statement, so that it costs
+        no write of its own) or at the request's end; ``now_too``: at once."""
         repo = services().repo
         now = time.time()
         try:
             wait = repo.take_token(who, now, bucket.per_second, bucket.burst)
         except NotImplementedError:  # a read-only copy keeps no counters (and takes no writes)
             return 0.0
+        if now_too:
+            repo.settle_tokens()
         if now - self.purged > 3600:  # once an hour per process: forget full buckets
             self.purged = now
             slowest = min(b.per_second for b in (self.write, self.create, self.login) if b)
@@ -145,7 +154,7 @@ def address_wait(kind: str) -> float:
     bucket = limits.create if kind == "create" else limits.login
     if bucket is None:
         return 0.0
-    return limits.take(f"{kind}:{client_address()}", bucket)
+    return limits.take(f"{kind}:{client_address()}", bucket, now_too=True)
 
 
 def backoff_wait(stammtisch_id: int) -> float:
@@ -178,12 +187,21 @@ def _limit() -> None:
             raise too_many(wait, "neue Stammtische von dieser Adresse")
     if limits.write is not None:
         who = _writer()
-        wait = limits.take(who, limits.write)
+        # the admin endpoints write no rows (a backup reads them all): their token is taken
+        # before what they do, not after
+        wait = limits.take(who, limits.write, (request.endpoint or "").startswith("admin."))
         if wait > 0:
             keyed = who.startswith("st:")
             raise too_many(
                 wait, "Einträge " + ("mit diesem Schlüssel" if keyed else "von dieser Adresse")
             )
+
+
+def _refused(error: RateLimited) -> Any:
+    """The write transaction found the bucket empty (after the request's start found a token)."""
+    return current_app.extensions["schocken_api"].handle_http_exception(
+        too_many(error.wait, "Einträge")
+    )
 
 
 def init_rate_limit(app: Flask) -> None:
@@ -195,3 +213,4 @@ def init_rate_limit(app: Flask) -> None:
         )
     app.extensions["schocken_ratelimit"] = Limits(app)
     app.before_request(_limit)
+    app.register_error_handler(RateLimited, _refused)

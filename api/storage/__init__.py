@@ -23,7 +23,13 @@ from .records import (
     StoredResponse,
     WebSession,
 )
-from .repository import MigrationError, Repository, StorageConflict, StorageUnavailable
+from .repository import (
+    MigrationError,
+    RateLimited,
+    Repository,
+    StorageConflict,
+    StorageUnavailable,
+)
 from .sqlite import SQLiteRepository, SQLiteStore
 
 __all__ = [
@@ -42,6 +48,7 @@ __all__ = [
     "Stammtisch",
     "StorageConflict",
     "StorageUnavailable",
+    "RateLimited",
     "StoredResponse",
     "WebSession",
     "open_store",

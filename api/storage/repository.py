@@ -44,6 +44,16 @@ class StorageUnavailable(Exception):
     The message names the cause for the operator's log."""
 
 
+class RateLimited(Exception):
+    """The client's rate-limit bucket ran dry between the request's check of it and its write
+    transaction (where an adapter takes the token): the write is refused (429), ``wait``
+    seconds until the next token."""
+
+    def __init__(self, wait: float) -> None:
+        super().__init__(f"rate limited for {wait:.1f} s")
+        self.wait = wait
+
+
 #: the words of the database errors that mean "cannot write or read now", not "bad request"
 UNAVAILABLE_WORDS = (
     "disk i/o error",
@@ -172,6 +182,11 @@ class Repository(ABC):
 
     def purge_tokens(self, before: float) -> None:
         """Forget buckets untouched since ``before`` (they are full again)."""
+        return None
+
+    def settle_tokens(self) -> None:
+        """Write a token :meth:`take_token` granted but left for the request's write
+        transaction to take (adapters that defer it), now."""
         return None
 
     def failed_attempts(self, who: str, now: float, outcome: bool | None) -> tuple[int, float]:

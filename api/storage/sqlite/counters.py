@@ -11,25 +11,37 @@ program that does not queue, such as ``schocken rebuild``, just waits in the bus
 After COMMIT the queue is left and the WAL is synced (:meth:`Writing.sync`, see .store).
 
 Counters (:class:`Counters`): every server process takes a client's tokens from the one table
-``rate_limits`` (migration 0007), one ``INSERT … ON CONFLICT DO UPDATE … RETURNING`` statement
-per write request, atomic across processes. They run on a connection of their own with
-``synchronous=OFF`` and are not synced after their commit: an fsync per request would halve
-the write rate. A counter lost in a crash of the machine only lets a client write once more;
-the next sync after a turn puts the whole WAL on disk, counters included. This connection never
-checkpoints (an unsynced checkpoint could empty a WAL whose turns are not in a synced database
-file yet); the turns' connections do, syncing as ``synchronous=NORMAL`` does.
+``rate_limits`` (migration 0007) with one ``INSERT … ON CONFLICT DO UPDATE … RETURNING``
+statement, atomic across processes. A write request does not pay a transaction of its own for
+it: :meth:`Counters.take` only reads the bucket (an empty one is refused at once) and leaves
+the take to the first statement of the request's own write transaction (:meth:`Counters.begin`,
+right after ``BEGIN IMMEDIATE``), so it commits and is synced with the turn it paid for. Should
+the bucket have run dry since the read (another request of the client, in any process), that
+transaction is refused with :class:`RateLimited` and rolls back. A request that writes nothing
+(refused before its transaction, say) or whose transaction rolled back takes its token at its
+end (:meth:`Counters.settle`), on a connection of the counters' own with ``synchronous=OFF``,
+not synced: an fsync per request would halve the write rate. A counter lost in a crash of the
+machine only lets a client write once more; the next sync after a turn puts the whole WAL on
+disk, counters included. That connection never checkpoints (an unsynced checkpoint could
+empty a WAL whose turns are not in a synced database file yet); the turns' connections do,
+syncing as ``synchronous=NORMAL`` does.
 """
 
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
+from ..repository import RateLimited
 from .sql import queries
+
+log = logging.getLogger(__name__)
 
 
 class Writing:
@@ -77,7 +89,7 @@ class Writing:
                     finally:
                         os.close(folder)
                     self._wal = os.open(self.path + "-wal", os.O_RDONLY)
-        os.fsync(self._wal)
+        os.fdatasync(self._wal)  # the data and the size: what a reader needs after a crash
 
     def close(self) -> None:
         with self._lock:
@@ -87,13 +99,24 @@ class Writing:
             self._queue = self._wal = None
 
 
+#: the tokens in ``who``'s bucket now (no row: a full bucket)
+_PEEK = (
+    "SELECT min(:burst, tokens + max(0.0, :now - updated_at) * :rate) "
+    "FROM rate_limits WHERE who = :who"
+)
+
+
 class Counters:
-    """Token buckets in the database, on a lazily opened connection of their own."""
+    """Token buckets in the database, on a lazily opened connection of their own; a take is
+    written by the request's next write transaction (:meth:`begin`) or at its end
+    (:meth:`settle`)."""
 
     def __init__(self, writing: Writing | None) -> None:
         self._writing = writing
         self._conn: sqlite3.Connection | None = None
         self._q = queries()
+        self._pending: dict[str, Any] | None = None  # read, not yet written
+        self._written: dict[str, Any] | None = None  # written by an uncommitted transaction
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -107,13 +130,50 @@ class Counters:
         return self._conn
 
     def take(self, who: str, now: float, per_second: float, burst: int) -> float:
-        """0.0 when a token was taken, else the seconds until the next one."""
+        """0.0 when ``who`` has a token (taken by the request's write transaction or at its
+        end), else the seconds until the next one."""
+        self.settle()  # a take of an earlier request not written yet (it ended abnormally)
         params = {"who": who, "now": now, "rate": per_second, "burst": float(burst)}
-        conn = self._connection()
+        row = self._connection().execute(_PEEK, params).fetchone()
+        tokens = float(burst) if row is None else float(row[0])
+        if tokens < 1.0:  # nothing to write: the stored bucket refills to the same tokens
+            return (1.0 - tokens) / per_second
+        self._pending = params
+        return 0.0
+
+    def begin(self, conn: sqlite3.Connection, on_commit: list[Callable[[], None]]) -> None:
+        """Begin the request's write transaction on ``conn`` (``BEGIN IMMEDIATE``) and take
+        the pending token in it first. Raises :class:`RateLimited` when none is left (the
+        caller rolls back)."""
+        conn.execute("BEGIN IMMEDIATE")
+        params, self._pending = self._pending, None
+        if params is None:
+            return
+        tokens, granted = conn.execute(self._q["take_token"], params).fetchone()
+        if not granted:
+            raise RateLimited((1.0 - float(tokens)) / params["rate"])
+        self._written = params
+        on_commit.append(self._committed)
+
+    def _committed(self) -> None:
+        self._written = None
+
+    def settle(self) -> None:
+        """At the end of a request: a token not taken by a committed transaction is taken now
+        (a failure is logged, not raised: the answer is out)."""
+        params = self._pending or self._written
+        self._pending = self._written = None
+        if params is not None:
+            try:
+                self._write(params)
+            except (sqlite3.Error, NotImplementedError):
+                log.warning("rate limit: a token could not be taken", exc_info=True)
+
+    def _write(self, params: dict[str, Any]) -> None:
         assert self._writing is not None
+        conn = self._connection()
         with self._writing.queued():
-            tokens, granted = conn.execute(self._q["take_token"], params).fetchone()
-        return 0.0 if granted else (1.0 - float(tokens)) / per_second
+            conn.execute(self._q["take_token"], params).fetchone()
 
     def purge(self, before: float) -> None:
         conn = self._connection()

@@ -97,8 +97,9 @@ class SQLiteRepository(ReadModelMixin, WebSessionsMixin, Repository):
     def close(self) -> None:
         """End of a request: the connection stays (an open transaction is rolled back)."""
         self._depth = 0
-        if not self.disconnected and self._conn.in_transaction:
-            self._conn.execute("ROLLBACK")
+        if not self.disconnected:
+            self._rollback()
+            self.counters.settle()  # a rate-limit token no committed write took (.counters)
 
     def disconnect(self) -> None:
         """Close the connection for good."""
@@ -125,9 +126,9 @@ class SQLiteRepository(ReadModelMixin, WebSessionsMixin, Repository):
         queued = self._writing.queued() if self._writing else contextlib.nullcontext()
         with _unavailable():
             with queued:
-                self._conn.execute("BEGIN IMMEDIATE")
                 self._depth, self._pending = 1, []
-                try:
+                try:  # BEGIN IMMEDIATE, then the request's rate-limit token (see .counters)
+                    self.counters.begin(self._conn, self._pending)
                     yield
                 except BaseException:
                     self._depth, self._pending = 0, None
@@ -161,6 +162,9 @@ class SQLiteRepository(ReadModelMixin, WebSessionsMixin, Repository):
     def purge_tokens(self, before: float) -> None:
         with _unavailable():
             self.counters.purge(before)
+
+    def settle_tokens(self) -> None:
+        self.counters.settle()
 
     def failed_attempts(self, who: str, now: float, outcome: bool | None) -> tuple[int, float]:
         with _unavailable():
@@ -404,10 +408,8 @@ class SQLiteRepository(ReadModelMixin, WebSessionsMixin, Repository):
         rows = self._all("get_response", {"stammtisch_id": stammtisch_id, "key_hash": key_hash})
         if not rows:
             return None
-        r = rows[0]
-        return StoredResponse(
-            r[0], r[1], r[2], r[3], r[4], bytes(r[5]), datetime.fromisoformat(r[6])
-        )
+        *r, at = rows[0]
+        return StoredResponse(r[0], r[1], r[2], r[3], r[4], bytes(r[5]), datetime.fromisoformat(at))
 
     def save_response(self, response: StoredResponse) -> None:
         params = {

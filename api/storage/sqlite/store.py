@@ -12,7 +12,8 @@ Settings of every connection, and why:
   disk: ~400 commits/s in all). Here the lock is released at COMMIT and the fsync follows
   outside it; the fsyncs of writers that commit close together overlap and are done by one
   flush of the file system's journal (a group commit made by the kernel). One fsync covers the
-  whole file, so earlier commits of other connections are synced with it. NORMAL syncs the WAL
+  whole file, so earlier commits of other connections are synced with it (``fdatasync``, as
+  SQLite's own syncs on Linux: the frames and the file's size, not its times). NORMAL syncs the WAL
   before each checkpoint and the database after it, so a checkpoint never loses a frame.
 * ``busy_timeout``: a writer waits up to that long for another writer (thread or process)
   instead of failing at once.
