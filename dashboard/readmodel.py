@@ -42,16 +42,13 @@ import duckdb
 from api.storage import Repository, SQLiteStore
 from api.storage.records import FACT_COLUMNS
 
+from .periods import StoredPeriod, period_rows
 from .stats import (
-    PARAMS,
-    SET_QUERIES,
     Key,
     Period,
     Row,
     Verlierer,
-    compute,
     empty_period,
-    run,
 )
 
 #: the input tables of a refresh, with the columns the statistics read (in this order)
@@ -68,7 +65,11 @@ INPUT: dict[str, tuple[str, ...]] = {
         if c not in ("stammtisch_id", "year", "played_local")
     ),  # fmt: skip
 }
-_INTEGERS = set(FACT_COLUMNS["player_game_facts"]) - {"played_local"}
+#: the summary's columns by type: ids as BIGINT, the small counts as INTEGER (half the memory
+#: of a full refresh's input; their sums are the same)
+_IDS = ("game_id", "player_id", "stammtisch_id")
+_KINDS = {c: "BIGINT" if c in _IDS else "TIMESTAMP" if c == "played_local" else "INTEGER"
+          for c in FACT_COLUMNS["player_game_facts"]}  # fmt: skip
 #: the in-memory DuckDB's tables (only what the statistics read)
 SCHEMA = (
     "CREATE TABLE players (id BIGINT, name VARCHAR)",
@@ -77,10 +78,7 @@ SCHEMA = (
     "finalist1_id BIGINT, finalist2_id BIGINT, loser_id BIGINT)",
     "CREATE TABLE half_facts (game_id BIGINT, rounds INTEGER)",
     "CREATE TABLE player_game_facts ("
-    + ", ".join(
-        f"{c} {'BIGINT' if c in _INTEGERS else 'TIMESTAMP'}"
-        for c in FACT_COLUMNS["player_game_facts"]
-    )
+    + ", ".join(f"{c} {kind}" for c, kind in _KINDS.items())
     + ")",
 )
 _CSV = (
@@ -96,15 +94,13 @@ _LOAD = {
 }
 #: columns read as their type (not as text cast on insert): the summary's counts, most of
 #: the bytes (the rest is small and read as text: booleans, moments)
-_TYPES = {("player_game_facts", c): "BIGINT" for c in INPUT["player_game_facts"]}
+_TYPES = {("player_game_facts", c): _KINDS[c] for c in INPUT["player_game_facts"]}
 #: Stammtische per pass of a full refresh
 CHUNK = 100
 #: seconds a reader waits for another refresher before it shows the stored numbers
 READ_WAIT = 3.0
 #: a refresh of at most this many Stammtische reuses its thread's engine
 SMALL = 5
-#: threads running the set-based queries side by side
-QUERY_WORKERS = 2
 #: the fields of a period that hold a moment (JSON text → datetime when read back)
 MOMENTS = frozenset({"first_game", "last_game", "played_local"})
 
@@ -166,85 +162,71 @@ def duckdb_input(
     ``stammtische``."""
     conn = _engine(conn)
     try:
-        texts = repo.stats_csv(INPUT, stammtische)
-        with tempfile.TemporaryDirectory(prefix="schocken-stats-") as folder:
-            for table, lines in texts.items():  # in the order of INPUT: games before their facts
-                if not lines:
-                    continue
-                path = os.path.join(folder, f"{table}.csv")
-                with open(path, "w", encoding="utf-8", newline="") as fh:
-                    fh.write("\n".join(lines))
-                    fh.write("\n")
-                columns = {c: _TYPES.get((table, c), "VARCHAR") for c in INPUT[table]}
-                conn.execute(_LOAD.get(table, _LOAD[""]).format(table=table),
-                             {"path": path, "columns": columns})  # fmt: skip
+        _append(conn, repo.stats_csv(INPUT, stammtische))
     except BaseException:
         conn.close()
         raise
     return conn
 
 
-def run_parallel(
-    conn: duckdb.DuckDBPyConnection, workers: int = QUERY_WORKERS
-) -> dict[str, list[Row]]:
-    """The rows of every set-based query, run side by side on cursors of ``conn`` (DuckDB
-    plans and runs them without the GIL)."""
-
-    def one(name: str) -> list[Row]:
-        cursor = conn.cursor()
-        try:
-            return run(cursor, name, **PARAMS)
-        finally:
-            cursor.close()
-
-    if workers == QUERY_WORKERS:  # the threads of this process's query pool, kept
-        return dict(zip(SET_QUERIES, _query_pool().map(one, SET_QUERIES), strict=True))
-    with ThreadPoolExecutor(workers, thread_name_prefix="stats-query") as pool:
-        return dict(zip(SET_QUERIES, pool.map(one, SET_QUERIES), strict=True))
+def _append(conn: duckdb.DuckDBPyConnection, texts: dict[str, list[str]]) -> None:
+    """Append the CSV texts of ``Repository.stats_csv`` to the input tables of ``conn``."""
+    with tempfile.TemporaryDirectory(prefix="schocken-stats-") as folder:
+        for table, lines in texts.items():  # in the order of INPUT: games before their facts
+            if not lines:
+                continue
+            path = os.path.join(folder, f"{table}.csv")
+            with open(path, "w", encoding="utf-8", newline="") as fh:
+                fh.write("\n".join(lines))
+                fh.write("\n")
+            columns = {c: _TYPES.get((table, c), "VARCHAR") for c in INPUT[table]}
+            conn.execute(_LOAD.get(table, _LOAD[""]).format(table=table),
+                         {"path": path, "columns": columns})  # fmt: skip
 
 
-_POOL: dict[int, ThreadPoolExecutor] = {}
-_POOL_LOCK = threading.Lock()
+def _feed(repo: Repository, ids: list[int]) -> duckdb.DuckDBPyConnection:
+    """A new in-memory DuckDB holding the input rows of ``ids`` (many): read from the row
+    store :data:`CHUNK` Stammtische at a time, this thread reading the next chunk while a
+    helper thread appends the last one (SQLite and DuckDB let go of the GIL as they work)."""
+    conn = _engine()
+    try:
+        with ThreadPoolExecutor(1, thread_name_prefix="stats-feed") as pool:
+            pending: Future[None] | None = None
+            for i in range(0, len(ids), CHUNK):
+                texts = repo.stats_csv(INPUT, ids[i : i + CHUNK])
+                if pending is not None:
+                    pending.result()
+                pending = pool.submit(_append, conn, texts)
+            if pending is not None:
+                pending.result()
+    except BaseException:
+        conn.close()
+        raise
+    return conn
 
 
-def _query_pool() -> ThreadPoolExecutor:
-    """This process's pool of query threads (starting two threads costs several ms on a busy
-    machine, a third of a small refresh's queries); a forked child makes its own."""
-    with _POOL_LOCK:
-        pool = _POOL.get(os.getpid())
-        if pool is None:
-            pool = _POOL[os.getpid()] = ThreadPoolExecutor(
-                QUERY_WORKERS, thread_name_prefix="stats-query"
-            )
-        return pool
-
-
-def compute_periods(repo: Repository, stammtische: Collection[int]) -> dict[Key, Period]:
-    """Every period of ``stammtische``, computed by DuckDB from the row store's rows. A small
-    refresh reuses this thread's engine (no new database per finished game)."""
+def compute_rows(repo: Repository, stammtische: Collection[int]) -> list[StoredPeriod]:
+    """Every period of ``stammtische`` as stored: DuckDB computes and renders them from the
+    row store's rows (:func:`dashboard.periods.period_rows`). A small refresh reuses this
+    thread's engine (no new database per finished game)."""
     if len(stammtische) > SMALL:
-        return _computed(duckdb_input(repo, stammtische), stammtische)
+        conn = duckdb_input(repo, stammtische)
+        try:
+            return period_rows(conn, stammtische)
+        finally:
+            conn.close()
     engine: duckdb.DuckDBPyConnection | None = getattr(_SMALL, "conn", None)
     _SMALL.conn = None  # taken; put back only when all went well
     conn = duckdb_input(repo, stammtische, engine or _small_engine())
-    found = compute(conn, stammtische, run_parallel(conn))
+    found = period_rows(conn, stammtische)
     _SMALL.conn = conn
     return found
 
 
-def _computed(conn: duckdb.DuckDBPyConnection, stammtische: Collection[int]) -> dict[Key, Period]:
-    try:
-        return compute(conn, stammtische, run_parallel(conn))
-    finally:
-        conn.close()
-
-
-def _stored(periods: dict[Key, Period]) -> list[tuple[int, int | None, int, str]]:
-    return [(st, year, p["overview"]["games"], to_json(p)) for (st, year), p in periods.items()]
-
-
-def _rows(conn: duckdb.DuckDBPyConnection, stammtische: list[int]) -> list[Any]:
-    return _stored(_computed(conn, stammtische))
+def compute_periods(repo: Repository, stammtische: Collection[int]) -> dict[Key, Period]:
+    """Every period of ``stammtische``, computed by DuckDB from the row store's rows, as
+    :func:`dashboard.stats.compute` shapes them (audits compare the stored ones with it)."""
+    return {(st, year): from_json(body) for st, year, _, body in compute_rows(repo, stammtische)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,31 +236,19 @@ class Refreshed:
 
 
 def _refresh(repo: Repository, ids: list[int], versions: dict[int, int]) -> Refreshed:
-    """Recompute ``ids`` and store them, :data:`CHUNK` Stammtische per pass (the lock is
-    held); each pass replaces its Stammtische' rows and clears their marks. Two passes
-    overlap: this thread reads the next chunk from the row store into DuckDB while a helper
-    thread computes the last one (DuckDB and SQLite let go of the GIL while they work)."""
-    chunks = [ids[i : i + CHUNK] for i in range(0, len(ids), CHUNK)]
-    if len(chunks) == 1:  # an incremental refresh: no helper thread
-        found = compute_periods(repo, chunks[0])
-        _write(repo, chunks[0], _stored(found), versions)
-        return Refreshed(len(ids), len(found))
-    periods = 0
-    with ThreadPoolExecutor(1, thread_name_prefix="stats-compute") as pool:
-        pending: tuple[list[int], Future[list[Any]]] | None = None
-        for chunk in chunks:
-            conn = duckdb_input(repo, chunk)
-            if pending is not None:
-                periods += _write(repo, pending[0], pending[1].result(), versions)
-            pending = (chunk, pool.submit(_rows, conn, chunk))
-        if pending is not None:
-            periods += _write(repo, pending[0], pending[1].result(), versions)
-    return Refreshed(len(ids), periods)
-
-
-def _write(repo: Repository, chunk: list[int], rows: list[Any], versions: dict[int, int]) -> int:
-    repo.write_stats(chunk, rows, {st: versions[st] for st in chunk if st in versions})
-    return len(rows)
+    """Recompute ``ids`` and store them (the lock is held): the rows of all of them go into
+    one DuckDB (:func:`_feed`), which computes every period in one statement; one
+    transaction replaces their rows and clears their marks."""
+    if len(ids) <= CHUNK:  # an incremental refresh
+        rows = compute_rows(repo, ids)
+    else:
+        conn = _feed(repo, ids)
+        try:
+            rows = period_rows(conn, ids)
+        finally:
+            conn.close()
+    repo.write_stats(ids, rows, {st: versions[st] for st in ids if st in versions})
+    return Refreshed(len(ids), len(rows))
 
 
 def refresh(

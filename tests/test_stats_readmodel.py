@@ -192,7 +192,7 @@ def test_two_racing_refreshers_take_turns(tmp_path, monkeypatch):
         for i, table in enumerate(tables):
             assert table.post("/imports", logs(1, i, "2024-03-01T20:00:00+01:00")[0]).status_code
         inside, overlaps = [], []
-        compute = readmodel.compute_periods
+        compute = readmodel.compute_rows
 
         def slow(repo, ids):
             inside.append(1)
@@ -203,7 +203,7 @@ def test_two_racing_refreshers_take_turns(tmp_path, monkeypatch):
             finally:
                 inside.pop()
 
-        monkeypatch.setattr(readmodel, "compute_periods", slow)
+        monkeypatch.setattr(readmodel, "compute_rows", slow)
         repos = [store.open_repository() for _ in range(4)]
         threads = [
             threading.Thread(target=refresh, args=(r,), kwargs={"everything": True}) for r in repos
