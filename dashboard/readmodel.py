@@ -42,7 +42,7 @@ import duckdb
 from api.storage import Repository, SQLiteStore
 from api.storage.records import FACT_COLUMNS
 
-from .periods import StoredPeriod, period_rows
+from .periods import StoredPeriod, period_rows, prepare
 from .stats import (
     Key,
     Period,
@@ -152,6 +152,7 @@ def _small_engine() -> duckdb.DuckDBPyConnection:
     conn = _engine()
     for statement in SMALL_SETTINGS:
         conn.execute(statement)
+    prepare(conn)
     return conn
 
 
@@ -184,7 +185,7 @@ def _append(conn: duckdb.DuckDBPyConnection, texts: dict[str, list[str]]) -> Non
                          {"path": path, "columns": columns})  # fmt: skip
 
 
-def _feed(repo: Repository, ids: list[int]) -> duckdb.DuckDBPyConnection:
+def feed(repo: Repository, ids: list[int]) -> duckdb.DuckDBPyConnection:
     """A new in-memory DuckDB holding the input rows of ``ids`` (many): read from the row
     store :data:`CHUNK` Stammtische at a time, this thread reading the next chunk while a
     helper thread appends the last one (SQLite and DuckDB let go of the GIL as they work)."""
@@ -218,7 +219,7 @@ def compute_rows(repo: Repository, stammtische: Collection[int]) -> list[StoredP
     engine: duckdb.DuckDBPyConnection | None = getattr(_SMALL, "conn", None)
     _SMALL.conn = None  # taken; put back only when all went well
     conn = duckdb_input(repo, stammtische, engine or _small_engine())
-    found = period_rows(conn, stammtische)
+    found = period_rows(conn, stammtische, prepared=True)
     _SMALL.conn = conn
     return found
 
@@ -237,12 +238,12 @@ class Refreshed:
 
 def _refresh(repo: Repository, ids: list[int], versions: dict[int, int]) -> Refreshed:
     """Recompute ``ids`` and store them (the lock is held): the rows of all of them go into
-    one DuckDB (:func:`_feed`), which computes every period in one statement; one
+    one DuckDB (:func:`feed`), which computes every period in one statement; one
     transaction replaces their rows and clears their marks."""
     if len(ids) <= CHUNK:  # an incremental refresh
         rows = compute_rows(repo, ids)
     else:
-        conn = _feed(repo, ids)
+        conn = feed(repo, ids)
         try:
             rows = period_rows(conn, ids)
         finally:
