@@ -251,7 +251,7 @@ def _literal(text: str) -> str:
 
 def _inlined(sql: str) -> str:
     """The statement with its constant parameters as literals: only the ids (``$1``) are
-    left, so that it can be prepared once (:func:`prepare`)."""
+    left."""
     constants = {
         **{k: str(int(v)) for k, v in PARAMS.items()},
         "category_info": _literal(_category_info()),
@@ -262,25 +262,12 @@ def _inlined(sql: str) -> str:
     return sql.replace("$ids", "$1")
 
 
-#: the name of the prepared statement of an engine (:func:`prepare`)
-PREPARED = "stats_periods"
-
-
-def prepare(conn: duckdb.DuckDBPyConnection) -> None:
-    """Prepare the statement on ``conn``, once: a small refresh then skips DuckDB's parsing,
-    binding and planning of it (about a sixth of its time for one Stammtisch)."""
-    conn.execute(f"PREPARE {PREPARED} AS {statement(conn)}")
-
-
 def period_rows(
-    conn: duckdb.DuckDBPyConnection, stammtische: Collection[int], prepared: bool = False
+    conn: duckdb.DuckDBPyConnection, stammtische: Collection[int]
 ) -> list[StoredPeriod]:
     """(stammtisch_id, year or None, finished games, the period as JSON) of every period of
     the Stammtische whose rows ``conn`` (DuckDB) holds; ``stammtische`` get an all-time
-    period even without a finished game. ``prepared``: :func:`prepare` was called on it."""
+    period even without a finished game."""
     ids = sorted(int(s) for s in stammtische)
-    if prepared:  # EXECUTE takes no bound parameters: the ids as a literal list of integers
-        rows = conn.execute(f"EXECUTE {PREPARED}([{', '.join(map(str, ids))}])").fetchall()
-    else:
-        rows = conn.execute(statement(conn), [ids]).fetchall()
+    rows = conn.execute(statement(conn), [ids]).fetchall()
     return [(int(st), int(period) or None, int(games), body) for st, period, games, body in rows]
