@@ -10,9 +10,10 @@ beside SQLite on the same set-based SQL, a period over HTTP, memory.
    its own order with its own players, written by ``INSERT … SELECT`` (``stats_bench.sql``).
 2. The tables the statistics read (not the per-turn ones) are copied into a SQLite database
    of the API's schema (:class:`~api.storage.SQLiteStore`): the row store of the server.
-3. Full refresh of every statistic of every Stammtisch and period
-   (:func:`dashboard.readmodel.refresh`: SQLite rows → DuckDB → set-based SQL → JSON rows in
-   stats_periods), and its parts; the same set-based SQL run on SQLite, side by side.
+3. Full refresh of every statistic of every Stammtisch and period (``schocken stats refresh
+   --all``: SQLite rows → one DuckDB → one statement → JSON rows in stats_periods), and its
+   parts; the same nine set-based queries run on the refresh's DuckDB and on SQLite (the row
+   store, with its indexes), side by side, their rows kept inside each engine.
 4. Incremental refresh of one Stammtisch marked stale (what a finished game costs), and one
    Stammtisch-year's statistics over HTTP (Flask test client, read model), and the peak memory.
 
