@@ -73,34 +73,34 @@ total AS (
             - (games * $share_num + $share_den - 1) % $share_den) / $share_den AS min_games
     FROM counted
 ),
-ranked AS (
-    -- the rankings before the names and runs are joined (DuckDB sizes a window by its
-    -- input's estimated rows: after these joins, billions)
-    SELECT played.*, total.games AS period_games,
+scored AS (
+    SELECT played.stammtisch_id, played.period,
            CASE WHEN total.min_games < 1 THEN 1 ELSE total.min_games END AS min_games,
+           played.player_id, pl.name, played.games_played, played.games_lost,
            CAST(played.games_lost AS DOUBLE) / played.games_played AS share_lost,
-           rank() OVER (PARTITION BY played.stammtisch_id, played.period
-                        ORDER BY played.games_lost DESC,
-                                 CAST(played.games_lost AS DOUBLE) / played.games_played DESC,
-                                 played.halves_lost DESC) AS rank
+           played.halves_lost,
+           played.finals_played, played.finals_lost, played.blattschuss,
+           played.deckel,
+           CAST(played.deckel AS DOUBLE) / played.games_played AS deckel_per_game,
+           played.schock_aus,
+           played.turns,
+           streaks.longest_without_loss,
+           played.first_game, played.last_game,
+           CAST(played.games_played AS DOUBLE) / total.games AS attendance
     FROM played
     JOIN total ON total.stammtisch_id = played.stammtisch_id AND total.period = played.period
-),
-safe AS (
-    SELECT ranked.*,
-           CASE WHEN games_played >= min_games THEN rank() OVER (
-               PARTITION BY stammtisch_id, period, games_played >= min_games
-               ORDER BY share_lost, games_played DESC, halves_lost) END AS safe_rank
-    FROM ranked
+    JOIN players pl ON pl.id = played.player_id
+    JOIN streaks ON streaks.stammtisch_id = played.stammtisch_id
+                AND streaks.period = played.period AND streaks.player_id = played.player_id
 )
-SELECT s.stammtisch_id, s.period, s.rank, s.safe_rank,
-       s.player_id, pl.name, s.games_played, s.games_lost, s.share_lost, s.halves_lost,
-       s.finals_played, s.finals_lost, s.blattschuss, s.deckel,
-       CAST(s.deckel AS DOUBLE) / s.games_played AS deckel_per_game,
-       s.schock_aus, s.turns, streaks.longest_without_loss, s.first_game, s.last_game,
-       CAST(s.games_played AS DOUBLE) / s.period_games AS attendance
-FROM safe s
-JOIN players pl ON pl.id = s.player_id
-JOIN streaks ON streaks.stammtisch_id = s.stammtisch_id
-            AND streaks.period = s.period AND streaks.player_id = s.player_id
-ORDER BY s.stammtisch_id, s.period, pl.name, s.player_id
+SELECT stammtisch_id, period,
+       rank() OVER (PARTITION BY stammtisch_id, period
+                    ORDER BY games_lost DESC, share_lost DESC, halves_lost DESC) AS rank,
+       CASE WHEN games_played >= min_games THEN rank() OVER (
+           PARTITION BY stammtisch_id, period, games_played >= min_games
+           ORDER BY share_lost, games_played DESC, halves_lost) END AS safe_rank,
+       player_id, name, games_played, games_lost, share_lost, halves_lost, finals_played,
+       finals_lost, blattschuss, deckel, deckel_per_game, schock_aus, turns,
+       longest_without_loss, first_game, last_game, attendance
+FROM scored
+ORDER BY stammtisch_id, period, name, player_id
