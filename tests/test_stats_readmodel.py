@@ -113,7 +113,13 @@ def play_live(table, log):
     return game
 
 
-def test_incremental_equals_full_equals_the_oracle_through_finish_undo_import_rename(app):
+@pytest.mark.parametrize("small", [readmodel.SMALL, 0], ids=["python-shaped", "one-statement"])
+def test_incremental_equals_full_equals_the_oracle_through_finish_undo_import_rename(
+    app, monkeypatch, small
+):
+    # one-statement: every refresh renders its periods in one DuckDB statement
+    # (dashboard/periods.py), as a full refresh of many Stammtische does
+    monkeypatch.setattr(readmodel, "SMALL", small)
     client = app.test_client()
     post, anker = make_table(client, "Zur Post"), make_table(client, "Anker", private=True)
     for table in (post, anker):
@@ -192,7 +198,7 @@ def test_two_racing_refreshers_take_turns(tmp_path, monkeypatch):
         for i, table in enumerate(tables):
             assert table.post("/imports", logs(1, i, "2024-03-01T20:00:00+01:00")[0]).status_code
         inside, overlaps = [], []
-        compute = readmodel.compute_periods
+        compute = readmodel.compute_rows
 
         def slow(repo, ids):
             inside.append(1)
@@ -203,7 +209,7 @@ def test_two_racing_refreshers_take_turns(tmp_path, monkeypatch):
             finally:
                 inside.pop()
 
-        monkeypatch.setattr(readmodel, "compute_periods", slow)
+        monkeypatch.setattr(readmodel, "compute_rows", slow)
         repos = [store.open_repository() for _ in range(4)]
         threads = [
             threading.Thread(target=refresh, args=(r,), kwargs={"everything": True}) for r in repos
@@ -294,3 +300,24 @@ def test_a_read_shows_the_stored_numbers_rather_than_wait_long_for_another_refre
         assert table.get("/statistics").json["overview"]["games"] == 1
         assert time.monotonic() - started < 2
     assert table.get("/statistics").json["overview"]["games"] == 2  # its turn now
+
+
+def test_the_one_statement_renders_the_text_python_shapes(app, monkeypatch):
+    """Many Stammtische: DuckDB renders each period (dashboard/periods.py); a few: Python
+    shapes the queries' rows (dashboard/stats.py). Byte for byte the same, for a Stammtisch
+    without games too."""
+    client = app.test_client()
+    post, anker = make_table(client, "Zur Post"), make_table(client, "Anker")
+    make_table(client, "Leer")
+    for table in (post, anker):
+        table.add_players(NAMES)
+    for log in logs(4, 11, "2022-12-02T20:00:00+01:00"):
+        assert post.post("/imports", log).status_code == 201
+    assert anker.post("/imports", logs(1, 12, "2024-05-03T20:00:00+02:00")[0]).status_code
+    repo = app.extensions["schocken"].store.repository()
+    ids = repo.stammtisch_ids()
+    shaped = readmodel.compute_rows(repo, ids)
+    monkeypatch.setattr(readmodel, "SMALL", 0)
+    rendered = readmodel.compute_rows(repo, ids)
+    assert [r[:3] for r in rendered] == [r[:3] for r in shaped] and len(shaped) >= 5
+    assert rendered == shaped

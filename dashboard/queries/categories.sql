@@ -5,17 +5,21 @@
 -- comparable with the exact probabilities of one throw of three dice (RULES.md section 2).
 -- The category is read from the dice (default order), whatever the house rules call it; the
 -- counts per player and game are in player_game_facts (api/storage migration 0003).
-WITH seats AS (
-    SELECT p.*, p.year AS period FROM player_game_facts p
-    UNION ALL
-    SELECT p.*, 0 AS period FROM player_game_facts p
-),
-fair AS (
-    SELECT stammtisch_id, period, player_id,
+WITH yearly AS (
+    SELECT stammtisch_id, year, player_id,
            sum(fair_schock_aus) AS schock_aus, sum(fair_schock) AS schock,
            sum(fair_general) AS general, sum(fair_strasse) AS strasse, sum(fair_zahl) AS zahl
-    FROM seats
-    GROUP BY stammtisch_id, period, player_id
+    FROM player_game_facts
+    GROUP BY stammtisch_id, year, player_id
+),
+fair AS (
+    -- the years from the summary rows, all time from the years (each row is read once)
+    SELECT stammtisch_id, year AS period, player_id, schock_aus, schock, general, strasse, zahl
+    FROM yearly
+    UNION ALL
+    SELECT stammtisch_id, 0, player_id, sum(schock_aus), sum(schock), sum(general),
+           sum(strasse), sum(zahl)
+    FROM yearly GROUP BY stammtisch_id, player_id
 ),
 per_category AS (
     SELECT stammtisch_id, period, player_id, 'schock_aus' AS category, schock_aus AS throws FROM fair

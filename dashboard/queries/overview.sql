@@ -1,5 +1,5 @@
 -- Totals per Stammtisch and period (period: the calendar year at the table, 0: all time);
--- finished games only. Every fact row counts twice: for its year and for all time.
+-- finished games only. Every game counts twice: for its year and for all time.
 -- Turns and players come from the per-player summary (player_game_facts), not the turn table;
 -- rounds from the halves (half_facts: each half and the Finale count their rounds).
 WITH rounds AS (
@@ -16,13 +16,16 @@ gp AS (
     SELECT g.*, g.year AS period FROM g UNION ALL SELECT g.*, 0 AS period FROM g
 ),
 seats AS (
-    SELECT stammtisch_id, year AS period, player_id, turns FROM player_game_facts
-    UNION ALL
-    SELECT stammtisch_id, 0 AS period, player_id, turns FROM player_game_facts
+    SELECT stammtisch_id, year, player_id, sum(turns) AS turns
+    FROM player_game_facts GROUP BY stammtisch_id, year, player_id
 ),
 per_seat AS (
-    SELECT stammtisch_id, period, sum(turns) AS turns, count(DISTINCT player_id) AS players
-    FROM seats GROUP BY stammtisch_id, period
+    -- the years from the summary rows, all time from the years (each row is read once)
+    SELECT stammtisch_id, year AS period, sum(turns) AS turns, count(*) AS players
+    FROM seats GROUP BY stammtisch_id, year
+    UNION ALL
+    SELECT stammtisch_id, 0, sum(turns), count(DISTINCT player_id)
+    FROM seats GROUP BY stammtisch_id
 )
 SELECT gp.stammtisch_id, gp.period,
        count(*) AS games,

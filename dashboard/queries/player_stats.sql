@@ -8,14 +8,11 @@
 -- safe_rank: the safest players – lowest share lost among those with at least min_games games
 -- (a share $share_num / $share_den of the period's games, rounded up, at least 1); ties go to
 -- more games played, then to fewer halves lost (NULL: too few games).
-WITH seats AS (
-    -- one row per player, finished game and period: the summary of api/storage migration 0003
-    SELECT p.*, p.year AS period FROM player_game_facts p
-    UNION ALL
-    SELECT p.*, 0 AS period FROM player_game_facts p
-),
-played AS (
-    SELECT stammtisch_id, period, player_id,
+-- Each summary row (api/storage migration 0003) is read once: the years are computed from
+-- them, all time from the years (sums of sums, the least of the firsts …), never from a
+-- second copy of every row.
+WITH yearly AS (
+    SELECT stammtisch_id, year, player_id,
            count(*) AS games_played,
            sum(lost) AS games_lost,
            sum(finalist) AS finals_played,
@@ -27,31 +24,54 @@ played AS (
            sum(turns) AS turns,
            min(played_local) AS first_game,
            max(played_local) AS last_game
-    FROM seats
-    GROUP BY stammtisch_id, period, player_id
+    FROM player_game_facts
+    GROUP BY stammtisch_id, year, player_id
+),
+played AS (
+    SELECT yearly.*, year AS period FROM yearly
+    UNION ALL
+    SELECT stammtisch_id, 0, player_id, sum(games_played), sum(games_lost), sum(finals_played),
+           sum(finals_lost), sum(blattschuss), sum(halves_lost), sum(deckel), sum(schock_aus),
+           sum(turns), min(first_game), max(last_game), 0
+    FROM yearly GROUP BY stammtisch_id, player_id
 ),
 numbered AS (
-    -- every loss opens a new group; the games after it (until the next loss) are one run
-    SELECT stammtisch_id, period, player_id, lost,
-           sum(lost) OVER (PARTITION BY stammtisch_id, period, player_id
+    -- every loss opens a new group, numbered by the player's losses at the Stammtisch so far
+    -- (a year's games are one stretch of that order: the number is one group in the year too)
+    SELECT stammtisch_id, year, player_id, lost,
+           sum(lost) OVER (PARTITION BY stammtisch_id, player_id
                            ORDER BY played_local, game_id
                            ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS grp
-    FROM seats
+    FROM player_game_facts
 ),
 runs AS (
-    SELECT stammtisch_id, period, player_id, grp, sum(1 - lost) AS run
-    FROM numbered GROUP BY stammtisch_id, period, player_id, grp
+    -- the games without a loss of one group in one year; all time adds up a group's years
+    SELECT stammtisch_id, year, player_id, grp, sum(1 - lost) AS run
+    FROM numbered GROUP BY stammtisch_id, year, player_id, grp
 ),
 streaks AS (
-    SELECT stammtisch_id, period, player_id, max(run) AS longest_without_loss
-    FROM runs GROUP BY stammtisch_id, period, player_id
+    SELECT stammtisch_id, year AS period, player_id, max(run) AS longest_without_loss
+    FROM runs GROUP BY stammtisch_id, year, player_id
+    UNION ALL
+    SELECT stammtisch_id, 0, player_id, max(run)
+    FROM (SELECT stammtisch_id, player_id, sum(run) AS run
+          FROM runs GROUP BY stammtisch_id, player_id, grp) ever
+    GROUP BY stammtisch_id, player_id
+),
+games_per_year AS (
+    SELECT stammtisch_id, year, count(DISTINCT game_id) AS games
+    FROM player_game_facts GROUP BY stammtisch_id, year
+),
+counted AS (
+    SELECT stammtisch_id, year AS period, games FROM games_per_year
+    UNION ALL
+    SELECT stammtisch_id, 0, sum(games) FROM games_per_year GROUP BY stammtisch_id
 ),
 total AS (
-    SELECT stammtisch_id, period, count(DISTINCT game_id) AS games,
-           (count(DISTINCT game_id) * $share_num + $share_den - 1
-            - (count(DISTINCT game_id) * $share_num + $share_den - 1) % $share_den)
-           / $share_den AS min_games
-    FROM seats GROUP BY stammtisch_id, period
+    SELECT stammtisch_id, period, games,
+           (games * $share_num + $share_den - 1
+            - (games * $share_num + $share_den - 1) % $share_den) / $share_den AS min_games
+    FROM counted
 ),
 scored AS (
     SELECT played.stammtisch_id, played.period,
