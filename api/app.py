@@ -49,13 +49,17 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     load_config(app.config, config)  # defaults, SCHOCKEN_* from the environment, `config`
     app.json.sort_keys = False  # type: ignore[attr-defined]
 
+    if app.config.get("DATABASE_URL") and app.config["STORAGE"] == "sqlite":
+        app.config["STORAGE"] = "postgresql"  # SCHOCKEN_DATABASE_URL=postgresql://…
     check_storage(app.config["STORAGE"])
     old = None
     if app.config["STORAGE"] == "sqlite" and not app.config.get("DATABASE"):
         os.makedirs(app.instance_path, exist_ok=True)
         app.config["DATABASE"] = database_file(app.instance_path)
         old = old_database_file(app.instance_path)
-    store = open_store(app.config["STORAGE"], app.config.get("DATABASE"), old)
+    postgres = app.config["STORAGE"] == "postgresql"
+    where = app.config.get("DATABASE_URL") if postgres else app.config.get("DATABASE")
+    store = open_store(app.config["STORAGE"], where, old)
     app.extensions["schocken"] = AppState(store, GameCache(app.config["GAME_CACHE_SIZE"]))
 
     api = SchockenApi(app)

@@ -1,5 +1,5 @@
-"""Storage: the repository port and its adapters (SQLite, the store of record, and the
-in-memory fake for tests).
+"""Storage: the repository port and its adapters (SQLite, the store of record by default;
+PostgreSQL, for a hosted service with several servers; the in-memory fake for tests).
 
 ``open_store(storage, path)`` returns a process-wide store; ``store.repository()`` gives the
 repository a request works with. Nothing here knows about Flask or the rules engine. The DuckDB
@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from .memory import MemoryRepository, MemoryStore
+from .postgres import PostgresRepository, PostgresStore
 from .records import (
     FactsWrite,
     GamePlayer,
@@ -35,6 +36,8 @@ __all__ = [
     "MigrationError",
     "NewGame",
     "Player",
+    "PostgresRepository",
+    "PostgresStore",
     "Repository",
     "SQLiteRepository",
     "SQLiteStore",
@@ -45,11 +48,12 @@ __all__ = [
     "open_store",
 ]
 
-Store = MemoryStore | SQLiteStore
+Store = MemoryStore | SQLiteStore | PostgresStore
 
 
 def open_store(storage: str, path: str | Path | None, old: str | Path | None = None) -> Store:
-    """``storage`` is ``"sqlite"`` (needs the path of a file) or ``"memory"``. ``old``: a
+    """``storage`` is ``"sqlite"`` (needs the path of a file), ``"postgresql"`` (``path`` is
+    the database's ``postgresql://`` URL) or ``"memory"``. ``old``: a
     DuckDB file of the retired store, converted into ``path`` first when ``path`` does not
     exist yet (the default files of the instance folder; one line on stderr says so)."""
     if storage == "memory":
@@ -64,9 +68,13 @@ def open_store(storage: str, path: str | Path | None, old: str | Path | None = N
             if told:
                 print(told, file=sys.stderr)
         return SQLiteStore(path)
+    if storage == "postgresql":
+        if not path:
+            raise ValueError("PostgreSQL storage needs a database URL (SCHOCKEN_DATABASE_URL)")
+        return PostgresStore(str(path))
     if storage == "duckdb":
         raise ValueError(
             "DuckDB storage is gone: convert the file with "
             "`schocken convert --from OLD.duckdb --to NEW.sqlite3`"
         )
-    raise ValueError(f"unknown storage {storage!r} (sqlite or memory)")
+    raise ValueError(f"unknown storage {storage!r} (sqlite, postgresql or memory)")
