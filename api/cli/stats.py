@@ -13,6 +13,7 @@ import time
 import click
 
 from .base import Group
+from .database import database_url_option, pick_url
 
 stats = Group("stats", short_help="the statistics read model", help="The statistics read model.")
 
@@ -20,6 +21,7 @@ stats = Group("stats", short_help="the statistics read model", help="The statist
 @stats.command("refresh", short_help="recompute stale statistics (--all: everything)")
 @click.option("--all", "everything", is_flag=True, help="every Stammtisch, not only stale ones")
 @click.option("--db", metavar="PATH", help="SQLite database file (default: the server's)")
+@database_url_option
 @click.option(
     "--processes",
     type=int,
@@ -27,14 +29,21 @@ stats = Group("stats", short_help="the statistics read model", help="The statist
     show_default=True,
     help="processes sharing a big refresh (on a busy 2-core machine 1 was fastest)",
 )
-def refresh_command(everything: bool, db: str | None, processes: int) -> int:
+def refresh_command(
+    everything: bool, db: str | None, database_url: str | None, processes: int
+) -> int:
     """Recompute the statistics of the stale Stammtische (--all: of every one)."""
     from dashboard.readmodel import refresh_file
 
     from ..config import default_database
+    from .database import refresh_url
 
     started = time.perf_counter()
-    done = refresh_file(db or default_database(), everything, processes)
+    url = pick_url(database_url, db)
+    if url:  # PostgreSQL: one process
+        done = refresh_url(url, everything)
+    else:
+        done = refresh_file(db or default_database(), everything, processes)
     print(
         f"Statistik: {done.stammtische} Stammtisch(e), {done.periods} Zeiträume neu berechnet "
         f"in {time.perf_counter() - started:.2f} s (Speicher höchstens {peak_mib()} MiB).",

@@ -130,11 +130,6 @@ DELETE FROM idempotency_keys WHERE created_at < %(before)s;
 -- name: game_version
 SELECT seq FROM game_log WHERE game_id = %(game_id)s ORDER BY seq DESC LIMIT 1;
 
--- The same in a write transaction, after locking the game row (one round trip)
--- name: lock_game_version
-SELECT (SELECT seq FROM game_log l WHERE l.game_id = g.id ORDER BY seq DESC LIMIT 1)
-FROM games g WHERE g.id = %(game_id)s FOR UPDATE;
-
 -- Rate limits (migrations/0007_rate_limits.sql): take one token, in one statement (the
 -- expressions of the UPDATE see the row before it: refilled = tokens + elapsed × rate, capped)
 -- name: take_token

@@ -190,12 +190,12 @@ class PostgresRepository(ReadModelMixin, Repository):
             self._locked.add(game_id)
 
     def game_version(self, game_id: int) -> int:
-        if self._writing and game_id not in self._locked:
-            row = self._run("lock_game_version", {"game_id": game_id}).fetchone()
-            self._locked.add(game_id)
-        else:
-            row = self._run("game_version", {"game_id": game_id}).fetchone()
-        return int(row[0]) if row and row[0] is not None else 0
+        # the lock first, the version in a statement of its own: at READ COMMITTED each
+        # statement reads what was committed when it started, so after the wait it sees the
+        # version the previous writer committed
+        self._lock_game(game_id)
+        row = self._run("game_version", {"game_id": game_id}).fetchone()
+        return int(row[0]) if row else 0
 
     def take_token(self, who: str, now: float, per_second: float, burst: int) -> float:
         params = {"who": who, "now": now, "rate": per_second, "burst": float(burst)}

@@ -71,13 +71,15 @@ def encode(kind: str, value: Any) -> Any:
 
 
 def unavailable_cause(exc: BaseException) -> str | None:
-    """The cause when ``exc`` means the database cannot work now, else None."""
+    """The cause when ``exc`` means the database cannot work now, else None (one line: libpq's
+    messages have several)."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
     if isinstance(exc, psycopg.InterfaceError | psycopg.OperationalError):
         if not isinstance(exc, errors.TransactionRollback):
-            return str(exc).strip() or type(exc).__name__
+            return text
     state = getattr(exc, "sqlstate", None) or ""
     if state[:2] in _UNAVAILABLE_CLASSES or state == _READ_ONLY:
-        return str(exc).strip()
+        return text
     return None
 
 

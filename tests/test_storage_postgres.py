@@ -1,0 +1,129 @@
+"""What only the PostgreSQL adapter has: the row lock that makes writers of one game (on
+several servers) go in turn, the advisory lock of the statistics refresh, migrations under a
+lock and a newer schema refused, the commands' ``--database-url``, a wrong URL as one line.
+The repository contract and the API suites run on PostgreSQL too (their ``postgresql``
+parameters)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import datetime
+
+import psycopg
+import pytest
+from conftest import PLAYERS, make_table
+from test_storage_repository import new_game
+
+from api.app import create_app
+from api.cli import main
+from api.rules import PRESETS
+from api.rules.simulate import simulate_logs
+from api.storage import LogEntry, MigrationError, PostgresStore, StorageConflict
+
+NOW = datetime(2026, 11, 27, 19, 0)
+
+
+def test_a_second_writer_of_a_game_waits_for_the_first_and_reads_its_version(pg_url):
+    one, two = PostgresStore(pg_url), PostgresStore(pg_url)  # as two servers
+    try:
+        first, second = one.repository(), two.open_repository()
+        st = first.add_stammtisch("a", "A", {}, False, "h", NOW)
+        game = first.add_game(new_game(st.id))
+        seen: list[tuple[int, float]] = []
+        locked = threading.Event()
+
+        def later() -> None:
+            locked.wait()
+            with second.transaction():
+                seen.append((second.game_version(game), time.monotonic()))
+                second.append_log(LogEntry(game, 2, "turn", {"n": 2}, NOW))
+            second.close()
+
+        thread = threading.Thread(target=later)
+        thread.start()
+        with first.transaction():
+            assert first.game_version(game) == 0  # takes the game's row lock
+            locked.set()
+            time.sleep(0.3)
+            first.append_log(LogEntry(game, 1, "turn", {"n": 1}, NOW))
+            committed = time.monotonic()
+        thread.join()
+        ((version, when),) = seen
+        assert version == 1 and when >= committed
+        assert [e.seq for e in first.load_log(game)] == [1, 2]
+        with pytest.raises(StorageConflict), first.transaction():  # the backstop stays
+            first.append_log(LogEntry(game, 2, "turn", {"n": 3}, NOW))
+    finally:
+        one.close()
+        two.close()
+
+
+def test_one_refresher_at_a_time_across_servers(pg_url):
+    one, two = PostgresStore(pg_url), PostgresStore(pg_url)
+    try:
+        with one.repository().stats_lock() as got:
+            assert got
+            with two.repository().stats_lock(wait=False) as other:
+                assert not other
+            with two.repository().stats_lock(wait=0.05) as other:
+                assert not other
+        with two.repository().stats_lock(wait=False) as other:
+            assert other
+    finally:
+        one.close()
+        two.close()
+
+
+def test_a_database_of_a_newer_version_is_refused_untouched(pg_url):
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("INSERT INTO schema_migrations VALUES (99, 'future', now())")
+    with pytest.raises(MigrationError, match="newer"):
+        PostgresStore(pg_url)
+    assert PostgresStore.__name__  # the database is still there, unchanged:
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT max(version) FROM schema_migrations").fetchone() == (99,)
+
+
+def test_servers_starting_at_once_apply_each_migration_once(pg_cluster):
+    url = pg_cluster.database_url("empty_" + str(id(pg_cluster)))
+    with psycopg.connect(pg_cluster.url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {url.split('?')[0].rsplit('/', 1)[1]}")
+    try:
+        stores: list[PostgresStore] = []
+        threads = [threading.Thread(target=lambda: stores.append(PostgresStore(url)))
+                   for _ in range(3)]  # fmt: skip
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert len(stores) == 3
+        assert [v for v, _ in stores[0].applied()] == [1, 2, 3, 4, 5, 6, 7]
+        for store in stores:
+            store.close()
+    finally:
+        pg_cluster.drop(url)
+
+
+def test_the_commands_work_on_postgresql_with_database_url(pg_url, tmp_path, capsys):
+    app = create_app({"DATABASE_URL": pg_url, "TESTING": True})
+    assert app.config["STORAGE"] == "postgresql"
+    table = make_table(app.test_client(), "Zur Post")
+    table.add_players(PLAYERS)
+    for log in simulate_logs(PRESETS["standard"], 2, players=PLAYERS, seed=3):
+        assert table.post("/imports", log).status_code == 201
+    app.extensions["schocken"].store.close()
+    assert main(["rebuild", "--database-url", pg_url], standalone_mode=False) == 0
+    assert main(["stats", "refresh", "--database-url", pg_url], standalone_mode=False) == 0
+    assert "1 Stammtisch(e)" in capsys.readouterr().err
+    out = tmp_path / "site"
+    args = ["dashboard", "build", "--out", str(out), "--database-url", pg_url]
+    assert main(args, standalone_mode=False) == 0
+    assert (out / "index.html").is_file() and (out / table.slug / "index.html").is_file()
+
+
+def test_a_wrong_database_url_is_one_line_and_a_non_zero_exit(capsys, tmp_path):
+    url = f"postgresql://postgres@/nope?host={tmp_path}&port=1"
+    assert main(["rebuild", "--database-url", url], standalone_mode=False) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("Die Datenbank ist nicht zu öffnen: PostgreSQL:") and "\n" not in err
