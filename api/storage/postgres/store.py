@@ -65,8 +65,8 @@ class PostgresStore:
         self._local = threading.local()
         self._repos: weakref.WeakSet[PostgresRepository] = weakref.WeakSet()
         self._lock = threading.Lock()
-        self.migrate(until)
         with self.connect() as conn:
+            self._migrate(conn, until)
             self._kinds: Kinds = column_kinds(conn)
         self._pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
             url,
@@ -85,9 +85,13 @@ class PostgresStore:
 
     def migrate(self, until: int | None = None) -> list[int]:
         """Apply every pending migration (up to version ``until``); the versions applied now."""
+        with self.connect() as conn:
+            return self._migrate(conn, until)
+
+    def _migrate(self, conn: psycopg.Connection[Any], until: int | None) -> list[int]:
         known = migrations()
         newest = max((v for v, _, _ in known), default=0)
-        with self.connect() as conn, mapped():
+        with mapped():
             applied = self._versions(conn)
             self._refuse_newer(applied, newest)
             pending = [m for m in known if m[0] not in applied and (until is None or m[0] <= until)]
