@@ -20,6 +20,7 @@ from api.cli import main
 from api.rules import PRESETS
 from api.rules.simulate import simulate_logs
 from api.storage import LogEntry, MigrationError, PostgresStore, StorageConflict
+from api.storage.postgres.store import migrations
 
 NOW = datetime(2026, 11, 27, 19, 0)
 
@@ -97,7 +98,7 @@ def test_servers_starting_at_once_apply_each_migration_once(pg_cluster):
         for thread in threads:
             thread.join()
         assert len(stores) == 3
-        assert [v for v, _ in stores[0].applied()] == [1, 2, 3, 4, 5, 6, 7]
+        assert [v for v, _ in stores[0].applied()] == [v for v, _, _ in migrations()]
         for store in stores:
             store.close()
     finally:
@@ -126,3 +127,38 @@ def test_a_wrong_database_url_is_one_line_and_a_non_zero_exit(capsys, tmp_path):
     assert main(["rebuild", "--database-url", url], standalone_mode=False) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("Die Datenbank ist nicht zu öffnen: PostgreSQL:") and "\n" not in err
+
+
+def test_failed_logins_are_counted_in_a_row_and_cleared_by_a_success(pg_url):
+    store = PostgresStore(pg_url)
+    try:
+        repo = store.repository()
+        assert repo.failed_attempts("st-1", 100.0, None) == (0, 0.0)
+        assert repo.failed_attempts("st-1", 100.0, False) == (1, 100.0)
+        assert repo.failed_attempts("st-1", 90.0, False) == (2, 100.0)  # the last stays last
+        assert repo.failed_attempts("st-2", 50.0, None) == (0, 0.0)
+        assert repo.failed_attempts("st-1", 120.0, True) == (0, 0.0)
+        assert repo.failed_attempts("st-1", 130.0, None) == (0, 0.0)
+    finally:
+        store.close()
+
+
+def test_rate_limit_tokens_refill_up_to_the_burst_and_are_purged(pg_url):
+    store = PostgresStore(pg_url)
+    try:
+        repo = store.repository()
+        assert [repo.take_token("a", 10.0, 1.0, 2) for _ in range(2)] == [0.0, 0.0]
+        assert repo.take_token("a", 10.0, 1.0, 2) == 1.0  # empty: one second to the next
+        assert repo.take_token("a", 11.5, 1.0, 2) == 0.0  # refilled 1.5, took 1
+        assert repo.take_token("b", 11.5, 1.0, 2) == 0.0  # another client's own bucket
+        repo.purge_tokens(11.0)
+        with psycopg.connect(pg_url) as conn:
+            assert conn.execute("SELECT who FROM rate_limits ORDER BY who").fetchall() == [
+                ("a",),
+                ("b",),
+            ]
+        repo.purge_tokens(12.0)
+        with psycopg.connect(pg_url) as conn:
+            assert conn.execute("SELECT count(*) FROM rate_limits").fetchone() == (0,)
+    finally:
+        store.close()

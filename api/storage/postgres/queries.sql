@@ -146,3 +146,15 @@ RETURNING tokens, granted;
 
 -- name: purge_tokens
 DELETE FROM rate_limits WHERE updated_at < %(before)s;
+
+-- Failed logins (migrations/0011_login_failures.sql)
+-- name: note_failure
+INSERT INTO login_failures AS f (who, failures, last_at) VALUES (%(who)s, 1, %(now)s)
+ON CONFLICT (who) DO UPDATE SET failures = f.failures + 1, last_at = greatest(f.last_at, %(now)s)
+RETURNING failures, last_at;
+
+-- name: failures
+SELECT failures, last_at FROM login_failures WHERE who = %(who)s;
+
+-- name: clear_failures
+DELETE FROM login_failures WHERE who = %(who)s;

@@ -207,6 +207,19 @@ class PostgresRepository(ReadModelMixin, Repository):
     def purge_tokens(self, before: float) -> None:
         self._run("purge_tokens", {"before": before})
 
+    def failed_attempts(self, who: str, now: float, outcome: bool | None) -> tuple[int, float]:
+        """Failed logins of ``who`` in a row and the last one's time, after noting
+        ``outcome`` (False: a failure now, True: a success, which clears them, None: nothing);
+        the port's method on main (issue 13, item 1)."""
+        if outcome:
+            self._run("clear_failures", {"who": who})
+            return 0, 0.0
+        if outcome is None:
+            row = self._run("failures", {"who": who}).fetchone()
+        else:
+            row = self._run("note_failure", {"who": who, "now": now}).fetchone()
+        return (int(row[0]), float(row[1])) if row else (0, 0.0)
+
     # Stammtische
     def add_stammtisch(
         self,
