@@ -162,3 +162,39 @@ def test_rate_limit_tokens_refill_up_to_the_burst_and_are_purged(pg_url):
             assert conn.execute("SELECT count(*) FROM rate_limits").fetchone() == (0,)
     finally:
         store.close()
+
+
+def test_connections_the_server_ended_are_replaced_before_a_request_sees_them(pg_url):
+    app = create_app({"DATABASE_URL": pg_url, "TESTING": True})
+    try:
+        table = make_table(app.test_client(), "Zur Post")
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            ended = admin.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            ).fetchone()
+        assert ended is not None and ended[0] >= 1  # the pool's connections
+        time.sleep(0.1)
+        assert table.post("/players", {"name": "Anna"}).status_code == 201
+        assert app.test_client().get("/api/v1/health").status_code == 200
+    finally:
+        app.extensions["schocken"].store.close()
+
+
+def test_the_statistics_refresher_of_a_server_works_and_stops_with_the_store(pg_url):
+    app = create_app({"DATABASE_URL": pg_url, "TESTING": True, "STATS_REFRESH_SECONDS": 0.05})
+    store = app.extensions["schocken"].store
+    try:
+        table = make_table(app.test_client(), "Zur Post")
+        table.add_players(PLAYERS)
+        (log,) = simulate_logs(PRESETS["standard"], 1, players=PLAYERS, seed=4)
+        assert table.post("/imports", log).status_code == 201  # starts the refresher too
+        repo = store.open_repository()
+        deadline = time.monotonic() + 10
+        while (repo.stale_stats() or not repo.stats_computed()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert repo.stale_stats() == {} and len(repo.stats_computed()) == 1
+        repo.close()
+    finally:
+        store.close()  # stops the refresher before the pool closes
+    assert not [t for t in threading.enumerate() if t.name == "stats-refresher" and t.is_alive()]

@@ -8,9 +8,11 @@ stays the default. Settings, and why:
   process): a request takes a connection on its first statement and gives it back at its end
   (:meth:`PostgresRepository.close`). Connections run in autocommit mode; a use case's
   ``transaction()`` is an explicit ``BEGIN … COMMIT`` (see :mod:`.repository` for the locks).
-  A connection that broke (the server restarted) is dropped by the pool when given back, and
-  the next request gets a new one; a request that waited :data:`POOL_TIMEOUT` seconds for a
-  connection gets :class:`~api.storage.repository.StorageUnavailable` (503).
+  Each connection is checked when taken (an empty query, one round trip): one the server
+  ended (a restart, an idle timeout) is replaced by a new one before the request sees it; one
+  that breaks during a request is dropped when given back. A request that waited
+  :data:`POOL_TIMEOUT` seconds for a connection, or found the server down, gets
+  :class:`~api.storage.repository.StorageUnavailable` (503).
 * Durability is PostgreSQL's default ``synchronous_commit=on``: COMMIT returns once the WAL
   holds the transaction on disk. Only the rate limit's counters live in an UNLOGGED table
   (migration 0007), whose commits wait for no flush.
@@ -74,6 +76,7 @@ class PostgresStore:
             max_size=pool_size,
             kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT},
             timeout=POOL_TIMEOUT,
+            check=ConnectionPool.check_connection,  # a connection the server ended is replaced
             name="schocken",
             open=True,
         )
