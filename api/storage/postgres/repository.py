@@ -43,6 +43,10 @@ from .readmodel import ReadModelMixin
 from .rows import Kinds, encode, mapped, naive
 
 
+#: seconds the health probe waits for a connection (requests wait the pool's timeout)
+PROBE_TIMEOUT = 2.0
+
+
 def _game_record(row: Sequence[Any], players: tuple[GamePlayer, ...]) -> GameRecord:
     """A row of the queries get_game / list_games as a record."""
     return GameRecord(
@@ -81,10 +85,10 @@ class PostgresRepository(ReadModelMixin, Repository):
         self._pending: list[Callable[[], None]] | None = None  # on_commit, in a write
         self.disconnected = False
 
-    def _connection(self) -> psycopg.Connection[Any]:
+    def _connection(self, timeout: float | None = None) -> psycopg.Connection[Any]:
         if self._conn is None:
             with mapped():
-                self._conn = self._pool.getconn()
+                self._conn = self._pool.getconn(timeout)
         return self._conn
 
     def close(self) -> None:
@@ -178,6 +182,7 @@ class PostgresRepository(ReadModelMixin, Repository):
         cheap query: a standby, or a server refusing writes, is read-only)."""
         if self._depth:
             return
+        self._connection(PROBE_TIMEOUT)  # a server that is down: say so soon
         row = self._sql("SELECT pg_is_in_recovery(), current_setting('transaction_read_only')")
         recovery, read_only = row.fetchone() or (False, "off")
         if recovery or read_only == "on":

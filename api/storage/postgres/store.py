@@ -39,7 +39,7 @@ from .rows import Kinds, column_kinds, mapped
 #: connections per process (a server's threads share them; a refresh uses two)
 POOL_SIZE = 10
 #: seconds a request waits for a free connection (or a new one) before a 503
-POOL_TIMEOUT = 10.0
+POOL_TIMEOUT = 5.0
 #: seconds to wait for the server when connecting
 CONNECT_TIMEOUT = 10
 #: the advisory lock of the migrations (any constant bigint, the same in every process)
