@@ -107,8 +107,8 @@ class Fault:
                 writes = {"INSERT", "UPDATE", "DELETE"}
                 fail = writes | {"COMMIT"} if at == "COMMIT" else writes
                 original = repo._connection
-                repo._connection = lambda original=original, fail=fail: _PgConn(
-                    original(), fail, self
+                repo._connection = lambda *a, original=original, fail=fail: _PgConn(
+                    original(*a), fail, self
                 )
                 self._undo.append((repo, "_connection", None))
             else:
