@@ -42,7 +42,6 @@ from ..sqlite.rows import to_json
 from .readmodel import ReadModelMixin
 from .rows import Kinds, encode, mapped, naive
 
-
 #: seconds the health probe waits for a connection (requests wait the pool's timeout)
 PROBE_TIMEOUT = 2.0
 
