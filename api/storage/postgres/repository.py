@@ -15,6 +15,7 @@ REPEATABLE READ, READ ONLY transaction: several reads as one moment, without loc
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -56,6 +57,7 @@ def _game_record(row: Sequence[Any], players: tuple[GamePlayer, ...]) -> GameRec
     )  # fmt: skip
 
 
+@functools.cache
 def _insert_sql(table: str) -> str:
     """``INSERT`` of a fact table (names from records.py); game_facts holds one row per
     game: it is replaced."""
