@@ -198,3 +198,30 @@ def test_the_statistics_refresher_of_a_server_works_and_stops_with_the_store(pg_
     finally:
         store.close()  # stops the refresher before the pool closes
     assert not [t for t in threading.enumerate() if t.name == "stats-refresher" and t.is_alive()]
+
+
+def test_the_csv_postgresql_renders_equals_the_ports_line_by_line(pg_url):
+    """``stats_csv`` by COPY gives the lines the port's Python rendering gives (which the
+    SQLite adapter's match): every input table of a refresh, all and some Stammtische."""
+    from api.storage import Repository
+    from dashboard.readmodel import INPUT
+
+    app = create_app({"DATABASE_URL": pg_url, "TESTING": True})
+    try:
+        for name, seed in (("Zur Post", 5), ("Anker", 6)):
+            table = make_table(app.test_client(), name)
+            table.add_players(PLAYERS)
+            for log in simulate_logs(PRESETS["standard"], 2, players=PLAYERS, seed=seed):
+                assert table.post("/imports", log).status_code == 201
+        repo = app.extensions["schocken"].store.open_repository()
+        tables = {**INPUT, "stammtische": ("id", "slug", "name", "private", "created_at")}
+        for stammtische in (None, [1]):
+            rendered = repo.stats_csv(tables, stammtische)
+            python = Repository.stats_csv(repo, tables, stammtische)
+            for name in tables:
+                lines = "\n".join(rendered[name]).split("\n") if rendered[name] else []
+                assert sorted(lines) == sorted(python[name]), name
+                assert python[name], name
+        repo.close()
+    finally:
+        app.extensions["schocken"].store.close()

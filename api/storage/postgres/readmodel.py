@@ -72,6 +72,26 @@ class ReadModelMixin:
                 out[table] = [tuple(r) for r in self._sql(sql, params).fetchall()]
         return out
 
+    def stats_csv(
+        self, tables: Mapping[str, Sequence[str]], stammtische: Collection[int] | None
+    ) -> dict[str, list[str]]:
+        """As the port's, but PostgreSQL renders each table's lines (``COPY … TO STDOUT`` as
+        CSV: every value quoted, NULL as an unquoted ``\\N``, each value as the port renders it:
+        see :func:`_csv_sql`), one text per table, no Python object per value."""
+        ids = None if stammtische is None else sorted(int(s) for s in stammtische)
+        out: dict[str, list[str]] = {}
+        with self.reading():
+            for table, columns in tables.items():
+                self._check(table, columns)
+                kinds = dict(self._kinds[table])
+                where, params = self._where(table, ids)
+                values = ", ".join(_csv_sql(c, kinds[c]) for c in columns)
+                select = f"SELECT {values} FROM {table}{where}"  # noqa: S608 - names checked
+                out[table] = _csv_lines(self._connection(), select, params)
+        return out
+
+    def _connection(self) -> Any: ...  # provided by PostgresRepository
+
     def table_rows(self, tables: Mapping[str, Sequence[str]]) -> dict[str, list[tuple[Any, ...]]]:
         """Every row of each table, the given columns in that order, one consistent moment."""
         return self.stats_rows(tables, None)
@@ -147,6 +167,28 @@ class ReadModelMixin:
                     conn.execute("SELECT pg_advisory_unlock(%s)", [STATS_LOCK])
         finally:
             self._pool.putconn(conn)
+
+
+def _csv_sql(column: str, kind: str) -> str:
+    """``column`` as the port's CSV renders it: a flag as 0/1, a time as Python's isoformat
+    (microseconds only when there are any), the rest as PostgreSQL writes it."""
+    if kind == "boolean":
+        return f"{column}::int"
+    if kind.startswith("timestamp"):
+        whole = f"to_char({column}, 'YYYY-MM-DD HH24:MI:SS')"
+        return (
+            f"CASE WHEN mod(date_part('microseconds', {column})::bigint, 1000000) = 0 "
+            f"THEN {whole} ELSE to_char({column}, 'YYYY-MM-DD HH24:MI:SS.US') END"
+        )
+    return column
+
+
+def _csv_lines(conn: psycopg.Connection[Any], select: str, params: list[Any]) -> list[str]:
+    """The rows of ``select`` as one text of CSV lines (none: an empty list)."""
+    sql = f"COPY ({select}) TO STDOUT (FORMAT csv, FORCE_QUOTE *, NULL '\\N')"
+    with mapped(), conn.cursor() as cursor, cursor.copy(sql, params or None) as copy:
+        text = b"".join(bytes(chunk) for chunk in copy).decode("utf-8")
+    return [text.removesuffix("\n")] if text else []
 
 
 def _advisory_lock(conn: psycopg.Connection[Any], wait: bool | float) -> bool:
