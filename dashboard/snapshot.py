@@ -15,15 +15,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import duckdb
 
-from api.storage import MemoryRepository, PostgresRepository, Repository, SQLiteRepository
+from api.storage import MemoryRepository, Repository, SQLiteRepository
 from api.storage.records import FACT_COLUMNS
 from api.storage.sql import migrations
 
 from .bulk import TABLES, BulkLoader
 from .stats import Connection
+
+if TYPE_CHECKING:
+    from api.storage.postgres import PostgresRepository
 
 
 def _duckdb_copy(fill: Callable[[BulkLoader], None]) -> duckdb.DuckDBPyConnection:
@@ -99,6 +103,8 @@ def _fill_from_memory(repo: MemoryRepository, loader: BulkLoader) -> None:
 @contextmanager
 def connection_for(repo: Repository) -> Iterator[Connection]:
     """A DuckDB copy of a SQLite or PostgreSQL database or of the in-memory fake."""
+    from api.storage.postgres import PostgresRepository
+
     if isinstance(repo, SQLiteRepository | PostgresRepository):
         conn = sqlite_to_duckdb(repo)
     elif isinstance(repo, MemoryRepository):

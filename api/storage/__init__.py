@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .memory import MemoryRepository, MemoryStore
-from .postgres import PostgresRepository, PostgresStore
 from .records import (
     FactsWrite,
     GamePlayer,
@@ -48,7 +48,18 @@ __all__ = [
     "open_store",
 ]
 
-Store = MemoryStore | SQLiteStore | PostgresStore
+if TYPE_CHECKING:  # psycopg is imported only when PostgreSQL is used (about 0.1 s)
+    from .postgres import PostgresRepository, PostgresStore
+
+    Store = MemoryStore | SQLiteStore | PostgresStore
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("PostgresRepository", "PostgresStore"):
+        from . import postgres
+
+        return getattr(postgres, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def open_store(storage: str, path: str | Path | None, old: str | Path | None = None) -> Store:
@@ -71,6 +82,8 @@ def open_store(storage: str, path: str | Path | None, old: str | Path | None = N
     if storage == "postgresql":
         if not path:
             raise ValueError("PostgreSQL storage needs a database URL (SCHOCKEN_DATABASE_URL)")
+        from .postgres import PostgresStore
+
         return PostgresStore(str(path))
     if storage == "duckdb":
         raise ValueError(
