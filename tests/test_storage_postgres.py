@@ -195,9 +195,11 @@ def test_the_statistics_refresher_of_a_server_works_and_stops_with_the_store(pg_
             time.sleep(0.05)
         assert repo.stale_stats() == {} and len(repo.stats_computed()) == 1
         repo.close()
+        (refresher,) = app.extensions["schocken_stats_refresher"].values()
+        assert refresher.is_alive()
     finally:
         store.close()  # stops the refresher before the pool closes
-    assert not [t for t in threading.enumerate() if t.name == "stats-refresher" and t.is_alive()]
+    assert not refresher.is_alive()
 
 
 def test_the_csv_postgresql_renders_equals_the_ports_line_by_line(pg_url):
