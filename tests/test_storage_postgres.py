@@ -227,3 +227,19 @@ def test_the_csv_postgresql_renders_equals_the_ports_line_by_line(pg_url):
         repo.close()
     finally:
         app.extensions["schocken"].store.close()
+
+
+def test_counters_inside_a_transaction_commit_on_their_own(pg_url):
+    """As SQLite's counters (a connection of their own): a token taken inside a reading or a
+    write that rolls back stays taken."""
+    store = PostgresStore(pg_url)
+    try:
+        repo = store.repository()
+        with repo.reading():
+            assert repo.take_token("a", 10.0, 1.0, 1) == 0.0  # READ ONLY: not on its connection
+        with pytest.raises(RuntimeError), repo.transaction():
+            assert repo.take_token("a", 10.0, 1.0, 1) == 1.0
+            raise RuntimeError
+        assert repo.take_token("a", 10.0, 1.0, 1) == 1.0
+    finally:
+        store.close()

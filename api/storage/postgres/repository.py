@@ -40,6 +40,7 @@ from ..records import (
 from ..repository import Repository, StorageConflict, StorageUnavailable, stats_changed
 from ..sql import queries as named_queries
 from ..sqlite.rows import to_json
+from .counters import CountersMixin
 from .readmodel import ReadModelMixin
 from .rows import Kinds, encode, mapped, naive
 
@@ -72,7 +73,7 @@ def _insert_sql(table: str) -> str:
     return sql
 
 
-class PostgresRepository(ReadModelMixin, Repository):
+class PostgresRepository(CountersMixin, ReadModelMixin, Repository):
     """Repository on a pooled PostgreSQL connection."""
 
     def __init__(self, pool: ConnectionPool[psycopg.Connection[Any]], kinds: Kinds) -> None:
@@ -202,29 +203,6 @@ class PostgresRepository(ReadModelMixin, Repository):
         self._lock_game(game_id)
         row = self._run("game_version", {"game_id": game_id}).fetchone()
         return int(row[0]) if row else 0
-
-    def take_token(self, who: str, now: float, per_second: float, burst: int) -> float:
-        params = {"who": who, "now": now, "rate": per_second, "burst": float(burst)}
-        row = self._run("take_token", params).fetchone()
-        assert row is not None
-        tokens, granted = row
-        return 0.0 if granted else (1.0 - float(tokens)) / per_second
-
-    def purge_tokens(self, before: float) -> None:
-        self._run("purge_tokens", {"before": before})
-
-    def failed_attempts(self, who: str, now: float, outcome: bool | None) -> tuple[int, float]:
-        """Failed logins of ``who`` in a row and the last one's time, after noting
-        ``outcome`` (False: a failure now, True: a success, which clears them, None: nothing);
-        the port's method on main (issue 13, item 1)."""
-        if outcome:
-            self._run("clear_failures", {"who": who})
-            return 0, 0.0
-        if outcome is None:
-            row = self._run("failures", {"who": who}).fetchone()
-        else:
-            row = self._run("note_failure", {"who": who, "now": now}).fetchone()
-        return (int(row[0]), float(row[1])) if row else (0, 0.0)
 
     # Stammtische
     def add_stammtisch(
