@@ -48,10 +48,10 @@ def test_a_second_writer_of_a_game_waits_for_the_first_and_reads_its_version(pg_
             locked.set()
             time.sleep(0.3)
             first.append_log(LogEntry(game, 1, "turn", {"n": 1}, NOW))
-            committed = time.monotonic()
+            committing = time.monotonic()  # the lock is held until the COMMIT after this
         thread.join()
         ((version, when),) = seen
-        assert version == 1 and when >= committed
+        assert version == 1 and when >= committing
         assert [e.seq for e in first.load_log(game)] == [1, 2]
         with pytest.raises(StorageConflict), first.transaction():  # the backstop stays
             first.append_log(LogEntry(game, 2, "turn", {"n": 3}, NOW))
