@@ -23,7 +23,7 @@ as each adapter writes them, so SQLite → PostgreSQL → SQLite gives the same 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +45,7 @@ COPIED: dict[str, tuple[str, ...]] = {
     "stats_periods": ("stammtisch_id", "year", "games", "body", "computed_at", "version"),
     "stats_stale": ("stammtisch_id", "version"),
     "rate_limits": ("who", "tokens", "updated_at", "granted"),
+    "login_failures": ("who", "failures", "last_at"),
 }
 #: the tables whose ids PostgreSQL draws from an identity sequence
 IDENTITIES = ("stammtische", "players", "games")
@@ -104,7 +105,31 @@ def copy(source: str, target: str) -> dict[str, int]:
         return _into_postgres(read, dst)
 
 
-Reader = Any  # (table, columns) -> iterator of batches of rows as Python values
+Batches = Generator[list[tuple[Any, ...]], None, None]
+
+
+@dataclass(frozen=True)
+class Reader:
+    """The tables of the source, and its rows (batches of Python values) table by table."""
+
+    tables: frozenset[str]
+    batches: Callable[[str, tuple[str, ...]], Batches]
+
+    def __call__(self, table: str, columns: tuple[str, ...]) -> Batches:
+        return self.batches(table, columns)
+
+    def copied(self, target: Collection[str]) -> dict[str, tuple[str, ...]]:
+        """The tables of :data:`COPIED` both databases have. One that only the source has (it
+        is of a newer version) stops the copy if it holds rows; one that only the target has
+        stays empty."""
+        for table, columns in COPIED.items():
+            if table in self.tables and table not in target:
+                rows = self(table, columns)
+                found = next(rows, None)
+                rows.close()
+                if found:
+                    raise CopyError(f"Kopie abgebrochen: das Ziel kennt die Tabelle {table} nicht.")
+        return {t: c for t, c in COPIED.items() if t in self.tables and t in target}
 
 
 def _reader(src: Location) -> Any:
@@ -118,7 +143,8 @@ def _pg_reader(url: str) -> Iterator[Reader]:
     conn = store.connect()
     try:
         conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        yield lambda table, columns: _pg_batches(conn, table, columns)
+        tables = frozenset(store.kinds)
+        yield Reader(tables, lambda table, columns: _pg_batches(conn, table, columns))
     finally:
         conn.close()
         store.close()
@@ -131,7 +157,10 @@ def _sqlite_reader(path: str) -> Iterator[Reader]:
     try:
         kinds = {t: dict(c) for t, c in column_kinds(conn).items()}
         conn.execute("BEGIN")  # one snapshot of the WAL for every table
-        yield lambda table, columns: _sqlite_batches(conn, kinds[table], table, columns)
+        yield Reader(
+            frozenset(kinds),
+            lambda table, columns: _sqlite_batches(conn, kinds[table], table, columns),
+        )
     finally:
         conn.close()
         lite.close()
@@ -142,9 +171,7 @@ def _select(table: str, columns: tuple[str, ...]) -> str:
     return f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order}"  # noqa: S608
 
 
-def _pg_batches(
-    conn: psycopg.Connection[Any], table: str, columns: tuple[str, ...]
-) -> Iterator[list[tuple[Any, ...]]]:
+def _pg_batches(conn: psycopg.Connection[Any], table: str, columns: tuple[str, ...]) -> Batches:
     with conn.cursor(name=f"copy_{table}") as cursor:
         cursor.execute(_select(table, columns))
         while rows := cursor.fetchmany(BATCH):
@@ -153,7 +180,7 @@ def _pg_batches(
 
 def _sqlite_batches(
     conn: sqlite3.Connection, kinds: dict[str, str], table: str, columns: tuple[str, ...]
-) -> Iterator[list[tuple[Any, ...]]]:
+) -> Batches:
     declared = [kinds[c] for c in columns]
     cursor = conn.execute(_select(table, columns))
     while rows := cursor.fetchmany(BATCH):
@@ -181,7 +208,7 @@ def _into_sqlite(read: Reader, target: Path) -> dict[str, int]:
         counts: dict[str, int] = {}
         conn.execute("BEGIN IMMEDIATE")
         try:
-            for table, columns in COPIED.items():
+            for table, columns in read.copied(kinds).items():
                 declared = [kinds[table][c] for c in columns]
                 marks = ", ".join("?" * len(columns))
                 insert = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"  # noqa: S608
@@ -208,12 +235,12 @@ def _into_postgres(read: Reader, dst: Location) -> dict[str, int]:
     try:
         kinds = {t: dict(c) for t, c in store.kinds.items()}
         with store.connect() as conn, conn.transaction():
-            for table in COPIED:
+            for table in set(COPIED) & set(kinds):
                 if conn.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone():  # noqa: S608
                     raise CopyError(f"Kopie abgebrochen: {dst} ist nicht leer ({table}).")
             counts = {
                 table: _copy_rows(conn, read, table, columns, kinds[table])
-                for table, columns in COPIED.items()
+                for table, columns in read.copied(kinds).items()
             }
             for table in IDENTITIES:
                 conn.execute(
