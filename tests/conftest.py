@@ -71,15 +71,34 @@ def make_table(client: Any, name: str = "Zur Post", **kw: Any) -> Table:
 STORES = ["memory", "sqlite", "postgresql"]
 
 
+#: the session's PostgreSQL cluster, once something asked for it
+_CLUSTER: list[Cluster] = []
+
+
+def _cluster() -> Cluster:
+    if not _CLUSTER:
+        cluster = Cluster()
+        try:
+            PostgresStore(cluster.template_url()).close()
+        except BaseException:
+            cluster.stop()
+            raise
+        _CLUSTER.append(cluster)
+    return _CLUSTER[0]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stop_pg_cluster() -> Iterator[None]:
+    """Stops the cluster at the end of the run, if one was started."""
+    yield
+    while _CLUSTER:
+        _CLUSTER.pop().stop()
+
+
 @pytest.fixture(scope="session")
-def pg_cluster() -> Iterator[Cluster]:
+def pg_cluster() -> Cluster:
     """A PostgreSQL server for the whole run, with a migrated template database."""
-    cluster = Cluster()
-    try:
-        PostgresStore(cluster.template_url()).close()
-        yield cluster
-    finally:
-        cluster.stop()
+    return _cluster()
 
 
 @pytest.fixture
@@ -91,13 +110,14 @@ def pg_url(pg_cluster: Cluster) -> Iterator[str]:
 
 
 def store_config(storage: str, tmp_path: Any, request: Any = None) -> dict[str, Any]:
-    """The config of an app on ``storage`` (a SQLite file in ``tmp_path``; a fresh PostgreSQL
-    database through the test's ``request``)."""
+    """The config of an app on ``storage``: a SQLite file in ``tmp_path``; a fresh PostgreSQL
+    database (dropped after the test through its ``request``, else with the cluster)."""
     config: dict[str, Any] = {"STORAGE": storage, "TESTING": True}
     if storage == "sqlite":
         config["DATABASE"] = str(tmp_path / "test.sqlite3")
     if storage == "postgresql":
-        config["DATABASE_URL"] = request.getfixturevalue("pg_url")
+        url = _cluster().fresh_url() if request is None else request.getfixturevalue("pg_url")
+        config["DATABASE_URL"] = url
     return config
 
 
