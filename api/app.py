@@ -17,7 +17,7 @@ import os
 import sqlite3
 from dataclasses import dataclass
 from importlib.resources import files
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Flask, Response, send_from_directory
 
@@ -35,8 +35,11 @@ from .http import init_http
 from .http.errors import SchockenApi
 from .resources import admin, register, statistics
 from .startup import StartupError, check_database, describe, make_folder
-from .storage import Store, open_store
+from .storage import open_store
 from .web import SECRET_FILE, init_web
+
+if TYPE_CHECKING:
+    from .storage import Store
 
 
 @dataclass
@@ -63,6 +66,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     load_config(app.config, config)  # defaults, SCHOCKEN_* from the environment, `config`
     app.json.sort_keys = False  # type: ignore[attr-defined]
 
+    if app.config.get("DATABASE_URL") and app.config["STORAGE"] == "sqlite":
+        app.config["STORAGE"] = "postgresql"  # SCHOCKEN_DATABASE_URL=postgresql://…
     check_storage(app.config["STORAGE"])
     store = _open_store(app)
     try:
@@ -79,6 +84,11 @@ def _open_store(app: Flask) -> Store:
     """The store of ``STORAGE``. A SQLite file (default: ``instance/schocken.sqlite3``, an old
     ``instance/schocken.duckdb`` converted first) is checked before it is opened, and its
     instance data gets its own folder (:func:`~api.config.instance_folder`), made now."""
+    if app.config["STORAGE"] == "postgresql":
+        try:
+            return open_store("postgresql", app.config.get("DATABASE_URL"))
+        except OSError as err:
+            raise StartupError(describe(err, app.config.get("DATABASE_URL"))) from err
     if app.config["STORAGE"] != "sqlite":
         return open_store(app.config["STORAGE"], app.config.get("DATABASE"))
     old = None

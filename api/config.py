@@ -56,6 +56,9 @@ class Config:
     #: gone: an old DuckDB file becomes a SQLite file with ``schocken convert`` (the default
     #: ``instance/schocken.duckdb`` on the first start by itself)
     STORAGE: str = "sqlite"
+    #: ``postgresql://…``: PostgreSQL as the store of record (api/storage/postgres; STORAGE
+    #: becomes ``"postgresql"``); ``None``: STORAGE as set
+    DATABASE_URL: str | None = None
     #: DuckDB worker threads of the statistics engine (its statements are small, one
     #: Stammtisch-year: splitting each over more threads only adds coordination)
     DUCKDB_THREADS: int = 1
@@ -212,8 +215,8 @@ def check_storage(storage: str) -> None:
     """Refuse a STORAGE that does not exist (``duckdb``: with the way to convert)."""
     if storage == "duckdb":
         raise ValueError(DUCKDB_GONE)
-    if storage not in ("sqlite", "memory"):
-        raise ValueError(f"unknown STORAGE {storage!r} (sqlite or memory)")
+    if storage not in ("sqlite", "memory", "postgresql"):
+        raise ValueError(f"unknown STORAGE {storage!r} (sqlite, postgresql or memory)")
 
 
 def database_file(instance: str) -> str:

@@ -29,13 +29,14 @@ import os
 import signal
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Flask
 
-from api.storage import SQLiteStore
-
 from .readmodel import refresh
+
+if TYPE_CHECKING:
+    from api.storage import Store
 
 log = logging.getLogger(__name__)
 EXTENSION = "schocken_stats_refresher"
@@ -96,8 +97,9 @@ def _loop(store: Any, interval: float, stopping: threading.Event | None = None) 
         pause = max(interval, PAUSE_FACTOR * took) if worked else interval
 
 
-def watch(path: str, interval: float = INTERVAL, parent: int | None = None) -> None:
-    """``schocken stats refresh --watch``: refresh the SQLite database ``path`` every
+def watch(store: Store, interval: float = INTERVAL, parent: int | None = None) -> None:
+    """``schocken stats refresh --watch``: refresh the database of ``store`` (SQLite or
+    PostgreSQL; closed at the end) every
     ``interval`` seconds until SIGTERM or SIGINT (a round under way ends first), or until the
     process ``parent`` is no longer this one's parent (the server that started it died)."""
     stopping = threading.Event()
@@ -109,7 +111,6 @@ def watch(path: str, interval: float = INTERVAL, parent: int | None = None) -> N
         pass
     if parent is not None:
         threading.Thread(target=_orphaned, args=(parent, stopping), daemon=True).start()
-    store = SQLiteStore(path)
     try:
         _loop(store, interval, stopping)
     finally:

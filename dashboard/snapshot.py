@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import duckdb
 
@@ -24,6 +25,9 @@ from api.storage.sql import migrations
 
 from .bulk import TABLES, BulkLoader
 from .stats import Connection
+
+if TYPE_CHECKING:
+    from api.storage.postgres import PostgresRepository
 
 
 def _duckdb_copy(fill: Callable[[BulkLoader], None]) -> duckdb.DuckDBPyConnection:
@@ -44,8 +48,9 @@ def _duckdb_copy(fill: Callable[[BulkLoader], None]) -> duckdb.DuckDBPyConnectio
     return conn
 
 
-def sqlite_to_duckdb(repo: SQLiteRepository) -> duckdb.DuckDBPyConnection:
-    """A new in-memory DuckDB holding every table of a SQLite database, one moment of it."""
+def sqlite_to_duckdb(repo: SQLiteRepository | PostgresRepository) -> duckdb.DuckDBPyConnection:
+    """A new in-memory DuckDB holding every table of a SQLite (or PostgreSQL: its rows arrive
+    as Python values, as the fake's) database, one moment of it."""
 
     def fill(loader: BulkLoader) -> None:
         for table, rows in repo.table_rows(TABLES).items():
@@ -97,8 +102,10 @@ def _fill_from_memory(repo: MemoryRepository, loader: BulkLoader) -> None:
 
 @contextmanager
 def connection_for(repo: Repository) -> Iterator[Connection]:
-    """A DuckDB copy of a SQLite database or of the in-memory fake."""
-    if isinstance(repo, SQLiteRepository):
+    """A DuckDB copy of a SQLite or PostgreSQL database or of the in-memory fake."""
+    from api.storage.postgres import PostgresRepository
+
+    if isinstance(repo, SQLiteRepository | PostgresRepository):
         conn = sqlite_to_duckdb(repo)
     elif isinstance(repo, MemoryRepository):
         conn = memory_to_duckdb(repo)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from pgcluster import Cluster
 
 from api.app import create_app
+from api.storage import PostgresStore
 
 PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
 
@@ -63,22 +66,65 @@ def make_table(client: Any, name: str = "Zur Post", **kw: Any) -> Table:
     return Table(client, r.json["slug"], r.json["token"])
 
 
-#: the stores the API and web suites run on: the fake and a SQLite file (the store of record)
-STORES = ["memory", "sqlite"]
+#: the stores the API and web suites run on: the fake, a SQLite file (the store of record) and
+#: a PostgreSQL database (of the session's throwaway cluster, tests/pgcluster.py)
+STORES = ["memory", "sqlite", "postgresql"]
 
 
-def store_config(storage: str, tmp_path: Any) -> dict[str, Any]:
-    """The config of an app on ``storage`` (a SQLite file in ``tmp_path``)."""
+#: the session's PostgreSQL cluster, once something asked for it
+_CLUSTER: list[Cluster] = []
+
+
+def _cluster() -> Cluster:
+    if not _CLUSTER:
+        cluster = Cluster()
+        try:
+            PostgresStore(cluster.template_url()).close()
+        except BaseException:
+            cluster.stop()
+            raise
+        _CLUSTER.append(cluster)
+    return _CLUSTER[0]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stop_pg_cluster() -> Iterator[None]:
+    """Stops the cluster at the end of the run, if one was started."""
+    yield
+    while _CLUSTER:
+        _CLUSTER.pop().stop()
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Cluster:
+    """A PostgreSQL server for the whole run, with a migrated template database."""
+    return _cluster()
+
+
+@pytest.fixture
+def pg_url(pg_cluster: Cluster) -> Iterator[str]:
+    """The URL of a fresh, migrated PostgreSQL database, dropped after the test."""
+    url = pg_cluster.fresh_url()
+    yield url
+    pg_cluster.drop(url)
+
+
+def store_config(storage: str, tmp_path: Any, request: Any = None) -> dict[str, Any]:
+    """The config of an app on ``storage``: a SQLite file in ``tmp_path``; a fresh PostgreSQL
+    database (dropped after the test through its ``request``, else with the cluster)."""
     config: dict[str, Any] = {"STORAGE": storage, "TESTING": True}
     if storage == "sqlite":
         config["DATABASE"] = str(tmp_path / "test.sqlite3")
+    if storage == "postgresql":
+        url = _cluster().fresh_url() if request is None else request.getfixturevalue("pg_url")
+        config["DATABASE_URL"] = url
     return config
 
 
 @pytest.fixture(params=STORES)
 def app(request: pytest.FixtureRequest, tmp_path: Any) -> Any:
-    """The app on the in-memory fake and on a SQLite file."""
-    application = create_app(store_config(request.param, tmp_path))
+    """The app on the in-memory fake, on a SQLite file and on PostgreSQL."""
+    application = create_app(store_config(request.param, tmp_path, request))
     yield application
     application.extensions["schocken"].store.close()
 

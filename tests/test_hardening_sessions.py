@@ -114,11 +114,15 @@ def change_key(app: Flask, slug: str) -> None:
     try:
         if isinstance(repo, MemoryRepository):
             repo.stammtische[slug] = replace(repo.stammtische[slug], token_hash="0" * 64)
-        else:
-            assert isinstance(repo, SQLiteRepository)
+        elif isinstance(repo, SQLiteRepository):
             repo._conn.execute(  # noqa: SLF001
                 "UPDATE stammtische SET token_hash = ? WHERE slug = ?", ["0" * 64, slug]
             )
+        else:  # PostgreSQL
+            with repo.transaction():
+                repo._sql(  # noqa: SLF001
+                    "UPDATE stammtische SET token_hash = %s WHERE slug = %s", ["0" * 64, slug]
+                )
     finally:
         repo.close()
 

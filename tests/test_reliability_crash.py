@@ -1,5 +1,7 @@
 """Crash safety: `schocken serve` killed with SIGKILL five times while 16 threads record 16
-games and 4 threads race on one (api/bench/crash_check.py). Loopback only, about 30 s."""
+games and 4 threads race on one (api/bench/crash_check.py). Loopback only, about 30 s; on
+PostgreSQL three kills (the database server stays up: what is checked is that the servers'
+deaths lose and duplicate nothing)."""
 
 from __future__ import annotations
 
@@ -14,3 +16,13 @@ def test_five_hard_kills_lose_no_acknowledged_write_and_duplicate_nothing():
     assert result["present"] == result["acknowledged"] and result["lost"] == 0
     assert result["duplicates"] == 0
     assert result["retries"] > 0  # writes were cut off by the kills and sent again
+
+
+def test_hard_kills_of_servers_on_postgresql_lose_and_duplicate_nothing(pg_url):
+    result = run(kills=3, seed=7, database_url=pg_url)
+    assert result["kills"] == 3
+    assert result["violations"] == [] and result["unexpected"] == []
+    assert result["acknowledged"] >= 30
+    assert result["present"] == result["acknowledged"] and result["lost"] == 0
+    assert result["duplicates"] == 0
+    assert result["retries"] > 0

@@ -3,8 +3,9 @@ write gets 503 with a German message and ``Retry-After``, changes nothing, is no
 thousand times, and ``/health`` says so – on every store.
 
 The tests run as root, which ignores file permissions, so the fault is injected where the
-adapter meets its driver: the SQLite connection raises the driver's own errors, the in-memory
-fake has a flag.
+adapter meets its driver: the SQLite and PostgreSQL connections raise the drivers' own errors
+(a PostgreSQL server that refuses writes also says so to the health probe), the in-memory fake
+has a flag.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import sqlite3
 import time
 from typing import Any
 
+import psycopg
 import pytest
 from conftest import PLAYERS, Table, make_table
 from flask import Flask
@@ -39,6 +41,33 @@ class _SQLiteConn:
             self._fault.hits += 1
             raise sqlite3.OperationalError(self._fault.message)
         return self._conn.execute(sql, *args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._conn, name)
+
+
+class _PgConn:
+    """A PostgreSQL connection whose statements starting with a word of ``fail`` raise the
+    driver's error: a full disk, or a server that refuses writes (and says so when asked)."""
+
+    def __init__(self, conn: psycopg.Connection, fail: set[str], fault: Fault) -> None:
+        self._conn = conn
+        self._fail = fail
+        self._fault = fault
+
+    def execute(self, sql: str, *args: Any, **kw: Any) -> Any:
+        word = sql.strip().split()[0].upper() if sql.strip() else ""
+        read_only = self._fault.message == READ_ONLY
+        if read_only and "transaction_read_only" in sql:
+            return self._conn.execute("SELECT false, 'on'")
+        if word in self._fail:
+            self._fault.hits += 1
+            if read_only:
+                raise psycopg.errors.ReadOnlySqlTransaction(
+                    f"cannot execute {word} in a read-only transaction"
+                )
+            raise psycopg.errors.DiskFull("could not extend file: No space left on device")
+        return self._conn.execute(sql, *args, **kw)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._conn, name)
@@ -74,6 +103,14 @@ class Fault:
                 repo.probe = counted
                 self._undo.append((repo, "probe", None))
                 self._undo.append((repo, "unavailable", None))
+            elif self.storage == "postgresql":
+                writes = {"INSERT", "UPDATE", "DELETE"}
+                fail = writes | {"COMMIT"} if at == "COMMIT" else writes
+                original = repo._connection
+                repo._connection = lambda *a, original=original, fail=fail: _PgConn(
+                    original(*a), fail, self
+                )
+                self._undo.append((repo, "_connection", None))
             else:
                 self._undo.append((repo, "_conn", repo._conn))
                 fail = {at, "INSERT", "UPDATE", "DELETE"} if at == "COMMIT" else {at}
@@ -81,8 +118,8 @@ class Fault:
 
     def off(self) -> None:
         for repo, name, value in reversed(self._undo):
-            if value is None and name == "probe":
-                del repo.probe
+            if value is None and name in ("probe", "_connection"):
+                delattr(repo, name)
             else:
                 setattr(repo, name, value)
         self._undo.clear()
@@ -147,7 +184,7 @@ def test_health_reports_a_database_that_cannot_write(client: Any, fault: Fault) 
     assert r.json["status"] == "degraded"
     assert r.json["storage"] == ok.json["storage"]
     assert r.json["version"] == ok.json["version"]
-    assert "readonly" in r.json["database"] or "invalidated" in r.json["database"]
+    assert any(word in r.json["database"] for word in ("readonly", "invalidated", "read-only"))
     fault.off()
     assert client.get("/api/v1/health").json == ok.json
 

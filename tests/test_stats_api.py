@@ -15,11 +15,13 @@ from api.rules.simulate import simulate_logs
 NAMES = ["Anna", "Bert", "Clara", "Dieter"]
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgresql"])
 def stats_app(request, tmp_path):
     config = {"STORAGE": request.param, "TESTING": True, "DASHBOARD_DIR": str(tmp_path / "site")}
     if request.param == "sqlite":
         config["DATABASE"] = str(tmp_path / "test.sqlite3")
+    if request.param == "postgresql":
+        config["DATABASE_URL"] = request.getfixturevalue("pg_url")
     app = create_app(config)
     yield app
     app.extensions["schocken"].store.close()

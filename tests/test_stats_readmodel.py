@@ -35,9 +35,12 @@ def make_app(storage, tmp_path, **extra):
     return create_app({**config, **extra})
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgresql"])
 def app(request, tmp_path):
-    application = make_app(request.param, tmp_path)
+    extra = {}
+    if request.param == "postgresql":
+        extra = {"DATABASE_URL": request.getfixturevalue("pg_url")}
+    application = make_app(request.param, tmp_path, **extra)
     yield application
     application.extensions["schocken"].store.close()
 

@@ -1,5 +1,5 @@
-"""Many clients at once on the in-memory fake and on a SQLite file (one connection per thread,
-immediate transactions): nothing is lost, one game's entries stay in order, and the
+"""Many clients at once on the in-memory fake, on a SQLite file (one connection per thread,
+immediate transactions) and on PostgreSQL (pooled connections, row locks): nothing is lost, one game's entries stay in order, and the
 facts written under load equal a rebuild from the logs."""
 
 from __future__ import annotations
@@ -13,17 +13,21 @@ from api.app import create_app
 from api.rules import PRESETS
 from api.rules.simulate import simulate_logs
 
-FILES = {"memory": None, "sqlite": "c.sqlite3"}
+FILES = {"memory": None, "sqlite": "c.sqlite3", "postgresql": None}
 
 
-def _app(tmp_path, storage):
+def _app(tmp_path, storage, request):
+    if storage == "postgresql":
+        return create_app({"DATABASE_URL": request.getfixturevalue("pg_url")})
     name = FILES[storage]
     return create_app({"STORAGE": storage, "DATABASE": str(tmp_path / name) if name else None})
 
 
 @pytest.mark.parametrize("storage", FILES)
-def test_concurrent_games_are_all_stored_and_their_facts_equal_a_rebuild(tmp_path, storage):
-    app = _app(tmp_path, storage)
+def test_concurrent_games_are_all_stored_and_their_facts_equal_a_rebuild(
+    tmp_path, storage, request
+):
+    app = _app(tmp_path, storage, request)
     table = make_table(app.test_client(), "Post")
     table.add_players(PLAYERS)
     logs = list(simulate_logs(PRESETS["standard"], 6, players=PLAYERS, seed=11))
@@ -60,8 +64,8 @@ def test_concurrent_games_are_all_stored_and_their_facts_equal_a_rebuild(tmp_pat
 
 
 @pytest.mark.parametrize("storage", FILES)
-def test_the_same_turn_sent_by_four_clients_at_once_is_recorded_once(tmp_path, storage):
-    app = _app(tmp_path, storage)
+def test_the_same_turn_sent_by_four_clients_at_once_is_recorded_once(tmp_path, storage, request):
+    app = _app(tmp_path, storage, request)
     table = make_table(app.test_client(), "Post")
     table.add_players(PLAYERS)
     game = table.start()

@@ -56,15 +56,20 @@ def fill(client):
     return t, game
 
 
-FILES = {"sqlite": "schocken.sqlite3"}
+FILES = {"sqlite": "schocken.sqlite3", "postgresql": "unused"}
 
 
 @pytest.mark.parametrize("storage", FILES)
 def test_rebuild_gives_exactly_the_facts_stored_incrementally(
-    tmp_path, capsys, storage, monkeypatch
+    tmp_path, capsys, storage, monkeypatch, request
 ):
     monkeypatch.setenv("SCHOCKEN_STORAGE", storage)  # the CLI's app opens the same kind of store
     db = tmp_path / FILES[storage]
+    where = ["--db", str(db)]
+    if storage == "postgresql":
+        url = request.getfixturevalue("pg_url")
+        monkeypatch.setenv("SCHOCKEN_DATABASE_URL", url)  # the apps here
+        where = ["--database-url", url]
     app = create_app({"DATABASE": str(db)})
     table, game = fill(app.test_client())
     before = all_facts(app)
@@ -80,7 +85,7 @@ def test_rebuild_gives_exactly_the_facts_stored_incrementally(
         ("round", "Dieter", 4),
     ]
 
-    assert main(["rebuild", "--db", str(db)], standalone_mode=False) == 0
+    assert main(["rebuild", *where], standalone_mode=False) == 0
     assert "rebuilt the facts of 7 games" in capsys.readouterr().err
 
     again = create_app({"DATABASE": str(db)})
@@ -92,9 +97,12 @@ def test_rebuild_gives_exactly_the_facts_stored_incrementally(
 
 
 @pytest.mark.parametrize("storage", FILES)
-def test_rebuild_repairs_facts_that_were_lost(tmp_path, storage):
+def test_rebuild_repairs_facts_that_were_lost(tmp_path, storage, request):
     db = tmp_path / FILES[storage]
-    app = create_app({"STORAGE": storage, "DATABASE": str(db)})
+    config = {"STORAGE": storage, "DATABASE": str(db)}
+    if storage == "postgresql":
+        config = {"DATABASE_URL": request.getfixturevalue("pg_url")}
+    app = create_app(config)
     fill(app.test_client())
     before = all_facts(app)
     store = app.extensions["schocken"].store

@@ -15,6 +15,7 @@ from api.storage import (
     MemoryStore,
     MigrationError,
     NewGame,
+    PostgresStore,
     SQLiteStore,
     StorageConflict,
 )
@@ -23,9 +24,14 @@ from api.storage.sqlite.sql import migrations
 NOW = datetime(2026, 11, 27, 19, 0)
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgresql"])
 def repo(request, tmp_path):
-    store = SQLiteStore(tmp_path / "r.sqlite3") if request.param == "sqlite" else MemoryStore()
+    if request.param == "postgresql":
+        store = PostgresStore(request.getfixturevalue("pg_url"))
+    elif request.param == "sqlite":
+        store = SQLiteStore(tmp_path / "r.sqlite3")
+    else:
+        store = MemoryStore()
     yield store.repository()
     store.close()
 

@@ -26,10 +26,12 @@ COLUMNS = (
 ORACLE = (Path(__file__).parent / "player_game_summary.sql").read_text(encoding="utf-8")
 
 #: the stores the summary is checked on (through the DuckDB copy the statistics read)
-FILES = {"sqlite": "s.sqlite3"}
+FILES = {"sqlite": "s.sqlite3", "postgresql": None}
 
 
-def open_app(tmp_path, storage="sqlite", name=None):
+def open_app(tmp_path, storage="sqlite", name=None, request=None):
+    if storage == "postgresql":
+        return create_app({"DATABASE_URL": request.getfixturevalue("pg_url"), "TESTING": True})
     db = tmp_path / (name or FILES[storage])
     return create_app({"STORAGE": storage, "DATABASE": str(db), "TESTING": True})
 
@@ -53,8 +55,8 @@ def all_rows(app, table):
 
 
 @pytest.mark.parametrize("storage", FILES)
-def test_the_summary_of_an_imported_game_matches_the_engine(tmp_path, storage):
-    app = open_app(tmp_path, storage)
+def test_the_summary_of_an_imported_game_matches_the_engine(tmp_path, storage, request):
+    app = open_app(tmp_path, storage, request=request)
     try:
         t = make_table(app.test_client(), "Post")
         t.add_players(PLAYERS)
@@ -89,8 +91,8 @@ def test_the_summary_of_an_imported_game_matches_the_engine(tmp_path, storage):
 
 
 @pytest.mark.parametrize("storage", FILES)
-def test_finishing_writes_the_summary_and_undo_removes_it(tmp_path, storage):
-    app = open_app(tmp_path, storage)
+def test_finishing_writes_the_summary_and_undo_removes_it(tmp_path, storage, request):
+    app = open_app(tmp_path, storage, request=request)
     try:
         t = make_table(
             app.test_client(), "Post", rules={"preset": "standard", "overrides": {"deckel": 2}}
@@ -114,9 +116,14 @@ def test_finishing_writes_the_summary_and_undo_removes_it(tmp_path, storage):
 
 
 @pytest.mark.parametrize("storage", FILES)
-def test_rebuild_rewrites_the_summary_as_defined(tmp_path, capsys, storage, monkeypatch):
+def test_rebuild_rewrites_the_summary_as_defined(tmp_path, capsys, storage, monkeypatch, request):
     monkeypatch.setenv("SCHOCKEN_STORAGE", storage)  # for the CLI's app and the apps here
-    db = tmp_path / FILES[storage]
+    db = tmp_path / (FILES[storage] or "unused")
+    where = ["--db", str(db)]
+    if storage == "postgresql":
+        url = request.getfixturevalue("pg_url")
+        monkeypatch.setenv("SCHOCKEN_DATABASE_URL", url)
+        where = ["--database-url", url]
     app = create_app({"DATABASE": str(db), "TESTING": True})
     t = make_table(app.test_client(), "Post", rules={"preset": "nrw"})
     t.add_players(PLAYERS)
@@ -127,7 +134,7 @@ def test_rebuild_rewrites_the_summary_as_defined(tmp_path, capsys, storage, monk
     before = rows(app, "player_game_facts")
     assert len(before) == 3 * len(PLAYERS)
     app.extensions["schocken"].store.close()
-    assert main(["rebuild", "--db", str(db)], standalone_mode=False) == 0
+    assert main(["rebuild", *where], standalone_mode=False) == 0
     capsys.readouterr()
     app = create_app({"DATABASE": str(db), "TESTING": True})
     try:
@@ -137,10 +144,10 @@ def test_rebuild_rewrites_the_summary_as_defined(tmp_path, capsys, storage, monk
 
 
 @pytest.mark.parametrize("storage", FILES)
-def test_every_column_equals_the_sql_definition_under_every_preset(tmp_path, storage):
+def test_every_column_equals_the_sql_definition_under_every_preset(tmp_path, storage, request):
     """Imported games (throw by throw, so some turns are single throws) and games recorded turn
     by turn under every preset: api/facts.summarize gives exactly the oracle's rows."""
-    app = open_app(tmp_path, storage)
+    app = open_app(tmp_path, storage, request=request)
     try:
         t = make_table(app.test_client(), "Post")
         t.add_players(PLAYERS)

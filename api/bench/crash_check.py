@@ -1,7 +1,8 @@
 """Crash check: record games while the server is killed with SIGKILL, again and again.
 
-``python -m api.bench.crash_check [--kills 5] [--seed 1] [--workers 2]`` starts ``schocken
-serve --workers 2`` (two gunicorn worker processes) on a temporary SQLite file (loopback only;
+``python -m api.bench.crash_check [--kills 5] [--seed 1] [--workers 2] [--database-url URL]``
+starts ``schocken serve --workers 2`` (two gunicorn worker processes) on a temporary SQLite
+file, or on the empty PostgreSQL database URL (loopback only;
 SIGKILL goes to the whole process group: master and workers) and records turns of simulated games from 16 threads
 into 16 games (one Stammtisch each, like 16 pub tables) and from 4 threads racing on one
 shared game (each reads the version, sends the next turn with ``If-Match``; the losers get
@@ -10,7 +11,7 @@ shared game (each reads the version, sends the next turn with ``If-Match``; the 
 way a phone retries.
 
 After a random 0.5–1.2 s the server is killed with SIGKILL. With the server down, a copy of
-the database file is checked:
+the database (the file; on PostgreSQL ``CREATE DATABASE … TEMPLATE``) is checked:
 
 * every acknowledged (2xx) write is in the log, at its sequence number, with its body;
 * each game's log is exactly a prefix of the game's planned turns: nothing twice (retries),
@@ -70,8 +71,9 @@ class Server:
     """``schocken serve --workers N`` in a subprocess of its own process group; ``kill`` is
     SIGKILL to the whole group (master and workers at once, as a power cut would)."""
 
-    def __init__(self, db: Path, log: Path, workers: int = 2) -> None:
+    def __init__(self, db: Path, log: Path, workers: int = 2, url: str | None = None) -> None:
         self.db = db
+        self.url = url
         self.log = log
         self.workers = workers
         self.port = free_port()
@@ -80,15 +82,17 @@ class Server:
         self.up = threading.Event()
 
     def start(self) -> None:
+        where = ["--database-url", self.url] if self.url else ["--db", str(self.db)]
+        storage = {} if self.url else {"SCHOCKEN_STORAGE": "sqlite"}
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "api.cli", "serve", "--host", "127.0.0.1"]
-                + ["--port", str(self.port), "--db", str(self.db)]
+                + ["--port", str(self.port), *where]
                 + ["--workers", str(self.workers), "--threads", "4"],
                 cwd=ROOT,
                 stdout=out,
                 stderr=subprocess.STDOUT,
-                env={**os.environ, "PYTHONUNBUFFERED": "1", "SCHOCKEN_STORAGE": "sqlite"},
+                env={**os.environ, "PYTHONUNBUFFERED": "1", **storage},
                 start_new_session=True,
             )
         deadline = time.monotonic() + 60
@@ -190,8 +194,9 @@ class Client:
 
 class Run:
     def __init__(
-        self, workdir: Path, kills: int, seed: int, solo: int, racers: int, workers: int = 2
-    ) -> None:
+        self, workdir: Path, kills: int, seed: int, solo: int, racers: int, workers: int = 2,
+        url: str | None = None,
+    ) -> None:  # fmt: skip
         self.workdir = workdir
         self.kills = kills
         self.rng = random.Random(seed)
@@ -199,7 +204,8 @@ class Run:
         self.solo = solo
         self.racers = racers
         self.db = workdir / "data" / "schocken.sqlite3"
-        self.server = Server(self.db, workdir / "server.log", workers)
+        self.url = url
+        self.server = Server(self.db, workdir / "server.log", workers, url)
         self.figures = Figures()
         self.stop = threading.Event()
         self.client = Client(self.server, self.figures, self.stop)
@@ -305,18 +311,20 @@ class Run:
 
     # ------------------------------------------------------------------ checks
     def check(self, label: str, final: bool = False) -> None:
-        """Check a copy of the database file (the server is down)."""
+        """Check a copy of the database (the server is down)."""
         from api.app import create_app
         from api.http.context import services
 
         copy = self.workdir / f"check-{label}"
-        copy.mkdir()
-        for path in self.db.parent.iterdir():
-            if path.is_file():  # the database and its -wal (not its -instance folder)
-                shutil.copy2(path, copy / path.name)
-        app = create_app(
-            {"STORAGE": "sqlite", "DATABASE": str(copy / self.db.name), "WRITE_RATE_PER_MINUTE": 0}
-        )
+        if self.url:
+            config = {"DATABASE_URL": pg_copy(self.url, f"check_{label}")}
+        else:
+            copy.mkdir()
+            for path in self.db.parent.iterdir():
+                if path.is_file():  # the database and its -wal (not its -instance folder)
+                    shutil.copy2(path, copy / path.name)
+            config = {"STORAGE": "sqlite", "DATABASE": str(copy / self.db.name)}
+        app = create_app({**config, "WRITE_RATE_PER_MINUTE": 0})
         try:
             with app.app_context():
                 svc = services()
@@ -334,6 +342,8 @@ class Run:
         finally:
             app.extensions["schocken"].store.close()
             shutil.rmtree(copy, ignore_errors=True)
+            if self.url:
+                pg_drop(self.url, f"check_{label}")
 
     # ------------------------------------------------------------------ the run
     def run(self) -> Figures:
@@ -374,13 +384,44 @@ class Run:
         return self.figures
 
 
+def _maintenance(url: str) -> Any:
+    """A connection to the server's ``postgres`` database, and the name of ``url``'s."""
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    name = str(conninfo_to_dict(url)["dbname"])
+    return psycopg.connect(make_conninfo(url, dbname="postgres"), autocommit=True), name
+
+
+def pg_copy(url: str, suffix: str) -> str:
+    """A copy of the PostgreSQL database ``url`` (``CREATE DATABASE … TEMPLATE``; the killed
+    server's sessions are ended first); its conninfo."""
+    from psycopg.conninfo import make_conninfo
+
+    conn, name = _maintenance(url)
+    with conn:
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", [name]
+        )
+        conn.execute(f'CREATE DATABASE "{name}_{suffix}" TEMPLATE "{name}"')
+    return make_conninfo(url, dbname=f"{name}_{suffix}")
+
+
+def pg_drop(url: str, suffix: str) -> None:
+    conn, name = _maintenance(url)
+    with conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}_{suffix}" WITH (FORCE)')
+
+
 def run(
-    kills: int = 5, seed: int = 1, solo: int = 16, racers: int = 4, workers: int = 2
-) -> dict[str, Any]:
+    kills: int = 5, seed: int = 1, solo: int = 16, racers: int = 4, workers: int = 2,
+    database_url: str | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """The check on a temporary SQLite file, or on the empty PostgreSQL ``database_url``."""
     workdir = Path(tempfile.mkdtemp(prefix="schocken-crash-"))
     started = time.monotonic()
     try:
-        figures = Run(workdir, kills, seed, solo, racers, workers).run()
+        figures = Run(workdir, kills, seed, solo, racers, workers, database_url).run()
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     result = figures.to_dict()
@@ -395,8 +436,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--solo", type=int, default=16, help="threads with a game each")
     parser.add_argument("--racers", type=int, default=4, help="threads on one shared game")
     parser.add_argument("--workers", type=int, default=2, help="server worker processes")
+    parser.add_argument("--database-url", help="an empty PostgreSQL database instead of SQLite")
     args = parser.parse_args(argv)
-    result = run(args.kills, args.seed, args.solo, args.racers, args.workers)
+    result = run(args.kills, args.seed, args.solo, args.racers, args.workers, args.database_url)
     print(json.dumps(result, indent=1, ensure_ascii=False))
     ok = not result["violations"] and not result["unexpected"] and result["lost"] == 0
     return 0 if ok else 1

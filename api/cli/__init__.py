@@ -5,6 +5,7 @@
 * :mod:`.backup`: ``export``, ``import``, ``backup``
 * :mod:`.dashboard`: ``dashboard build``, ``demo``
 * :mod:`.convert`: ``convert`` (a file of the retired DuckDB store into a new SQLite file)
+* :mod:`.copy`: ``copy`` (a whole database into a new one, SQLite ↔ PostgreSQL)
 * :mod:`.stats`: ``stats refresh`` (the statistics read model)
 
 Every module imports only click and the standard library at the top; what a command needs
@@ -15,7 +16,7 @@ Every module imports only click and the standard library at the top; what a comm
 
 from __future__ import annotations
 
-from . import backup, convert, dashboard, engine, server, stats
+from . import backup, convert, copy, dashboard, engine, server, stats
 from .base import CONTEXT, Group
 
 main = Group(
@@ -23,7 +24,7 @@ main = Group(
     help="Schocken scorekeeper: rules engine, API and statistics.",
     context_settings=CONTEXT,
 )
-for _module in (engine, server, backup, dashboard, convert, stats):
+for _module in (engine, server, backup, dashboard, convert, copy, stats):
     for _command in _module.COMMANDS:
         main.add_command(_command)
 

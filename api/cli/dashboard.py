@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, TextIO
 import click
 
 from .base import Group, command
+from .database import database_url_option, pick_url
 
 if TYPE_CHECKING:
-    from ..storage import SQLiteStore
+    from ..storage import PostgresStore, SQLiteStore
 
 DB_HELP = "SQLite database file (default: the server's, instance/schocken.sqlite3)"
 DUCKDB_HINT = (
@@ -69,6 +70,27 @@ def _database(db: str | None) -> str:
     return path
 
 
+def _store(db: str | None, database_url: str | None) -> SQLiteStore | PostgresStore | None:
+    """The store of ``--database-url`` (or SCHOCKEN_DATABASE_URL) or of the SQLite file
+    ``--db``; None (with the reason on stderr) when there is none."""
+    from ..storage import PostgresStore, SQLiteStore
+    from ..storage.convert import is_duckdb_file
+
+    url = pick_url(database_url, db)
+    if url:
+        return PostgresStore(url, pool_size=2)
+    db = _database(db)
+    if not Path(db).exists():
+        print(
+            f"Keine Datenbank {db} (erst `schocken demo` oder `schocken serve`).", file=sys.stderr
+        )
+        return None
+    if is_duckdb_file(db):
+        print(DUCKDB_HINT.format(db=db), file=sys.stderr)
+        return None
+    return SQLiteStore(db)
+
+
 dashboard = Group(
     "dashboard",
     short_help="the static statistics site",
@@ -80,6 +102,7 @@ dashboard = Group(
 @click.option("--out", metavar="DIR", required=True, help="output folder")
 @click.option("--stammtisch", metavar="SLUG", help="only this Stammtisch")
 @click.option("--db", metavar="PATH", help=DB_HELP)
+@database_url_option
 @click.option("--server", metavar="URL", help="fetch the site from a running server instead")
 @click.option("--include-private", is_flag=True, help="also private Stammtische (the file's owner)")
 @click.option("--progress", is_flag=True, help=PROGRESS_HELP)
@@ -87,31 +110,22 @@ def build(
     out: str,
     stammtisch: str | None,
     db: str | None,
+    database_url: str | None,
     server: str | None,
     include_private: bool,
     progress: bool,
 ) -> int:
     """Write the static site (plain files that open from file://) from the statistics read
-    model of the SQLite database, or from a running server (--server)."""
+    model of the SQLite or PostgreSQL database, or from a running server (--server)."""
     from dashboard.readmodel import ReadModel
     from dashboard.site import build_site
-
-    from ..storage import SQLiteStore
-    from ..storage.convert import is_duckdb_file
 
     folder = Path(out)
     if server:
         return _from_server(server, folder, stammtisch)
-    db = _database(db)
-    if not Path(db).exists():
-        print(
-            f"Keine Datenbank {db} (erst `schocken demo` oder `schocken serve`).", file=sys.stderr
-        )
+    store = _store(db, database_url)
+    if store is None:
         return 1
-    if is_duckdb_file(db):
-        print(DUCKDB_HINT.format(db=db), file=sys.stderr)
-        return 1
-    store = SQLiteStore(db)
     started = time.perf_counter()
     try:
         result = build_site(

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 from .base import command
+from .database import database_url_option, pick_url, shown
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -32,13 +33,14 @@ def openapi_yaml() -> str:
     return text
 
 
-def open_app(db: str | None) -> Flask | None:
-    """The app on the SQLite file ``db`` (default: the configured file), or None with a clear
-    message when it cannot be opened (an old DuckDB file: how to convert it)."""
+def open_app(db: str | None, url: str | None = None) -> Flask | None:
+    """The app on the SQLite file ``db`` (default: the configured file) or the PostgreSQL
+    database ``url``, or None with a clear message when it cannot be opened (an old DuckDB
+    file: how to convert it)."""
     import sqlite3
 
     from ..app import create_app
-    from ..storage import MigrationError
+    from ..storage import MigrationError, StorageUnavailable
     from ..storage.convert import ConvertError, is_duckdb_file
 
     if db and is_duckdb_file(db):
@@ -48,9 +50,10 @@ def open_app(db: str | None) -> Flask | None:
             file=sys.stderr,
         )
         return None
+    where = {"DATABASE_URL": url} if url else {"DATABASE": db, "DATABASE_URL": None} if db else {}
     try:
-        return create_app({"DATABASE": db} if db else {})
-    except (sqlite3.Error, MigrationError, ConvertError, ValueError) as err:
+        return create_app(where)
+    except (sqlite3.Error, MigrationError, ConvertError, ValueError, StorageUnavailable) as err:
         print(f"Die Datenbank ist nicht zu öffnen: {err}", file=sys.stderr)
         return None
 
@@ -68,6 +71,7 @@ WORKERS, THREADS = max(4, min(2 * (os.cpu_count() or 2), 12)), 1
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on")
 @click.option("--port", type=int, default=5000, show_default=True, help="port to listen on")
 @click.option("--db", metavar="PATH", help=DB_HELP)
+@database_url_option
 @click.option(
     "--workers",
     type=int,
@@ -77,20 +81,24 @@ WORKERS, THREADS = max(4, min(2 * (os.cpu_count() or 2), 12)), 1
 @click.option(
     "--threads", type=int, default=THREADS, help=f"threads per worker (default {THREADS})"
 )
-def serve(host: str, port: int, db: str | None, workers: int | None, threads: int) -> int:
+def serve(
+    host: str, port: int, db: str | None, database_url: str | None, workers: int | None,
+    threads: int,
+) -> int:  # fmt: skip
     """Serve the API, the pub form and the dashboard with gunicorn: worker processes (with
     threads if asked), each with its own connections to the database."""
     from dashboard.refresher import interval_of
 
     from .serving import run
 
-    app = open_app(db)  # creates and migrates the database once, before any worker starts
+    url = pick_url(database_url, db)
+    app = open_app(db, url)  # creates and migrates the database once, before any worker starts
     if app is None:
         return 1
     storage, database = app.config["STORAGE"], app.config["DATABASE"]
-    refresh = interval_of(app) if storage == "sqlite" else 0.0
+    refresh = interval_of(app) if storage in ("sqlite", "postgresql") else 0.0
     app.extensions["schocken"].store.close()  # no connection crosses the fork
-    if storage != "sqlite":  # one process holds a DuckDB file; the fake lives in one process
+    if storage == "memory":  # the fake lives in one process
         if workers not in (None, 1):
             print(f"--workers {workers}: {storage} serves from one process", file=sys.stderr)
             return 2
@@ -98,10 +106,12 @@ def serve(host: str, port: int, db: str | None, workers: int | None, threads: in
     workers = workers or WORKERS
     print(
         f"Schocken API on http://{host}:{port}/ (docs: /docs), database "
-        f"{database or 'in memory'}, {workers} worker(s) × {threads} threads",
+        f"{shown(url) if url else database or 'in memory'}, {workers} worker(s) × {threads} "
+        "threads",
         flush=True,
     )
-    run({"STORAGE": storage, "DATABASE": database}, host, port, workers, threads, refresh)
+    config = {"STORAGE": storage, "DATABASE": database, "DATABASE_URL": url}
+    run(config, host, port, workers, threads, refresh)
     return 0
 
 
@@ -131,11 +141,12 @@ def openapi(out: str, check: bool) -> int:
 
 @command("rebuild", "replay every game log and rewrite the fact tables")
 @click.option("--db", metavar="PATH", help=DB_HELP)
-def rebuild(db: str | None) -> int:
+@database_url_option
+def rebuild(db: str | None, database_url: str | None) -> int:
     """Replay every game's log and rewrite its facts (the server must not be running)."""
     from ..http.context import services
 
-    app = open_app(db)
+    app = open_app(db, pick_url(database_url, db))
     if app is None:
         return 1
 

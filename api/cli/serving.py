@@ -50,18 +50,24 @@ RESTART_SECONDS = 10.0
 class Refresher:
     """The master's child ``schocken stats refresh --watch`` on the server's database."""
 
-    def __init__(self, database: str | None, interval: float) -> None:
-        self.database, self.interval = database, interval
+    def __init__(self, database: str | None, interval: float, url: str | None = None) -> None:
+        self.database, self.interval, self.url = database, interval, url
         self.proc: subprocess.Popen[bytes] | None = None
         self.started = 0.0
 
     def start(self) -> None:
-        if not self.database or self.interval <= 0:
+        if not (self.database or self.url) or self.interval <= 0:
             return
         self.started = time.monotonic()
         command = [sys.executable, "-m", "api.cli", "stats", "refresh", "--watch"]
-        command += ["--db", self.database, "--interval", str(self.interval)]
-        self.proc = subprocess.Popen([*command, "--parent", str(os.getpid())])
+        command += ["--interval", str(self.interval), "--parent", str(os.getpid())]
+        env = dict(os.environ)
+        if self.url:  # in the environment, not on a command line any user can read
+            env["SCHOCKEN_DATABASE_URL"] = self.url
+        else:
+            assert self.database is not None
+            command += ["--db", self.database]
+        self.proc = subprocess.Popen(command, env=env)
 
     def check(self) -> None:
         """Start it again if it ended (gunicorn's reaping of children may have collected it:
@@ -307,5 +313,6 @@ def run(
         "proc_name": "schocken",
         "loglevel": "warning",
     }
-    refresher = Refresher(config.get("DATABASE"), refresh)
+    url = config.get("DATABASE_URL")
+    refresher = Refresher(None if url else config.get("DATABASE"), refresh, url)
     Server({**config, "STATS_REFRESH_SECONDS": 0}, options, refresher).run()

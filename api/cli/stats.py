@@ -13,6 +13,7 @@ import time
 import click
 
 from .base import Group
+from .database import database_url_option, pick_url
 
 stats = Group("stats", short_help="the statistics read model", help="The statistics read model.")
 
@@ -20,6 +21,7 @@ stats = Group("stats", short_help="the statistics read model", help="The statist
 @stats.command("refresh", short_help="recompute stale statistics (--all: everything)")
 @click.option("--all", "everything", is_flag=True, help="every Stammtisch, not only stale ones")
 @click.option("--db", metavar="PATH", help="SQLite database file (default: the server's)")
+@database_url_option
 @click.option(
     "--processes",
     type=int,
@@ -33,6 +35,7 @@ stats = Group("stats", short_help="the statistics read model", help="The statist
 def refresh_command(
     everything: bool,
     db: str | None,
+    database_url: str | None,
     processes: int,
     watch: bool,
     interval: float,
@@ -44,17 +47,26 @@ def refresh_command(
     from dashboard.readmodel import refresh_file
 
     from ..config import default_database
+    from .database import refresh_url
 
+    url = pick_url(database_url, db)
     if watch:
         from dashboard.refresher import watch as watching
 
+        from ..storage import PostgresStore, SQLiteStore
+
         if everything:
-            refresh_file(db or default_database(), everything, processes)
-        watching(db or default_database(), interval, parent)
+            (refresh_url(url, everything) if url else
+             refresh_file(db or default_database(), everything, processes))  # fmt: skip
+        watching(PostgresStore(url, pool_size=2) if url else SQLiteStore(db or default_database()),
+                 interval, parent)  # fmt: skip
         return 0
 
     started = time.perf_counter()
-    done = refresh_file(db or default_database(), everything, processes)
+    if url:  # PostgreSQL: one process
+        done = refresh_url(url, everything)
+    else:
+        done = refresh_file(db or default_database(), everything, processes)
     print(
         f"Statistik: {done.stammtische} Stammtisch(e), {done.periods} Zeiträume neu berechnet "
         f"in {time.perf_counter() - started:.2f} s (Speicher höchstens {peak_mib()} MiB).",

@@ -1,5 +1,5 @@
-"""Storage: the repository port and its adapters (SQLite, the store of record, and the
-in-memory fake for tests).
+"""Storage: the repository port and its adapters (SQLite, the store of record by default;
+PostgreSQL, for a hosted service with several servers; the in-memory fake for tests).
 
 ``open_store(storage, path)`` returns a process-wide store; ``store.repository()`` gives the
 repository a request works with. Nothing here knows about Flask or the rules engine. The DuckDB
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .memory import MemoryRepository, MemoryStore
 from .records import (
@@ -42,6 +43,8 @@ __all__ = [
     "MigrationError",
     "NewGame",
     "Player",
+    "PostgresRepository",
+    "PostgresStore",
     "Repository",
     "SQLiteRepository",
     "SQLiteStore",
@@ -54,11 +57,23 @@ __all__ = [
     "open_store",
 ]
 
-Store = MemoryStore | SQLiteStore
+if TYPE_CHECKING:  # psycopg is imported only when PostgreSQL is used (about 0.1 s)
+    from .postgres import PostgresRepository, PostgresStore
+
+    Store = MemoryStore | SQLiteStore | PostgresStore
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("PostgresRepository", "PostgresStore"):
+        from . import postgres
+
+        return getattr(postgres, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def open_store(storage: str, path: str | Path | None, old: str | Path | None = None) -> Store:
-    """``storage`` is ``"sqlite"`` (needs the path of a file) or ``"memory"``. ``old``: a
+    """``storage`` is ``"sqlite"`` (needs the path of a file), ``"postgresql"`` (``path`` is
+    the database's ``postgresql://`` URL) or ``"memory"``. ``old``: a
     DuckDB file of the retired store, converted into ``path`` first when ``path`` does not
     exist yet (the default files of the instance folder; one line on stderr says so)."""
     if storage == "memory":
@@ -73,9 +88,15 @@ def open_store(storage: str, path: str | Path | None, old: str | Path | None = N
             if told:
                 print(told, file=sys.stderr)
         return SQLiteStore(path)
+    if storage == "postgresql":
+        if not path:
+            raise ValueError("PostgreSQL storage needs a database URL (SCHOCKEN_DATABASE_URL)")
+        from .postgres import PostgresStore
+
+        return PostgresStore(str(path))
     if storage == "duckdb":
         raise ValueError(
             "DuckDB storage is gone: convert the file with "
             "`schocken convert --from OLD.duckdb --to NEW.sqlite3`"
         )
-    raise ValueError(f"unknown storage {storage!r} (sqlite or memory)")
+    raise ValueError(f"unknown storage {storage!r} (sqlite, postgresql or memory)")

@@ -1,9 +1,10 @@
-"""The storage port: one interface, two adapters (SQLite, the store of record, and an in-memory
-fake for tests).
+"""The storage port: one interface, three adapters (SQLite, the store of record by default;
+PostgreSQL, for a hosted service with several servers, api/storage/postgres; an in-memory fake
+for tests).
 
-Services talk only to :class:`Repository`; resources and the engine never see storage. A
-PostgreSQL adapter would implement the same methods. All writes of one use case run inside
-``with repo.transaction():`` and are committed together or not at all.
+Services talk only to :class:`Repository`; resources and the engine never see storage. All
+writes of one use case run inside ``with repo.transaction():`` and are committed together or
+not at all.
 """
 
 from __future__ import annotations

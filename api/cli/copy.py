@@ -1,0 +1,39 @@
+"""``schocken copy SOURCE_URL TARGET_URL``: a whole database into a new one, SQLite ↔
+PostgreSQL (the logic, without Flask, is api/storage/transfer.py)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .base import command
+
+
+@command("copy", "copy a whole database into a new one (SQLite <-> PostgreSQL)")
+@click.argument("source", metavar="SOURCE_URL")
+@click.argument("target", metavar="TARGET_URL")
+def copy(source: str, target: str) -> int:
+    """Copy every Stammtisch, player, game, game log, fact row, stored idempotent response,
+    the statistics read model and the rate limit's counters of SOURCE_URL into TARGET_URL, in
+    one transaction. Each is a SQLite file (a path, sqlite:///relative or sqlite:////absolute)
+    or a PostgreSQL database (postgresql://user@host/name). A SQLite target must not exist, a
+    PostgreSQL target must be empty (created and migrated here). Stop the servers writing to
+    SOURCE_URL first: what they write during the copy is not in it."""
+    from ..storage import StorageUnavailable
+    from ..storage.transfer import CopyError
+    from ..storage.transfer import copy as copy_database
+
+    try:
+        counts = copy_database(source, target)
+    except (CopyError, StorageUnavailable) as err:
+        print(err, file=sys.stderr)
+        return 1
+    width = max(len(table) for table in counts)
+    for table, rows in counts.items():
+        print(f"{table:<{width}}  {rows:>9}")
+    print(f"copied {len(counts)} tables into the new database")
+    return 0
+
+
+COMMANDS = (copy,)

@@ -1,0 +1,96 @@
+"""A throwaway PostgreSQL cluster for the tests: ``initdb`` into a temporary folder, the server
+on a unix socket in it (no TCP: ``listen_addresses=''``) at a free port number, stopped at the
+end of the session.
+
+As root (sessions and CI) the cluster runs as the ``postgres`` user (``initdb`` refuses root);
+otherwise as the current user. The binaries come from PATH or from Debian's
+``/usr/lib/postgresql/<version>/bin`` (the ``postgresql`` package that .ci/run installs). The
+cluster is made for speed, not durability (``fsync=off``): it lives for one test run.
+
+Every test gets a fresh database, ``CREATE DATABASE … TEMPLATE`` a database migrated once
+(:meth:`Cluster.fresh_url`), and drops it afterwards.
+"""
+
+from __future__ import annotations
+
+import glob
+import itertools
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from pathlib import Path
+
+import psycopg
+
+TEMPLATE = "schocken_template"
+
+
+def binary(name: str) -> str:
+    """The PostgreSQL program ``name`` (PATH first, then Debian's folders, newest first)."""
+    found = shutil.which(name)
+    if found:
+        return found
+    for folder in sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True):
+        if os.access(os.path.join(folder, name), os.X_OK):
+            return os.path.join(folder, name)
+    raise RuntimeError(f"PostgreSQL's {name} is missing: apt-get install postgresql")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Cluster:
+    """One running server; :meth:`stop` ends it and removes its folder."""
+
+    def __init__(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="schocken-pg-"))
+        self.port = free_port()
+        self._root = os.geteuid() == 0
+        if self._root:
+            shutil.chown(self.folder, "postgres", "postgres")
+        data, log = self.folder / "data", self.folder / "log"
+        self._as_owner(binary("initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
+                       "-E", "UTF8", "--locale=C.UTF-8", "--no-sync")  # fmt: skip
+        options = (
+            f"-p {self.port} -k {self.folder} -c listen_addresses='' -c fsync=off "
+            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        )
+        self._pg_ctl = [binary("pg_ctl"), "-D", str(data)]
+        self._as_owner(*self._pg_ctl, "-o", options, "-l", str(log), "-w", "start")
+        self._names = itertools.count(1)
+        self.url = self.database_url("postgres")
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {TEMPLATE}")
+
+    def _as_owner(self, *argv: str) -> None:
+        command = ["runuser", "-u", "postgres", "--", *argv] if self._root else list(argv)
+        subprocess.run(command, check=True, capture_output=True, cwd=self.folder)
+
+    def database_url(self, name: str) -> str:
+        return f"postgresql://postgres@/{name}?host={self.folder}&port={self.port}"
+
+    def template_url(self) -> str:
+        return self.database_url(TEMPLATE)
+
+    def fresh_url(self) -> str:
+        """A new database, a copy of the migrated template (migrate it first)."""
+        name = f"test_{os.getpid()}_{next(self._names)}"
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
+        return self.database_url(name)
+
+    def drop(self, url: str) -> None:
+        name = url.split("?", 1)[0].rsplit("/", 1)[1]
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+    def stop(self) -> None:
+        try:
+            self._as_owner(*self._pg_ctl, "-m", "immediate", "stop")
+        finally:
+            shutil.rmtree(self.folder, ignore_errors=True)
