@@ -97,8 +97,7 @@ def run(items: tuple[Item, ...] = ITEMS) -> list[Result]:
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "junit.xml"
         subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", f"--junitxml={report}",
-             *present],
+            [sys.executable, "-m", "pytest", "-q", f"--junitxml={report}", *present],
             cwd=ROOT,
             capture_output=True,
             check=False,

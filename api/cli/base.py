@@ -56,3 +56,10 @@ def command(name: str, short_help: str) -> Callable[[Callable[..., Any]], Comman
     """Decorator: a :class:`Command` named ``name``; ``short_help`` is its line in the list
     of commands, the function's docstring its ``--help``."""
     return click.command(name, cls=Command, short_help=short_help)
+
+
+def print_counts(counts: dict[str, int]) -> None:
+    """Rows per table, one line each, as ``convert`` and ``copy`` report what they moved."""
+    width = max(len(table) for table in counts)
+    for table, rows in counts.items():
+        print(f"{table:<{width}}  {rows:>9}")

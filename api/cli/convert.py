@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from .base import command
+from .base import command, print_counts
 
 
 @command("convert", "convert a DuckDB database file into a new SQLite file")
@@ -28,9 +28,7 @@ def convert(source: str, target: str) -> int:
     except ConvertError as err:
         print(err, file=sys.stderr)
         return 1
-    width = max(len(table) for table in counts)
-    for table, rows in counts.items():
-        print(f"{table:<{width}}  {rows:>9}")
+    print_counts(counts)
     print(f"converted {source} into {target}")
     return 0
 

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from .base import command
+from .base import command, print_counts
 
 
 @command("copy", "copy a whole database into a new one (SQLite <-> PostgreSQL)")
@@ -29,9 +29,7 @@ def copy(source: str, target: str) -> int:
     except (CopyError, StorageUnavailable) as err:
         print(err, file=sys.stderr)
         return 1
-    width = max(len(table) for table in counts)
-    for table, rows in counts.items():
-        print(f"{table:<{width}}  {rows:>9}")
+    print_counts(counts)
     print(f"copied {len(counts)} tables into the new database")
     return 0
 

@@ -34,10 +34,11 @@ BIDI_CONTROLS = frozenset(
 INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e")
 #: alphabets whose letters look alike: no name mixes two of them
 CONFUSABLE_SCRIPTS = ("LATIN", "GREEK", "CYRILLIC")
-#: Greek and Cyrillic letters read as the Latin letter they look like (in name keys)
+#: Greek and Cyrillic letters read as the Latin letter they look like (in name keys, after
+#: case-folding: lower case only)
 _LOOK_ALIKES = str.maketrans(
-    "аАвВеЕкКмМнНоОрРсСтТуУхХіІјЈѕЅԁһӏɑαΑβΒεΕζΖηΗιΙκΚμΜνΝοΟρΡτΤυΥχΧ",
-    "aAbBeEkKmMhHoOpPcCtTyYxXiIjJsSdhlaaAbBeEzZnHiIkKmMvNoOpPtTuYxX",
+    "авекмнорстухіјѕԁһӏɑαβεζηικμνορτυχ",
+    "abekmhopctyxijsdhlaabeznikmvoptux",
 )
 _SPACES = re.compile(r"\s+")
 
@@ -82,7 +83,7 @@ def name_problem(name: str) -> str | None:
 def name_key(name: str) -> str:
     """What two names are compared by: "Jürgen" = "JÜRGEN" = "Ju\u0308rgen", "АВС" = "ABC"."""
     folded = unicodedata.normalize("NFKC", name).casefold()
-    return _SPACES.sub(" ", folded.translate(_LOOK_ALIKES).casefold()).strip()
+    return _SPACES.sub(" ", folded.translate(_LOOK_ALIKES)).strip()
 
 
 def reason_problem(reason: str) -> str | None:
