@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 
 from api.domain import Conflict, GameCache, Services
 from api.rules import PRESETS, simulate_game, to_log
-from api.storage import MemoryStore, Repository, SQLiteStore
+from api.storage import MemoryStore, PostgresStore, Repository, SQLiteStore
 from api.storage.records import Stammtisch
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -106,7 +106,7 @@ def _play(
 
 
 def create_demo(
-    store: SQLiteStore | MemoryStore,
+    store: SQLiteStore | PostgresStore | MemoryStore,
     *,
     slug: str = "demo",
     name: str = "Demo-Stammtisch „Zur Post“",

@@ -1,11 +1,13 @@
 """``schocken export DIR``, ``schocken import DIR``, ``schocken backup DIR``.
 
-The backups are api/domain/backup.py. The SQLite database is backed up beside the server,
-running or not (even several processes), without going through it: ``backup`` and ``export``
-copy it with SQLite's online backup API into ``DIR/schocken.sqlite3`` plus the game logs.
-``backup --server URL`` asks a running server instead (``POST /api/v1/admin/backup``,
-api/resources/admin.py). ``import`` makes a new SQLite file from such a folder, or from an
-export folder of the retired DuckDB store (Parquet files, converted).
+The backups are api/domain/backup.py. The database is backed up beside the servers, running
+or not (even several processes), without going through them: ``backup`` and ``export`` copy
+it in one consistent moment into ``DIR/schocken.sqlite3`` (a SQLite file with SQLite's online
+backup API, a PostgreSQL database, ``--database-url``, by reading every table in one snapshot)
+plus the game logs. ``backup --server URL`` asks a running server instead
+(``POST /api/v1/admin/backup``, api/resources/admin.py). ``import`` makes a new SQLite file from
+such a folder (or fills an empty PostgreSQL database, ``--database-url``), or from an export
+folder of the retired DuckDB store (Parquet files, converted).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from pathlib import Path
 
 import click
 
-from .base import command
+from .base import command, print_counts
+from .database import database_url_option, pick_url, shown
 from .server import DB_HELP
 
 #: where ``schocken backup`` finds the server when no ``--server`` is given
@@ -66,23 +69,59 @@ def _backup_sqlite(db: str, folder: str, verb: str) -> int:
     return 0
 
 
-@command("export", "copy the database (SQLite's online backup) and write the game logs")
+def _backup_postgres(url: str, folder: str, verb: str) -> int:
+    """Back the PostgreSQL database ``url`` up into ``folder`` (one snapshot, beside running
+    servers) with the game logs."""
+    from ..domain.backup import backup_postgres
+    from ..storage import StorageUnavailable
+    from ..storage.transfer import CopyError
+
+    try:
+        counts = backup_postgres(url, Path(folder))
+    except (FileExistsError, CopyError, StorageUnavailable) as err:
+        print(f"{verb} abgebrochen: {err}", file=sys.stderr)
+        return 1
+    print(
+        f"backed up {shown(url)} ({counts['tables']} tables, {counts['games']} game logs) "
+        f"to {folder}"
+    )
+    return 0
+
+
+def _backup_here(db: str | None, database_url: str | None, folder: str, verb: str) -> int:
+    """``backup``/``export`` without a server: of ``--database-url`` (or
+    SCHOCKEN_DATABASE_URL) or of the SQLite file ``--db``."""
+    url = pick_url(database_url, db)
+    if url:
+        return _backup_postgres(url, folder, verb)
+    return _backup_sqlite(_sqlite_database(db), folder, verb)
+
+
+@command("export", "copy the database in one consistent moment and write the game logs")
 @click.argument("folder", metavar="DIR")
 @click.option("--db", metavar="PATH", help=DB_HELP)
-def export(folder: str, db: str | None) -> int:
-    """Copy the SQLite database into the new (or empty) folder DIR (DIR/schocken.sqlite3) plus
-    every game as a game log, also while its server runs (as backup without --server)."""
-    return _backup_sqlite(_sqlite_database(db), folder, "Export")
+@database_url_option
+def export(folder: str, db: str | None, database_url: str | None) -> int:
+    """Copy the database into the new (or empty) folder DIR (DIR/schocken.sqlite3) plus every
+    game as a game log, also while its servers run (as backup without --server)."""
+    return _backup_here(db, database_url, folder, "Export")
 
 
-@command("import", "create a database file from a backup or export folder")
+@command("import", "create a database from a backup or export folder")
 @click.argument("folder", metavar="DIR")
 @click.option(
     "--db", metavar="PATH", help="new SQLite database file (default: instance/schocken.sqlite3)"
 )
-def import_(folder: str, db: str | None) -> int:
+@click.option(
+    "--database-url",
+    "database_url",
+    metavar="URL",
+    help="an empty PostgreSQL database postgresql://user@host/name to fill instead",
+)
+def import_(folder: str, db: str | None, database_url: str | None) -> int:
     """Create a new SQLite file from the folder DIR written by backup or export, or by the
-    export of the retired DuckDB store (its Parquet files are converted)."""
+    export of the retired DuckDB store (its Parquet files are converted); with --database-url
+    fill an empty PostgreSQL database from a backup folder instead."""
     import duckdb
 
     from ..config import database_file, instance_path
@@ -90,6 +129,8 @@ def import_(folder: str, db: str | None) -> int:
     from ..storage import MigrationError
     from ..storage.convert import ConvertError
 
+    if database_url:
+        return _import_postgres(folder, db, database_url)
     target = Path(db) if db else Path(database_file(instance_path()))
     try:
         if is_sqlite_backup(Path(folder)):
@@ -106,13 +147,40 @@ def import_(folder: str, db: str | None) -> int:
     return 0
 
 
-@command("backup", "back up the database of a running server")
+def _import_postgres(folder: str, db: str | None, url: str) -> int:
+    """``schocken import DIR --database-url URL``: the backup's rows into the empty database."""
+    from ..domain.backup import is_sqlite_backup, restore_postgres
+    from ..storage import StorageUnavailable
+    from ..storage.transfer import CopyError
+
+    if db:
+        raise click.UsageError("--db and --database-url: one database, please")
+    if not is_sqlite_backup(Path(folder)):
+        print(
+            f"Import abgebrochen: {folder} ist kein Backup-Ordner (keine schocken.sqlite3). "
+            "Eine Export-Mappe des alten DuckDB-Speichers erst in eine SQLite-Datei importieren "
+            "(schocken import DIR --db NEU.sqlite3), dann schocken copy NEU.sqlite3 URL.",
+            file=sys.stderr,
+        )
+        return 1
+    try:
+        counts = restore_postgres(Path(folder), url)
+    except (CopyError, StorageUnavailable) as err:
+        print(f"Import abgebrochen: {err}", file=sys.stderr)
+        return 1
+    print_counts(counts)
+    print(f"imported {folder} into {shown(url)}")
+    return 0
+
+
+@command("backup", "back up the database, beside running servers or through one")
 @click.argument("folder", metavar="DIR")
 @click.option(
     "--db",
     metavar="PATH",
     help="SQLite file to copy directly, server running or not (default: instance/schocken.sqlite3)",
 )
+@database_url_option
 @click.option(
     "--server",
     metavar="URL",
@@ -127,14 +195,20 @@ def import_(folder: str, db: str | None) -> int:
 )
 @click.option("--timeout", type=float, default=300, help="seconds to wait for the server")
 def backup(
-    folder: str, db: str | None, server: str | None, token: str | None, timeout: float
+    folder: str,
+    db: str | None,
+    database_url: str | None,
+    server: str | None,
+    token: str | None,
+    timeout: float,
 ) -> int:
-    """Back up into the new (or empty) folder DIR. The SQLite database (--db, or the
-    configured one) is copied directly with SQLite's online backup API, one consistent moment
-    while its server goes on writing. With --server ask a running server for a backup
-    instead (POST /api/v1/admin/backup with the admin token)."""
+    """Back up into the new (or empty) folder DIR. The database (--db, --database-url, or the
+    configured one) is copied directly into DIR/schocken.sqlite3, one consistent moment while
+    its servers go on writing (SQLite's online backup API; of PostgreSQL every table read in
+    one snapshot), plus every game as a game log. With --server ask a running server for a
+    backup instead (POST /api/v1/admin/backup with the admin token)."""
     if server is None:
-        return _backup_sqlite(_sqlite_database(db), folder, "Backup")
+        return _backup_here(db, database_url, folder, "Backup")
     return _backup_through(folder, server, token, timeout)
 
 

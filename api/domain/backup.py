@@ -1,14 +1,18 @@
 """Backups of a database: a backup folder, and a new database file made from one.
 
-A backup (:func:`backup_sqlite`) is a folder with
+A backup (:func:`backup_folder`) is a folder with
 
-* ``schocken.sqlite3``: a copy made with SQLite's online backup API
-  (:meth:`SQLiteStore.backup_to`: one consistent moment, taken beside a running server, even
-  one of several processes, without going through it);
+* ``schocken.sqlite3``: a copy of the database in one consistent moment, taken beside running
+  servers (even several processes) without going through them: of a SQLite database with
+  SQLite's online backup API (:meth:`SQLiteStore.backup_to`, page for page), of a PostgreSQL
+  database by :func:`api.storage.transfer.copy` (one REPEATABLE READ snapshot, every table
+  into a new SQLite file, the same rows);
 * ``logs/<stammtisch>/<game>.json``: every game as a game log (GAMELOG.md v1), written from
   that copy, readable by ``schocken replay`` and importable into another Stammtisch.
 
-:func:`restore_sqlite` makes a new database file from it, page for page the copied one.
+:func:`restore_sqlite` makes a new database file from it, page for page the copied one;
+:func:`restore_postgres` fills an empty PostgreSQL database with its rows. So a backup taken
+on either store restores onto either. (A PostgreSQL operator also has ``pg_dump``: README.)
 
 An export folder of the retired DuckDB store (``schema.sql``, ``load.sql`` and one Parquet file
 per table) is still restored: :func:`import_duckdb_export` loads it into a temporary DuckDB
@@ -34,8 +38,9 @@ from typing import TypedDict
 
 import duckdb
 
-from ..storage import MemoryStore, SQLiteRepository, SQLiteStore
+from ..storage import MemoryStore, PostgresStore, SQLiteRepository, SQLiteStore
 from ..storage.convert import convert
+from ..storage.transfer import copy
 from .runtime import GameRuntime, effective_entries, header_of
 
 #: the file in the instance folder that holds the generated admin token
@@ -60,18 +65,31 @@ def _new_folder(out: Path) -> Path:
     return out
 
 
-def backup_folder(store: SQLiteStore | MemoryStore, out: Path) -> ExportCounts:
+def backup_folder(store: SQLiteStore | PostgresStore | MemoryStore, out: Path) -> ExportCounts:
     """The backup of ``store`` into ``out`` (an in-memory store has none: :class:`TypeError`)."""
     if isinstance(store, SQLiteStore):
         return backup_sqlite(store, out)
-    raise TypeError("only a SQLite database can be backed up")
+    if isinstance(store, PostgresStore):
+        return backup_postgres(store.url, out)
+    raise TypeError("only a SQLite or PostgreSQL database can be backed up")
 
 
 def backup_sqlite(store: SQLiteStore, out: Path) -> ExportCounts:
     """Copy the SQLite database of ``store`` into ``out/schocken.sqlite3`` (SQLite's online
     backup: one moment, while others write) and write every game's log from that copy."""
     out = _new_folder(out)
-    tables = store.backup_to(out / SQLITE_FILE)
+    return _with_logs(out, store.backup_to(out / SQLITE_FILE))
+
+
+def backup_postgres(url: str, out: Path) -> ExportCounts:
+    """Copy the PostgreSQL database ``url`` into ``out/schocken.sqlite3`` (one snapshot, while
+    servers write) and write every game's log from that copy."""
+    out = _new_folder(out)  # a failed copy leaves it empty (transfer removes its file)
+    return _with_logs(out, len(copy(url, str(out / SQLITE_FILE))))
+
+
+def _with_logs(out: Path, tables: int) -> ExportCounts:
+    """Write every game's log from the copy ``out/schocken.sqlite3``."""
     repo = SQLiteStore.open_copy(out / SQLITE_FILE)
     try:
         slugs = repo.stammtisch_slugs()
@@ -92,6 +110,12 @@ def restore_sqlite(folder: Path, db: Path) -> None:
     if Path(db).exists():
         raise FileExistsError(f"{db} exists: import only into a new database file")
     SQLiteStore.restore(Path(folder) / SQLITE_FILE, db)
+
+
+def restore_postgres(folder: Path, url: str) -> dict[str, int]:
+    """Fill the empty PostgreSQL database ``url`` with the rows of the backup folder
+    ``folder`` (one transaction; refused if it holds rows); rows per table."""
+    return copy(str(Path(folder) / SQLITE_FILE), url)
 
 
 def _write_log(repo: SQLiteRepository, game_id: int, logs: Path, slugs: dict[int, str]) -> Path:

@@ -4,7 +4,8 @@
 does the same inside the server, for a machine that reaches the server only over HTTP: with
 the admin token (``ADMIN_TOKEN`` / ``SCHOCKEN_ADMIN_TOKEN``, else generated once into
 ``<instance>/admin_token``, readable only by its owner) the backup folder (api/domain/backup.py:
-``schocken.sqlite3`` made with SQLite's online backup API and the game logs) is written into a
+the database copied into ``schocken.sqlite3`` in one consistent moment, SQLite or PostgreSQL,
+and the game logs) is written into a
 temporary folder and sent as a ``.tar.gz``. A Stammtisch's token is not enough: a backup holds
 every Stammtisch's data. :func:`register` adds the blueprint and its security scheme.
 """
@@ -23,7 +24,7 @@ from ..domain import Conflict
 from ..domain.backup import backup_folder, tar_folder
 from ..http.auth import check_admin
 from ..http.blueprint import Blueprint
-from ..storage import SQLiteStore
+from ..storage import MemoryStore
 
 blp = Blueprint(
     "admin",
@@ -45,7 +46,7 @@ class Backup(MethodView):
         200,
         {"type": "string", "format": "binary"},
         content_type="application/gzip",
-        description="The backup folder (a copy of the SQLite database, game logs) as .tar.gz.",
+        description="The backup folder (the database as a SQLite file, game logs) as .tar.gz.",
     )
     @blp.alt_response(401, response="UNAUTHORIZED")
     @blp.alt_response(403, response="FORBIDDEN")
@@ -54,13 +55,14 @@ class Backup(MethodView):
     def post(self) -> Response:
         """Back up the whole database (admin token)
 
-        A copy of the SQLite database (SQLite's online backup: one consistent moment while
-        the server goes on writing) plus every game as a game log; what
+        A copy of the database as a SQLite file (of SQLite: its online backup; of PostgreSQL:
+        every table read in one snapshot; either way one consistent moment while the servers
+        go on writing) plus every game as a game log; what
         `schocken backup --server URL DIR` fetches and `schocken import DIR` restores."""
         check_admin()
         store = current_app.extensions["schocken"].store
-        if not isinstance(store, SQLiteStore):
-            raise Conflict("Nur eine SQLite-Datenbank lässt sich sichern.")
+        if isinstance(store, MemoryStore):
+            raise Conflict("Ein Server ohne Datenbank (nur im Speicher) hat nichts zu sichern.")
         with tempfile.TemporaryDirectory(prefix="schocken-backup-") as tmp:
             backup_folder(store, Path(tmp) / "export")
             data = tar_folder(Path(tmp) / "export")
