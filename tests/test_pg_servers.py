@@ -22,12 +22,15 @@ from test_api_serve import TURNS, Server, Tisch, both_at_once, request
 RATE = {"SCHOCKEN_WRITE_RATE_PER_MINUTE": "60", "SCHOCKEN_WRITE_RATE_BURST": "20"}
 
 
-def start_servers(folder: Any, url: str, count: int, workers: int = 2) -> list[Server]:
-    """``count`` servers on the PostgreSQL database ``url`` (all stopped again if one fails)."""
+def start_servers(
+    folder: Any, url: str, count: int, workers: int = 2, env: dict[str, str] | None = None
+) -> list[Server]:
+    """``count`` servers on the PostgreSQL database ``url`` (all stopped again if one fails),
+    with ``env`` (default: the low rate limit :data:`RATE`)."""
     servers: list[Server] = []
     try:
         for _ in range(count):
-            servers.append(Server(folder / "data" / "none", workers, RATE, url=url))
+            servers.append(Server(folder / "data" / "none", workers, env or RATE, url=url))
     except BaseException:
         for server in servers:
             server.kill()

@@ -176,20 +176,27 @@ def _from_server(url: str, out: Path, slug: str | None) -> int:
 @click.option("--seed", type=int, default=1, help="random seed (default 1)")
 @click.option("--site", metavar="DIR", help="also build its dashboard into DIR")
 @click.option("--progress", is_flag=True, help=PROGRESS_HELP)
-def demo(db: str | None, slug: str, years: int, seed: int, site: str | None, progress: bool) -> int:
+@database_url_option
+def demo(
+    db: str | None, slug: str, years: int, seed: int, site: str | None, progress: bool,
+    database_url: str | None,
+) -> int:  # fmt: skip
     """Create the demo Stammtisch (weekly games of ten simulated years) in the SQLite
-    database; nothing to do if it is there already."""
+    database (or the PostgreSQL one of --database-url / SCHOCKEN_DATABASE_URL); nothing to
+    do if it is there already."""
     from dashboard.demo import create_demo
 
     from ..domain import Conflict
-    from ..storage import SQLiteStore
+    from ..storage import PostgresStore, SQLiteStore
     from ..storage.convert import is_duckdb_file
+    from ..storage.postgres.store import redacted
 
-    db = _database(db)
-    if is_duckdb_file(db):
+    url = pick_url(database_url, db)
+    db = redacted(url) if url else _database(db)
+    if not url and is_duckdb_file(db):
         print(DUCKDB_HINT.format(db=db), file=sys.stderr)
         return 1
-    store = SQLiteStore(db)
+    store = PostgresStore(url) if url else SQLiteStore(db)
     started = time.perf_counter()
     try:
         info = create_demo(
@@ -225,7 +232,7 @@ def demo(db: str | None, slug: str, years: int, seed: int, site: str | None, pro
     return 0
 
 
-def _demo_site(store: SQLiteStore, site: str, slug: str, progress: bool) -> None:
+def _demo_site(store: SQLiteStore | PostgresStore, site: str, slug: str, progress: bool) -> None:
     """Build the demo Stammtisch's dashboard into ``site`` from the open store."""
     from dashboard.readmodel import ReadModel
     from dashboard.site import build_site

@@ -45,6 +45,12 @@ class StorageUnavailable(Exception):
     The message names the cause for the operator's log."""
 
 
+class StorageUnreachable(StorageUnavailable):
+    """The database server cannot be reached now (it is down, restarting, or refuses
+    connections); nothing of the failed transaction was stored (or, when the connection broke
+    at its commit, perhaps all of it: a retry with the same Idempotency-Key tells)."""
+
+
 class RateLimited(Exception):
     """The client's rate-limit bucket ran dry between the request's check of it and its write
     transaction (where an adapter takes the token): the write is refused (429), ``wait``
