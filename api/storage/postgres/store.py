@@ -33,6 +33,7 @@ stays the default. Settings, and why:
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 import time
@@ -60,11 +61,25 @@ CONNECT_TIMEOUT = 10
 DOWN_TIMEOUT = 1.0
 #: seconds psycopg_pool keeps replacing a lost connection before it gives up (it tries again
 #: at once, then after this; a waiting request starts a new attempt)
-RECONNECT_SECONDS = 0.5
+RECONNECT_SECONDS = 0.2
 #: a waiting request looks again (and lets the pool try to connect again) this often
-WAIT_SLICE = 0.25
+WAIT_SLICE = 0.1
 #: the advisory lock of the migrations (any constant bigint, the same in every process)
 MIGRATION_LOCK = 0x5C40C6E7
+
+
+log = logging.getLogger(__name__)
+
+
+class _Quiet(logging.Filter):
+    """Drops psycopg_pool's warning per failed connection attempt (several a second while
+    the server is down): :class:`Pool` logs the outage once, and its end."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith(("error connecting in", "reconnection attempt"))
+
+
+logging.getLogger("psycopg.pool").addFilter(_Quiet())
 
 
 def migrations() -> list[tuple[int, str, str]]:
@@ -147,8 +162,12 @@ class Pool(ConnectionPool[psycopg.Connection[Any]]):
                 try:
                     conn = super().connect(*args, **kwargs)
                 except psycopg.Error as err:
+                    if pool.down is None:
+                        log.warning("PostgreSQL nicht erreichbar: %s", " ".join(str(err).split()))
                     pool.down = " ".join(str(err).split()) or type(err).__name__
                     raise
+                if pool.down is not None:
+                    log.warning("PostgreSQL wieder erreichbar")
                 pool.down = None
                 return conn
 
