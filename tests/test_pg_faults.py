@@ -50,11 +50,19 @@ class Phone:
     answers: list[tuple[float, int, dict[str, Any], dict[str, str]]] = field(default_factory=list)
     stop: threading.Event = field(default_factory=threading.Event)
     sent: int = 0
+    unanswered: int = 0  # attempts without an answer (a killed server, a cut connection)
+    error: BaseException | None = None  # what ended the phone before its time
 
     def start(self) -> threading.Thread:
-        thread = threading.Thread(target=self.run, daemon=True)
+        thread = threading.Thread(target=self.guarded, daemon=True)
         thread.start()
         return thread
+
+    def guarded(self) -> None:
+        try:
+            self.run()
+        except BaseException as err:  # noqa: BLE001 - reported by hang_up
+            self.error = err
 
     def send(self, path: str, body: Any, headers: dict[str, str]) -> tuple[int, Any] | None:
         """One attempt on the next server: (status, body), or None without an answer."""
@@ -63,6 +71,7 @@ class Phone:
         try:
             status, answer, head = request(base, "POST", path, body, self.tisch.token, headers)
         except NO_ANSWER:
+            self.unanswered += 1
             time.sleep(0.02)
             return None
         self.answers.append((time.monotonic(), status, answer, head))
@@ -117,12 +126,18 @@ def hang_up(phones: list[Phone]) -> None:
     for phone in phones:
         phone.thread.join(30)  # type: ignore[attr-defined]
         assert not phone.thread.is_alive()  # type: ignore[attr-defined]
+        assert phone.error is None, repr(phone.error)
 
 
 def tally(url: str, phones: list[Phone]) -> dict[str, int]:
     """Acknowledged, stored, lost (acknowledged, not stored), duplicate (stored beyond the
-    turns sent or out of plan) and in flight (sent, no answer), over every phone's games."""
+    turns sent or out of plan) and in flight (sent, no answer), over every phone's games;
+    attempts without an answer, and answers replayed for a key sent again."""
     counts = dict.fromkeys(("acked", "stored", "lost", "dup", "in_flight"), 0)
+    counts["unanswered"] = sum(phone.unanswered for phone in phones)
+    counts["replayed"] = sum(
+        h.get("Idempotent-Replayed") == "true" for p in phones for _, _, _, h in p.answers
+    )
     with psycopg.connect(url) as conn:
         for phone in phones:
             for game, acked in phone.acked.items():
