@@ -18,6 +18,8 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -256,6 +258,10 @@ def test_postgresql_down_answers_503_health_says_so_and_the_servers_reconnect(
             status, health, head = request(server.base, "GET", "/api/v1/health")
             assert status == 503 and health["status"] == "degraded" and "Retry-After" in head
             assert health["database"].startswith("PostgreSQL unreachable: "), health
+            with pytest.raises(urllib.error.HTTPError) as page:  # the pub's web page
+                urllib.request.urlopen(f"{server.base}/s/{tisch.slug}/", timeout=10)
+            assert page.value.code == 503 and page.value.headers["Retry-After"]
+            assert DATABASE_UNREACHABLE in page.value.read().decode()
     finally:
         own_cluster.resume()
     ready, status = time.monotonic(), 0
