@@ -20,10 +20,12 @@ stays the default. Settings, and why:
   under load, tests/test_pg_faults.py, 2 servers × 2 workers: 0.05-0.09 s after ``pg_ctl
   restart -m fast`` returned, 0.01-0.2 s after a 2-5 s outage; with psycopg_pool's defaults
   0.8-0.95 s).
-* A request that waited :data:`POOL_TIMEOUT` seconds for a connection gets
-  :class:`~api.storage.repository.StorageUnavailable` (503); while the server is known to be
-  out of reach (the last connection attempt failed) it waits :data:`DOWN_TIMEOUT` seconds
-  only, and gets :class:`~api.storage.repository.StorageUnreachable` naming libpq's cause.
+* A request that found no connection within :data:`POOL_TIMEOUT` seconds gets
+  :class:`~api.storage.repository.StorageUnreachable` (503, "nicht erreichbar"); while the
+  server is known to be out of reach (the last connection attempt failed) it waits
+  :data:`DOWN_TIMEOUT` seconds only, and the cause named is libpq's for that attempt. A
+  server's log says when it lost the database and when it had it again (one line each;
+  psycopg_pool's line per failed attempt is left out).
 * A URL that is no PostgreSQL URL, or a server that cannot be reached at start, stops the
   process with :class:`~api.startup.StartupError`: one line, the password left out.
 * Durability is PostgreSQL's default ``synchronous_commit=on``: COMMIT returns once the WAL
@@ -165,9 +167,10 @@ class Pool(ConnectionPool[psycopg.Connection[Any]]):
                 try:
                     conn = super().connect(*args, **kwargs)
                 except psycopg.Error as err:
+                    cause = " ".join(str(err).split()) or type(err).__name__
                     if pool.down is None:
-                        log.warning("PostgreSQL nicht erreichbar: %s", " ".join(str(err).split()))
-                    pool.down = " ".join(str(err).split()) or type(err).__name__
+                        log.warning("PostgreSQL nicht erreichbar: %s", cause)
+                    pool.down = cause
                     raise
                 if pool.down is not None:
                     log.warning("PostgreSQL wieder erreichbar")
