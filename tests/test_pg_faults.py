@@ -299,7 +299,11 @@ def bad_urls(own_cluster: Cluster) -> dict[str, tuple[str, str]]:
             "ist nicht erreichbar",
         ),
         "wrong scheme": (f"mysql://postgres:{SECRET}@localhost/schocken", "keine PostgreSQL-URL"),
-        "no URL": (f"host=localhost password={SECRET}", "keine PostgreSQL-URL"),
+        "no URL": (f"localhost/schocken password={SECRET}", "keine PostgreSQL-URL"),
+        "a connection string": (
+            f"host={own_cluster.folder} port=1 password={SECRET}",
+            "ist nicht erreichbar",
+        ),
     }
 
 

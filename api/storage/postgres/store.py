@@ -26,8 +26,8 @@ stays the default. Settings, and why:
   :data:`DOWN_TIMEOUT` seconds only, and the cause named is libpq's for that attempt. A
   server's log says when it lost the database and when it had it again (one line each;
   psycopg_pool's line per failed attempt is left out).
-* A URL that is no PostgreSQL URL, or a server that cannot be reached at start, stops the
-  process with :class:`~api.startup.StartupError`: one line, the password left out.
+* A URL that is no PostgreSQL URL (nor a ``key=value`` connection string), or a server that
+  cannot be reached at start, stops the process with :class:`~api.startup.StartupError`: one line, the password left out.
 * Durability is PostgreSQL's default ``synchronous_commit=on``: COMMIT returns once the WAL
   holds the transaction on disk. Only the rate limit's counters live in an UNLOGGED table
   (migration 0007), whose commits wait for no flush.
@@ -116,15 +116,19 @@ def redacted(url: str) -> str:
 
 
 def check_url(url: str) -> None:
-    """Raise :class:`StartupError` unless ``url`` is a PostgreSQL URL psycopg can read."""
-    if not is_postgres_url(url):
-        raise StartupError(
-            f"Die Datenbank-URL {redacted(url)} ist keine PostgreSQL-URL "
-            "(postgresql://benutzer@host:port/datenbank)."
-        )
+    """Raise :class:`StartupError` unless ``url`` is a PostgreSQL URL psycopg can read (or a
+    ``key=value`` connection string, which psycopg takes as well)."""
+    wrong = StartupError(
+        f"Die Datenbank-URL {redacted(url)} ist keine PostgreSQL-URL "
+        "(postgresql://benutzer@host:port/datenbank)."
+    )
+    if "://" in url and not is_postgres_url(url):
+        raise wrong
     try:
         psycopg.conninfo.conninfo_to_dict(url)
     except psycopg.Error as err:
+        if "://" not in url:  # libpq's message would quote it, password and all
+            raise wrong from err
         raise StartupError(
             f"Die Datenbank-URL {redacted(url)} ist nicht zu lesen ({_scrubbed(str(err), url)})."
         ) from err
