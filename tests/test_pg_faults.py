@@ -356,3 +356,19 @@ def test_the_demo_goes_into_the_database_of_the_url(pg_url, capsys):
     assert "Demo-Stammtisch" in capsys.readouterr().err
     with psycopg.connect(pg_url) as conn:
         assert conn.execute("SELECT count(*) FROM games").fetchone()[0] > 40
+
+
+def test_a_database_lost_during_a_command_ends_it_with_one_line(capsys):
+    from api.cli.base import command
+    from api.storage import StorageUnreachable
+
+    @command("lost", "loses its database")
+    def lost() -> int:
+        raise StorageUnreachable("PostgreSQL unreachable: server closed the connection")
+
+    assert lost.main([], standalone_mode=False) == 1
+    err = capsys.readouterr().err
+    assert err == (
+        "Die Datenbank ist gerade nicht verfügbar, abgebrochen: PostgreSQL unreachable: "
+        "server closed the connection\n"
+    )
