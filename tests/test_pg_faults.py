@@ -318,7 +318,10 @@ COMMANDS = {
 
 
 @pytest.mark.parametrize("command", COMMANDS)
-def test_a_bad_database_url_stops_a_command_with_one_line(command, bad_urls, capsys, tmp_path):
+def test_a_bad_database_url_stops_a_command_with_one_line(
+    command, bad_urls, capsys, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)  # where "site" would be written
     for name, (url, says) in bad_urls.items():
         assert main([*COMMANDS[command], url], standalone_mode=False) == 1, name
         out, err = capsys.readouterr()
