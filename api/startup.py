@@ -5,7 +5,8 @@
 1 (api/cli/base.py). :func:`check_database` looks at a database file and its folder before
 SQLite opens them (a folder that is a file or cannot be written, a file that cannot be read or
 written); :func:`describe` turns an error that happened anyway into
-such a line, and says "locked" only when SQLite said so.
+such a line (a database that stopped working during a command as well: :class:`DatabaseFault`),
+and says "locked" only when SQLite said so.
 
 Standard library only: every layer may raise or explain these errors, the engine commands of
 the CLI included.
@@ -36,6 +37,12 @@ REASONS = {
 class StartupError(RuntimeError):
     """A server or command cannot start; the message (one line) names the cause for the
     operator."""
+
+
+class DatabaseFault(Exception):
+    """Base of :class:`~api.storage.StorageUnavailable`: the database cannot work now (a
+    server out of reach, a full disk). Defined here so that the command line can end a
+    command it stops with one line (:func:`describe`) without importing the storage."""
 
 
 def _blocking_file(folder: Path) -> Path | None:
@@ -117,6 +124,8 @@ def describe(err: BaseException, path: str | Path | None = None) -> str:
     known) failed with ``err``."""
     if isinstance(err, StartupError):
         return str(err)
+    if isinstance(err, DatabaseFault):
+        return f"Die Datenbank ist gerade nicht verfügbar, abgebrochen: {err}"
     where = f" {path}" if path else ""
     text = str(err)
     if isinstance(err, sqlite3.Error):

@@ -13,13 +13,16 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 from zoneinfo import ZoneInfo
 
 from api.domain import Conflict, GameCache, Services
 from api.rules import PRESETS, simulate_game, to_log
-from api.storage import MemoryStore, PostgresStore, Repository, SQLiteStore
+from api.storage import MemoryStore, Repository, SQLiteStore
 from api.storage.records import Stammtisch
+
+if TYPE_CHECKING:
+    from api.storage import PostgresStore
 
 BERLIN = ZoneInfo("Europe/Berlin")
 
@@ -106,7 +109,7 @@ def _play(
 
 
 def create_demo(
-    store: SQLiteStore | PostgresStore | MemoryStore,
+    store: SQLiteStore | MemoryStore | PostgresStore,
     *,
     slug: str = "demo",
     name: str = "Demo-Stammtisch „Zur Post“",

@@ -33,6 +33,8 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Flask
 
+from api.storage import StorageUnavailable
+
 from .readmodel import refresh
 
 if TYPE_CHECKING:
@@ -89,10 +91,13 @@ def _loop(store: Any, interval: float, stopping: threading.Event | None = None) 
         try:
             worked = run_once(store)
             failures = 0
-        except Exception:  # noqa: BLE001 - a refresher must not die of one bad moment
+        except Exception as err:  # noqa: BLE001 - a refresher must not die of one bad moment
             worked = False
             failures += 1
-            log.exception("statistics refresh failed (%d of %d)", failures, MAX_FAILURES)
+            log.error(  # a database out of reach: its cause in one line, no traceback
+                "statistics refresh failed (%d of %d): %s", failures, MAX_FAILURES, err,
+                exc_info=not isinstance(err, StorageUnavailable),
+            )  # fmt: skip
         took = time.monotonic() - started
         pause = max(interval, PAUSE_FACTOR * took) if worked else interval
 

@@ -61,7 +61,8 @@ class Cluster:
             "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
         )
         self._pg_ctl = [binary("pg_ctl"), "-D", str(data)]
-        self._as_owner(*self._pg_ctl, "-o", options, "-l", str(log), "-w", "start")
+        self._start, self._log = ["-o", options, "-l", str(log), "-w", "start"], str(log)
+        self._as_owner(*self._pg_ctl, *self._start)
         self._names = itertools.count(1)
         self.url = self.database_url("postgres")
         with psycopg.connect(self.url, autocommit=True) as conn:
@@ -88,6 +89,19 @@ class Cluster:
         name = url.split("?", 1)[0].rsplit("/", 1)[1]
         with psycopg.connect(self.url, autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+    def restart(self) -> None:
+        """``pg_ctl restart -m fast``: every session ends, the server starts again (with its
+        settings; its output to its log, not to our pipe)."""
+        self._as_owner(*self._pg_ctl, "-m", "fast", "-l", self._log, "-w", "restart")
+
+    def halt(self) -> None:
+        """``pg_ctl stop -m fast``: the server ends every session and stops (see resume)."""
+        self._as_owner(*self._pg_ctl, "-m", "fast", "-w", "stop")
+
+    def resume(self) -> None:
+        """Start the halted server again, with its settings."""
+        self._as_owner(*self._pg_ctl, *self._start)
 
     def stop(self) -> None:
         try:

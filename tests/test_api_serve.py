@@ -84,14 +84,19 @@ def request(base, method, path, body=None, token=None, headers=None):
 class Server:
     """``schocken serve`` in a process group of its own (master and workers)."""
 
-    def __init__(self, db: Path, workers: int, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, db: Path, workers: int, env: dict[str, str] | None = None, url: str | None = None
+    ) -> None:
+        """On the SQLite file ``db``, or on the PostgreSQL database ``url`` (its log beside
+        ``db`` all the same)."""
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = db.parent.parent / f"serve-{self.port}.log"
         with open(self.log, "w") as out:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "api.cli", "serve", "--port", str(self.port)]
-                + ["--db", str(db), "--workers", str(workers), "--threads", "4"],
+                + (["--database-url", url] if url else ["--db", str(db)])
+                + ["--workers", str(workers), "--threads", "4"],
                 cwd=ROOT,
                 stdout=out,
                 stderr=subprocess.STDOUT,

@@ -126,7 +126,9 @@ def test_a_wrong_database_url_is_one_line_and_a_non_zero_exit(capsys, tmp_path):
     url = f"postgresql://postgres@/nope?host={tmp_path}&port=1"
     assert main(["rebuild", "--database-url", url], standalone_mode=False) == 1
     err = capsys.readouterr().err.strip()
-    assert err.startswith("Die Datenbank ist nicht zu öffnen: PostgreSQL:") and "\n" not in err
+    assert (
+        err.startswith(f"Die PostgreSQL-Datenbank {url} ist nicht erreichbar") and "\n" not in err
+    )
 
 
 def test_failed_logins_are_counted_in_a_row_and_cleared_by_a_success(pg_url):

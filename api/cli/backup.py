@@ -21,7 +21,7 @@ from pathlib import Path
 import click
 
 from .base import command, print_counts
-from .database import database_url_option, pick_url, shown
+from .database import database_url_option, pick_url
 from .server import DB_HELP
 
 #: where ``schocken backup`` finds the server when no ``--server`` is given
@@ -74,6 +74,7 @@ def _backup_postgres(url: str, folder: str, verb: str) -> int:
     servers) with the game logs."""
     from ..domain.backup import backup_postgres
     from ..storage import StorageUnavailable
+    from ..storage.postgres.store import redacted
     from ..storage.transfer import CopyError
 
     try:
@@ -82,7 +83,7 @@ def _backup_postgres(url: str, folder: str, verb: str) -> int:
         print(f"{verb} abgebrochen: {err}", file=sys.stderr)
         return 1
     print(
-        f"backed up {shown(url)} ({counts['tables']} tables, {counts['games']} game logs) "
+        f"backed up {redacted(url)} ({counts['tables']} tables, {counts['games']} game logs) "
         f"to {folder}"
     )
     return 0
@@ -151,6 +152,7 @@ def _import_postgres(folder: str, db: str | None, url: str) -> int:
     """``schocken import DIR --database-url URL``: the backup's rows into the empty database."""
     from ..domain.backup import is_sqlite_backup, restore_postgres
     from ..storage import StorageUnavailable
+    from ..storage.postgres.store import redacted
     from ..storage.transfer import CopyError
 
     if db:
@@ -169,7 +171,7 @@ def _import_postgres(folder: str, db: str | None, url: str) -> int:
         print(f"Import abgebrochen: {err}", file=sys.stderr)
         return 1
     print_counts(counts)
-    print(f"imported {folder} into {shown(url)}")
+    print(f"imported {folder} into {redacted(url)}")
     return 0
 
 

@@ -6,8 +6,9 @@ A command's function returns ``0`` (done), ``1`` (refused, with a message on std
 standalone_mode=False)`` returns it (tests call the commands so).
 
 A database or folder that cannot be used (:class:`~api.startup.StartupError`, an error of
-SQLite or of the file system) ends a command the same way: one line on stderr naming the cause
-(:class:`Refused`, no traceback) and exit code 1.
+SQLite or of the file system, a database that stops working during the command:
+:class:`~api.startup.DatabaseFault`) ends a command the same way: one line on stderr naming the
+cause (:class:`Refused`, no traceback) and exit code 1.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import IO, Any
 
 import click
 
-from ..startup import StartupError, describe
+from ..startup import DatabaseFault, StartupError, describe
 
 #: ``-h`` as well as ``--help`` on every command (subcommands inherit it from the group)
 CONTEXT = {"help_option_names": ["-h", "--help"]}
@@ -38,7 +39,7 @@ class Command(click.Command):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             code = super().invoke(ctx)
-        except (StartupError, sqlite3.Error, OSError) as err:
+        except (StartupError, DatabaseFault, sqlite3.Error, OSError) as err:
             refused = Refused(describe(err, ctx.params.get("db")))
             refused.show()
             ctx.exit(refused.exit_code)

@@ -171,41 +171,32 @@ def _from_server(url: str, out: Path, slug: str | None) -> int:
 
 @command("demo", "create a demo Stammtisch with ten years of simulated games")
 @click.option("--db", metavar="PATH", help=DB_HELP)
-@database_url_option
 @click.option("--slug", default="demo", help="short name of the demo Stammtisch")
 @click.option("--years", type=int, default=10, help="years of weekly games (default 10)")
 @click.option("--seed", type=int, default=1, help="random seed (default 1)")
 @click.option("--site", metavar="DIR", help="also build its dashboard into DIR")
 @click.option("--progress", is_flag=True, help=PROGRESS_HELP)
+@database_url_option
 def demo(
-    db: str | None,
+    db: str | None, slug: str, years: int, seed: int, site: str | None, progress: bool,
     database_url: str | None,
-    slug: str,
-    years: int,
-    seed: int,
-    site: str | None,
-    progress: bool,
-) -> int:
+) -> int:  # fmt: skip
     """Create the demo Stammtisch (weekly games of ten simulated years) in the SQLite
-    database (or the PostgreSQL database of --database-url / SCHOCKEN_DATABASE_URL); nothing
-    to do if it is there already."""
+    database (or the PostgreSQL one of --database-url / SCHOCKEN_DATABASE_URL); nothing to
+    do if it is there already."""
     from dashboard.demo import create_demo
 
     from ..domain import Conflict
     from ..storage import PostgresStore, SQLiteStore
     from ..storage.convert import is_duckdb_file
-    from .database import shown
+    from ..storage.postgres.store import redacted
 
     url = pick_url(database_url, db)
-    store: SQLiteStore | PostgresStore
-    if url:
-        store, db = PostgresStore(url, pool_size=2), shown(url)
-    else:
-        db = _database(db)
-        if is_duckdb_file(db):
-            print(DUCKDB_HINT.format(db=db), file=sys.stderr)
-            return 1
-        store = SQLiteStore(db)
+    db = redacted(url) if url else _database(db)
+    if not url and is_duckdb_file(db):
+        print(DUCKDB_HINT.format(db=db), file=sys.stderr)
+        return 1
+    store = PostgresStore(url) if url else SQLiteStore(db)
     started = time.perf_counter()
     try:
         info = create_demo(

@@ -36,15 +36,6 @@ def pick_url(given: str | None, db: str | None) -> str | None:
     return str(url) if url else None
 
 
-def shown(url: str) -> str:
-    """``url`` without its password, for a message."""
-    scheme, sep, rest = url.partition("://")
-    if sep and "@" in rest:
-        user, _, host = rest.partition("@")
-        return f"{scheme}://{user.split(':', 1)[0]}@{host}"
-    return url
-
-
 def refresh_url(url: str, everything: bool) -> Refreshed:
     """``schocken stats refresh`` on the PostgreSQL database ``url`` (one process, under the
     one-refresher lock: PostgreSQL's advisory lock)."""

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 from .base import command
-from .database import database_url_option, pick_url, shown
+from .database import database_url_option, pick_url
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -104,10 +104,14 @@ def serve(
             return 2
         workers = 1
     workers = workers or WORKERS
+    where = database or "in memory"
+    if url:
+        from ..storage.postgres.store import redacted  # no password (nor ?password=) shown
+
+        where = redacted(url)
     print(
-        f"Schocken API on http://{host}:{port}/ (docs: /docs), database "
-        f"{shown(url) if url else database or 'in memory'}, {workers} worker(s) × {threads} "
-        "threads",
+        f"Schocken API on http://{host}:{port}/ (docs: /docs), database {where}, "
+        f"{workers} worker(s) × {threads} threads",
         flush=True,
     )
     config = {"STORAGE": storage, "DATABASE": database, "DATABASE_URL": url}

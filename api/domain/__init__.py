@@ -14,6 +14,7 @@ from .base import utcnow
 from .cache import GameCache
 from .errors import (
     CONCURRENT_CHANGE,
+    DATABASE_UNREACHABLE,
     STORAGE_UNAVAILABLE,
     Conflict,
     DomainError,
@@ -21,6 +22,7 @@ from .errors import (
     Invalid,
     NotFound,
     Unauthorized,
+    unavailable_message,
 )
 from .recording import describe_entry
 from .services import Services
@@ -29,6 +31,7 @@ from .views import GameView, WriteResult
 
 __all__ = [
     "CONCURRENT_CHANGE",
+    "DATABASE_UNREACHABLE",
     "STORAGE_UNAVAILABLE",
     "Conflict",
     "DomainError",
@@ -43,5 +46,6 @@ __all__ = [
     "describe_entry",
     "hash_token",
     "slugify",
+    "unavailable_message",
     "utcnow",
 ]

@@ -7,6 +7,8 @@ The engine's own errors (:class:`~api.rules.SchockenError`) pass through unchang
 
 from __future__ import annotations
 
+from ..storage import StorageUnavailable, StorageUnreachable
+
 
 class DomainError(Exception):
     """Base of every error a use case raises (besides the engine's)."""
@@ -45,3 +47,17 @@ STORAGE_UNAVAILABLE = (
     "Die Datenbank kann gerade nicht schreiben (Speicher voll oder schreibgeschützt); "
     "nichts wurde gespeichert. Bitte gleich noch einmal versuchen."
 )
+
+#: the database server cannot be reached now (PostgreSQL down, restarting, or refusing)
+DATABASE_UNREACHABLE = (
+    "Die Datenbank ist gerade nicht erreichbar; nichts wurde gespeichert. Bitte in ein paar "
+    "Sekunden noch einmal versuchen."
+)
+
+
+def unavailable_message(error: StorageUnavailable) -> str:
+    """What a player is told when ``error`` kept a request from the database: its cause in
+    words (the database server unreachable, or a database that cannot write)."""
+    if isinstance(error, StorageUnreachable):
+        return DATABASE_UNREACHABLE
+    return STORAGE_UNAVAILABLE

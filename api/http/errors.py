@@ -4,8 +4,9 @@
   with the engine's German message (and the field it names under ``errors.json``);
 * use-case errors (:mod:`api.domain.errors`) by their kind: not found 404, conflict 409,
   invalid 422, no token 401, another Stammtisch's token 403;
-* :class:`~api.storage.StorageUnavailable` (a full disk, a read-only database) → 503 with
-  ``Retry-After`` and a German message; the cause goes to the log;
+* :class:`~api.storage.StorageUnavailable` (a full disk, a read-only database, a database
+  server out of reach) → 503 with ``Retry-After`` and a German message naming the kind of
+  fault (:func:`~api.domain.errors.unavailable_message`); the cause goes to the log;
 * werkzeug errors keep their status (413 for oversized bodies, 405 with ``Allow``).
 """
 
@@ -20,13 +21,13 @@ from werkzeug.exceptions import HTTPException, default_exceptions
 from schemas import ErrorSchema
 
 from ..domain import (
-    STORAGE_UNAVAILABLE,
     Conflict,
     DomainError,
     Forbidden,
     Invalid,
     NotFound,
     Unauthorized,
+    unavailable_message,
 )
 from ..rules import MalformedInput, RuleViolation, SchockenError
 from ..storage import StorageUnavailable
@@ -81,7 +82,7 @@ class SchockenApi(Api):  # type: ignore[misc]  # flask-smorest ships no type inf
 
     def handle_unavailable(self, error: StorageUnavailable) -> Any:
         log_unavailable(error)
-        exc = _http(503, STORAGE_UNAVAILABLE)
+        exc = _http(503, unavailable_message(error))
         exc.data["headers"] = {"Retry-After": str(RETRY_AFTER)}  # type: ignore[attr-defined]
         return self.handle_http_exception(exc)
 

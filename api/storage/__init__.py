@@ -30,6 +30,7 @@ from .repository import (
     Repository,
     StorageConflict,
     StorageUnavailable,
+    StorageUnreachable,
 )
 from .sqlite import SQLiteRepository, SQLiteStore
 
@@ -51,6 +52,7 @@ __all__ = [
     "Stammtisch",
     "StorageConflict",
     "StorageUnavailable",
+    "StorageUnreachable",
     "RateLimited",
     "StoredResponse",
     "WebSession",

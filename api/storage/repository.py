@@ -19,6 +19,7 @@ from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 from typing import Any
 
+from ..startup import DatabaseFault
 from .records import (
     FactsWrite,
     GameRecord,
@@ -39,10 +40,16 @@ class StorageConflict(Exception):
     """A write lost a race (for example two appends with the same sequence number)."""
 
 
-class StorageUnavailable(Exception):
+class StorageUnavailable(DatabaseFault):
     """The database cannot write (or read) now: a full disk, a read-only file or folder, an
     I/O error. Nothing of the failed transaction was stored; trying again later may work.
     The message names the cause for the operator's log."""
+
+
+class StorageUnreachable(StorageUnavailable):
+    """The database server cannot be reached now (it is down, restarting, or refuses
+    connections); nothing of the failed transaction was stored (or, when the connection broke
+    at its commit, perhaps all of it: a retry with the same Idempotency-Key tells)."""
 
 
 class RateLimited(Exception):

@@ -34,6 +34,7 @@ import psycopg
 from .convert import ConvertError, _remove
 from .postgres import PostgresStore, is_postgres_url
 from .postgres.rows import encode as pg_encode
+from .postgres.store import redacted
 from .records import RESPONSE_COLUMNS, TABLE_COLUMNS
 from .sqlite import SQLiteStore
 from .sqlite.rows import column_kinds, decode, encode, to_json
@@ -67,7 +68,7 @@ class Location:
 
     def __str__(self) -> str:
         if self.engine == "postgresql":  # no password in a message
-            return self.where.split("@", 1)[-1] if "@" in self.where else self.where
+            return redacted(self.where)
         return self.where
 
 
@@ -82,7 +83,7 @@ def location(text: str) -> Location:
             raise CopyError(f"Kopie abgebrochen: {text} nennt keine Datei.")
         return Location("sqlite", path)
     if "://" in text:
-        raise CopyError(f"Kopie abgebrochen: {text} ist weder SQLite noch PostgreSQL.")
+        raise CopyError(f"Kopie abgebrochen: {redacted(text)} ist weder SQLite noch PostgreSQL.")
     return Location("sqlite", text)
 
 

@@ -16,7 +16,7 @@ from flask import Blueprint, current_app, render_template, request, url_for
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response
 
-from ..domain import STORAGE_UNAVAILABLE, DomainError
+from ..domain import DomainError, unavailable_message
 from ..http.errors import RETRY_AFTER, log_unavailable, status_of
 from ..http.headers import STRICT_CSP, secure
 from ..storage import StorageUnavailable
@@ -86,7 +86,7 @@ def _service_error(error: DomainError) -> tuple[str, int]:
 @bp.errorhandler(StorageUnavailable)
 def _unavailable(error: StorageUnavailable) -> tuple[str, int, dict[str, str]]:
     log_unavailable(error)
-    page = render_template("error.html", code=503, message=STORAGE_UNAVAILABLE)
+    page = render_template("error.html", code=503, message=unavailable_message(error))
     return page, 503, {"Retry-After": str(RETRY_AFTER)}
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -395,6 +396,12 @@ class PostgresRepository(CountersMixin, WebSessionsMixin, ReadModelMixin, Reposi
 
     # Responses of idempotent writes
     def get_response(self, stammtisch_id: int, key_hash: str) -> StoredResponse | None:
+        """In a write transaction the key is locked first (until the commit): a request with
+        the same key, on any server, waits here and then finds this one's stored answer."""
+        if self._writing:
+            name = hashlib.blake2b(f"{stammtisch_id}:{key_hash}".encode(), digest_size=8)
+            lock = int.from_bytes(name.digest(), signed=True)
+            self._sql("SELECT pg_advisory_xact_lock(%s)", [lock])
         rows = self._all("get_response", {"stammtisch_id": stammtisch_id, "key_hash": key_hash})
         if not rows:
             return None

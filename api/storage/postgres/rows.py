@@ -22,7 +22,7 @@ from typing import Any
 import psycopg
 from psycopg import errors
 
-from ..repository import StorageConflict, StorageUnavailable
+from ..repository import StorageConflict, StorageUnavailable, StorageUnreachable
 from ..sqlite.rows import to_json
 
 #: a table's columns in table order, each with its type as information_schema names it
@@ -31,6 +31,9 @@ Kinds = dict[str, tuple[tuple[str, str], ...]]
 #: SQLSTATE classes that mean "cannot work now": connection (08), insufficient resources such
 #: as a full disk (53), operator intervention such as a shutdown (57), system or I/O error (58)
 _UNAVAILABLE_CLASSES = frozenset({"08", "53", "57", "58"})
+#: the server is shutting down or starting up (admin_shutdown, crash_shutdown,
+#: cannot_connect_now)
+_GOING = frozenset({"57P01", "57P02", "57P03"})
 #: read_only_sql_transaction (a standby, or default_transaction_read_only)
 _READ_ONLY = "25006"
 
@@ -94,4 +97,13 @@ def mapped(conflict: str | None = None) -> Iterator[None]:
         cause = unavailable_cause(exc)
         if cause is None:
             raise
+        state = getattr(exc, "sqlstate", None) or ""
+        if state[:2] == "08" or state in _GOING or (not state and _lost(exc)):
+            raise StorageUnreachable(f"PostgreSQL unreachable: {cause}") from exc
         raise StorageUnavailable(f"PostgreSQL: {cause}") from exc
+
+
+def _lost(exc: psycopg.Error) -> bool:
+    """A connection that could not be made, broke, or was not to be had in time (libpq's
+    errors carry no SQLSTATE)."""
+    return isinstance(exc, psycopg.InterfaceError | psycopg.OperationalError)
