@@ -227,7 +227,7 @@ def measure_clients(figures: Figures, on: Servers, clients: int, seconds: float)
     """2. concurrent clients, each its own games, spread over the servers' ports."""
     players = [Player(on.ports[i % len(on.ports)], seed=100 + i) for i in range(clients)]
     db = [on.database] if on.database else []
-    cpu0, own0, db0 = cpu_seconds(*on.pids), time.process_time(), cpu_seconds(*db)
+    cpu0, own0, db0 = cpu_seconds(*on.pids), time.process_time(), cpu_seconds(*db, reaped=True)
     started = time.perf_counter()
     figures.rate, figures.many = run_clients([p.turn for p in players], seconds)
     wall, own = time.perf_counter() - started, time.process_time() - own0
@@ -235,7 +235,7 @@ def measure_clients(figures: Figures, on: Servers, clients: int, seconds: float)
     figures.cpu_load = own / len(figures.many)
     figures.load_share = 100 * own / wall
     if db:
-        figures.cpu_db = (cpu_seconds(*db) - db0) / len(figures.many)
+        figures.cpu_db = (cpu_seconds(*db, reaped=True) - db0) / len(figures.many)
 
 
 def measure_floor(figures: Figures, on: Servers, turns: int, clients: int, seconds: float) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import resource
+from pathlib import Path
 
 
 def tree(pid: int) -> list[int]:
@@ -17,9 +19,10 @@ def tree(pid: int) -> list[int]:
     return found
 
 
-def cpu_seconds(*pids: int) -> float:
-    """User + system CPU time of processes and their children so far (from /proc): the live
-    ones (a child that ended is counted in its parent's cutime once it is reaped)."""
+def cpu_seconds(*pids: int, reaped: bool = False) -> float:
+    """User + system CPU time of processes and their live children so far (from /proc);
+    ``reaped``: and of the children that ended (counted in their parent's cutime once it
+    reaped them: PostgreSQL's backends of connections closed meanwhile)."""
     total = 0.0
     for p in {p for pid in pids for p in tree(pid)}:
         try:
@@ -27,8 +30,10 @@ def cpu_seconds(*pids: int) -> float:
                 fields = fh.read().rpartition(")")[2].split()
         except OSError:
             continue
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
+        total += int(fields[11]) + int(fields[12])
+        if reaped and p in pids:
+            total += int(fields[13]) + int(fields[14])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def peak_memory_mb(*pids: int) -> tuple[float, float]:
@@ -47,3 +52,21 @@ def peak_memory_mb(*pids: int) -> tuple[float, float]:
             peak = max(peak, int(fields["VmHWM"].split()[0]) / 1024)
             rss = max(rss, int(fields["VmRSS"].split()[0]) / 1024)
     return peak, rss
+
+
+def children_cpu() -> float:
+    """CPU seconds of this process's finished children (user + system)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def loadavg() -> str:
+    """/proc/loadavg as it is (1, 5, 15 min, running/all, last pid)."""
+    try:
+        return Path("/proc/loadavg").read_text(encoding="ascii").strip()
+    except OSError:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
