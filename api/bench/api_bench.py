@@ -60,7 +60,7 @@ from typing import Any
 
 from .loadgen import AsyncClient, Client, Player, free_port, percentile
 from .pgserver import Server
-from .procstat import cpu_seconds, peak_memory_mb
+from .procstat import busy_percent, cpu_seconds, machine_ticks, peak_memory_mb
 
 PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
 
@@ -109,6 +109,7 @@ class Figures:
     cpu_many: float = 0.0
     cpu_load: float = 0.0  # this process (the clients), concurrent clients, per turn
     load_share: float = 0.0  # this process's CPU while the clients ran, % of one core
+    busy: float = 0.0  # the machine's CPU while the clients ran, % of all cores (any process)
     cpu_db: float = float("nan")  # PostgreSQL's processes, concurrent clients, per turn
     floor_one: list[float] = field(default_factory=list)  # the same for GET /health
     floor_many: list[float] = field(default_factory=list)
@@ -228,8 +229,9 @@ def measure_clients(figures: Figures, on: Servers, clients: int, seconds: float)
     players = [Player(on.ports[i % len(on.ports)], seed=100 + i) for i in range(clients)]
     db = [on.database] if on.database else []
     cpu0, own0, db0 = cpu_seconds(*on.pids), time.process_time(), cpu_seconds(*db, reaped=True)
-    started = time.perf_counter()
+    started, ticks = time.perf_counter(), machine_ticks()
     figures.rate, figures.many = run_clients([p.turn for p in players], seconds)
+    figures.busy = busy_percent(ticks, machine_ticks())
     wall, own = time.perf_counter() - started, time.process_time() - own0
     figures.cpu_many = (cpu_seconds(*on.pids) - cpu0) / len(figures.many)
     figures.cpu_load = own / len(figures.many)
@@ -262,6 +264,7 @@ ROWS: list[tuple[str, Any]] = [
     ("PostgreSQL CPU per turn, 8 clients (ms)", lambda f: f.cpu_db * 1000),
     ("load generator CPU per turn (ms)", lambda f: f.cpu_load * 1000),
     ("load generator CPU (% of 1 core)", lambda f: f.load_share),
+    ("machine CPU busy, 8 clients (% of all)", lambda f: f.busy),
     ("peak memory per process (MB)", lambda f: f.peak),
     ("load average (1 min) before", lambda f: f.before[0]),
     ("load average (1 min) after", lambda f: f.load[0]),

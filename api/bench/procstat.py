@@ -70,3 +70,17 @@ def loadavg() -> str:
 
 def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def machine_ticks() -> tuple[int, int]:
+    """(busy, all) CPU ticks of the whole machine so far (/proc/stat: every core; busy is all
+    but idle and iowait)."""
+    with open("/proc/stat", encoding="ascii") as fh:
+        values = [int(v) for v in fh.readline().split()[1:]]
+    idle = values[3] + (values[4] if len(values) > 4 else 0)
+    return sum(values) - idle, sum(values)
+
+
+def busy_percent(before: tuple[int, int], after: tuple[int, int]) -> float:
+    """The share of the machine's CPU time (all cores) that was busy between two readings."""
+    return 100 * (after[0] - before[0]) / max(1, after[1] - before[1])
