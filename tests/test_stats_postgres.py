@@ -16,7 +16,7 @@ from api.rules.simulate import simulate_logs
 from api.storage import PostgresStore, SQLiteStore
 from api.storage.transfer import copy
 from dashboard import readmodel
-from dashboard.readmodel import INPUT, duckdb_input, refresh
+from dashboard.readmodel import INPUT, duckdb_input, feed, refresh
 
 NAMES = ["Anna", "Bert", "Clara", "Dieter"]
 
@@ -53,9 +53,10 @@ def periods(repo):
     return out
 
 
-def inputs(repo, stammtische):
-    """The rows the refresh's DuckDB receives, table by table, sorted."""
-    conn = duckdb_input(repo, stammtische)
+def inputs(repo, stammtische, full=False):
+    """The rows the refresh's DuckDB receives, table by table, sorted (``full``: as a full
+    refresh feeds it: Arrow streams from PostgreSQL, CSV chunks from SQLite)."""
+    conn = feed(repo, stammtische) if full else duckdb_input(repo, stammtische)
     try:
         return {t: sorted(conn.execute(f"SELECT * FROM {t}").fetchall(), key=repr) for t in INPUT}
     finally:
@@ -80,7 +81,10 @@ def test_the_read_model_fed_from_postgresql_equals_the_one_fed_from_sqlite(
     lite, pg = stores
     ids = lite.stammtisch_ids()
     assert ids == pg.stammtisch_ids() and len(ids) == 3
-    assert inputs(pg, ids) == inputs(lite, ids)
+    with pg.stats_arrow(INPUT, ids) as streams:  # a full refresh's feed is Arrow here
+        assert streams is not None
+    assert inputs(pg, ids) == inputs(lite, ids) == inputs(pg, ids, full=True)
+    assert inputs(pg, ids, full=True) == inputs(lite, ids, full=True)
     assert inputs(pg, ids[1:2]) == inputs(lite, ids[1:2])
     # a full refresh: all Stammtische into one DuckDB (fed in chunks), one statement
     monkeypatch.setattr(readmodel, "CHUNK", chunk)
