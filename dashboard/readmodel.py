@@ -211,14 +211,15 @@ def _feed_arrow(repo: Repository, conn: duckdb.DuckDBPyConnection, ids: list[int
     return True
 
 
-def feed(repo: Repository, ids: list[int]) -> duckdb.DuckDBPyConnection:
+def feed(repo: Repository, ids: list[int], arrow: bool = True) -> duckdb.DuckDBPyConnection:
     """A new in-memory DuckDB holding the input rows of ``ids`` (many): as Arrow streams where
     the row store gives them (:func:`_feed_arrow`), else read from the row store :data:`CHUNK`
     Stammtische at a time, this thread reading the next chunk while a helper thread appends
-    the last one (SQLite and DuckDB let go of the GIL as they work)."""
+    the last one (SQLite and DuckDB let go of the GIL as they work); ``arrow=False``: CSV
+    always (the benchmark compares them)."""
     conn = _engine()
     try:
-        if _feed_arrow(repo, conn, ids):
+        if arrow and _feed_arrow(repo, conn, ids):
             return conn
         with ThreadPoolExecutor(1, thread_name_prefix="stats-feed") as pool:
             pending: Future[None] | None = None
