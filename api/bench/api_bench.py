@@ -264,11 +264,19 @@ ROWS: list[tuple[str, Any]] = [
     ("PostgreSQL CPU per turn, 8 clients (ms)", lambda f: f.cpu_db * 1000),
     ("load generator CPU per turn (ms)", lambda f: f.cpu_load * 1000),
     ("load generator CPU (% of 1 core)", lambda f: f.load_share),
+    ("CPU-bound ceiling (turns/s)", lambda f: ceiling(f)),
     ("machine CPU busy, 8 clients (% of all)", lambda f: f.busy),
     ("peak memory per process (MB)", lambda f: f.peak),
     ("load average (1 min) before", lambda f: f.before[0]),
     ("load average (1 min) after", lambda f: f.load[0]),
 ]
+
+
+def ceiling(f: Figures) -> float:
+    """The turns/s the cores allow if every one of them worked for the turns only: cores ÷
+    (server + PostgreSQL + load generator CPU per turn, with 8 clients)."""
+    per_turn = f.cpu_many + f.cpu_load + (0.0 if f.cpu_db != f.cpu_db else f.cpu_db)
+    return (os.cpu_count() or 1) / per_turn if per_turn else 0.0
 
 
 def print_table(runs: list[Figures], clients: int, database: str) -> None:
