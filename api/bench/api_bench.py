@@ -293,9 +293,10 @@ def print_table(runs: list[Figures], clients: int, database: str) -> None:
             for f in runs
         )  # fmt: skip
         print(f"{name:40}{cells}")
-    by_label = {f.label: f for f in runs}
+    last: dict[str, Figures] = {}  # the latest run of each label: pairs within a round
     for f in runs:
-        one = by_label.get(f.label.replace("× 2", "× 1"))
+        last[f.label] = f
+        one = last.get(f.label.replace("× 2", "× 1"))
         if "× 2" in f.label and one is not None and one.rate:
             print(f"{f.label}: {f.rate / one.rate:.2f} × the turns/s of 1 process "
                   f"(target ≥ 1.4)")  # fmt: skip
@@ -317,11 +318,12 @@ def measure(target: Target, args: argparse.Namespace) -> Figures:
     url = target.postgres.fresh() if target.postgres else None
     ports = [free_port() for _ in range(target.processes)]
     figures = Figures(label=target.label, before=os.getloadavg())
-    started = [start_server(port, work / "bench.sqlite3", target.setup, url) for port in ports]
-    on = Servers(ports, [s.pid for s in started],
-                 target.postgres.postmaster_pid() if target.postgres else None)  # fmt: skip
+    started: list[subprocess.Popen[bytes]] = []
+    on = Servers(ports, [], target.postgres.postmaster_pid() if target.postgres else None)
     try:
-        for port in ports:
+        for port in ports:  # one after the other: the first creates the SQLite file
+            started.append(start_server(port, work / "bench.sqlite3", target.setup, url))
+            on.pids.append(started[-1].pid)
             wait_ready(port)
         measure_one_client(figures, on, args.turns)
         measure_clients(figures, on, args.clients, args.seconds)
