@@ -101,3 +101,16 @@ def test_the_read_model_fed_from_postgresql_equals_the_one_fed_from_sqlite(
         refresh(repo)
         assert repo.stale_stats() == {}
     assert periods(lite) == periods(pg) == full
+
+
+def test_an_unreachable_server_makes_the_arrow_feed_say_storage_unavailable():
+    from api.storage import StorageUnavailable
+    from api.storage.postgres.readmodel import ReadModelMixin
+
+    class Pool:
+        conninfo = "postgresql://postgres@/x?host=/nonexistent&port=1"
+
+    repo = ReadModelMixin()
+    repo._pool = Pool()
+    with pytest.raises(StorageUnavailable, match="PostgreSQL"), repo.stats_arrow(INPUT, [1]):
+        pass

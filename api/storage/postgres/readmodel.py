@@ -18,6 +18,7 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool
 
+from ..repository import StorageUnavailable
 from .rows import Kinds, mapped
 
 #: the advisory lock of the statistics refresh (any constant bigint, the same everywhere)
@@ -111,7 +112,10 @@ class ReadModelMixin:
             yield None
             return
         literal = "'{" + ",".join(str(int(s)) for s in sorted(stammtische)) + "}'::bigint[]"
-        conn = adbc.connect(str(self._pool.conninfo))
+        try:
+            conn = adbc.connect(str(self._pool.conninfo))
+        except adbc.Error as exc:  # as the pool's connections: the server cannot be reached
+            raise StorageUnavailable(f"PostgreSQL: {exc}") from exc
         try:
             cursor = conn.cursor()
             cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
