@@ -28,7 +28,19 @@ The concurrent clients share this process's asyncio event loop, one connection e
 client thread waits for another's turn at the interpreter lock, so the latencies are the
 server's, not the load generator's.
 
-Figures depend on what else runs on the machine: the load average is printed with them.
+PostgreSQL (``--postgres``: a throwaway cluster started here, as the tests' but durable:
+``fsync=on``, ``synchronous_commit=on``, see :mod:`api.bench.pgserver`; or ``--database-url
+URL``: a new database per run on that server) adds every set-up on PostgreSQL, and
+``--processes 1,2`` (the default with PostgreSQL) runs 1 and 2 ``schocken serve`` processes
+(each with its default workers, on ports of their own, the clients spread over them) on one
+database: SQLite × 1, SQLite × 2, PG × 1, PG × 2 side by side in one run (target: 2 processes
+≥ 1.4 × the turns/s of 1). The load generator's CPU (per turn and in % of a core: it shares
+the cores) and PostgreSQL's (its backends) are printed beside the servers'::
+
+    python -m api.bench.api_bench --postgres
+
+Figures depend on what else runs on the machine: the load average is printed with them
+(before and after each run).
 """
 
 from __future__ import annotations
@@ -36,11 +48,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
-import http.client
-import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -49,119 +58,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from api.rules import PRESETS
-from api.rules.simulate import simulate_logs
+from .loadgen import AsyncClient, Client, Player, free_port, percentile
+from .pgserver import Server
+from .procstat import busy_percent, cpu_seconds, machine_ticks, peak_memory_mb
 
 PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Client:
-    """One keep-alive connection; ``call`` returns (status, parsed body, seconds)."""
-
-    def __init__(self, port: int, token: str | None = None) -> None:
-        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        self.headers = {"Content-Type": "application/json"}
-        if token:
-            self.headers["Authorization"] = f"Bearer {token}"
-
-    def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any, float]:
-        data = None if body is None else json.dumps(body)
-        start = time.perf_counter()
-        self.conn.request(method, path, body=data, headers=self.headers)
-        resp = self.conn.getresponse()
-        raw = resp.read()
-        elapsed = time.perf_counter() - start
-        return resp.status, json.loads(raw), elapsed
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def new_stammtisch(port: int, name: str) -> tuple[str, str]:
-    """A Stammtisch with the four players: (token, slug)."""
-    status, st, _ = Client(port).call("POST", "/api/v1/stammtische", {"name": name})
-    assert status == 201, st
-    admin = Client(port, st["token"])
-    for player in PLAYERS:
-        admin.call("POST", f"/api/v1/stammtische/{st['slug']}/players", {"name": player})
-    return st["token"], st["slug"]
-
-
-class AsyncClient:
-    """One keep-alive HTTP/1.1 connection driven by asyncio: all concurrent clients run in this
-    one process without threads, so none waits for another's turn at the interpreter lock."""
-
-    def __init__(self, port: int, token: str | None = None) -> None:
-        self.port = port
-        self.auth = f"Authorization: Bearer {token}\r\n" if token else ""
-        self.streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
-        self.loop: asyncio.AbstractEventLoop | None = None
-
-    async def call(self, method: str, path: str, body: Any = None) -> tuple[int, bytes, float]:
-        """(status, body bytes, seconds from sending the request (or connecting, when the
-        server closed the last connection) to its last byte)."""
-        start = time.perf_counter()
-        if self.streams is None or self.loop is not asyncio.get_running_loop():
-            self.streams = await asyncio.open_connection("127.0.0.1", self.port)
-            self.loop = asyncio.get_running_loop()  # a connection belongs to one event loop
-        reader, writer = self.streams
-        data = b"" if body is None else json.dumps(body).encode()
-        head = (
-            f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n{self.auth}\r\n"
-        )
-        writer.write(head.encode("ascii") + data)
-        status = int((await reader.readline()).split()[1])
-        length, close = 0, False
-        while (line := await reader.readline()) not in (b"\r\n", b""):
-            name, _, value = line.decode("latin-1").partition(":")
-            name = name.lower()
-            if name == "content-length":
-                length = int(value)
-            elif name == "connection":
-                close = value.strip().lower() == "close"
-        raw = await reader.readexactly(length)
-        if close:  # the server ends the connection: the next call opens a new one
-            writer.close()
-            self.streams = None
-        return status, raw, time.perf_counter() - start
-
-
-class Player:
-    """A client of its own Stammtisch (its own token, as at separate pub tables) playing
-    simulated games turn by turn, a new game when one ends."""
-
-    def __init__(self, port: int, seed: int) -> None:
-        token, slug = new_stammtisch(port, f"Benchmark {seed}")
-        self.client = AsyncClient(port, token)
-        self.base = f"/api/v1/stammtische/{slug}/games"
-        self.logs = iter(simulate_logs(PRESETS["standard"], 10_000, players=PLAYERS, seed=seed))
-        self.events: list[dict[str, Any]] = []
-        self.game = 0
-
-    async def turn(self) -> float:
-        if not self.events:
-            log = next(self.logs)
-            status, raw, _ = await self.client.call(
-                "POST", self.base, {"players": PLAYERS, "starter": log["starter"]}
-            )
-            assert status == 201, raw
-            self.game = json.loads(raw)["id"]
-            self.events = list(log["events"])
-        event = self.events.pop(0)
-        status, raw, elapsed = await self.client.call(
-            "POST", f"{self.base}/{self.game}/turns", event
-        )
-        assert status == 201, raw
-        return elapsed
 
 
 async def _health(client: AsyncClient) -> float:
@@ -196,48 +97,6 @@ async def _sequence(step: Any, n: int) -> list[float]:
     return [await step() for _ in range(n)]
 
 
-def tree(pid: int) -> list[int]:
-    """The process and its children (gunicorn's master and its workers)."""
-    found = [pid]
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as fh:
-            for child in fh.read().split():
-                found += tree(int(child))
-    except OSError:
-        pass
-    return found
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process and its children so far (from /proc)."""
-    total = 0.0
-    for p in tree(pid):
-        try:
-            with open(f"/proc/{p}/stat", encoding="ascii") as fh:
-                fields = fh.read().rpartition(")")[2].split()
-        except OSError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
-
-
-def peak_memory_mb(pid: int) -> tuple[float, float]:
-    """The largest VmHWM and VmRSS of one process of the tree (a worker), in MB."""
-    peak = rss = 0.0
-    for p in tree(pid):
-        fields = {}
-        try:
-            with open(f"/proc/{p}/status", encoding="ascii") as fh:
-                for line in fh:
-                    key, _, value = line.partition(":")
-                    fields[key] = value.strip()
-        except OSError:
-            continue
-        peak = max(peak, int(fields["VmHWM"].split()[0]) / 1024)
-        rss = max(rss, int(fields["VmRSS"].split()[0]) / 1024)
-    return peak, rss
-
-
 @dataclass
 class Figures:
     """What one run measured: latencies in seconds, server CPU seconds per turn."""
@@ -249,11 +108,15 @@ class Figures:
     cpu_one: float = 0.0
     cpu_many: float = 0.0
     cpu_load: float = 0.0  # this process (the clients), concurrent clients, per turn
+    load_share: float = 0.0  # this process's CPU while the clients ran, % of one core
+    busy: float = 0.0  # the machine's CPU while the clients ran, % of all cores (any process)
+    cpu_db: float = float("nan")  # PostgreSQL's processes, concurrent clients, per turn
     floor_one: list[float] = field(default_factory=list)  # the same for GET /health
     floor_many: list[float] = field(default_factory=list)
     floor_rate: int = 0
     peak: float = 0.0  # largest VmHWM of a server process, MB
     rss: float = 0.0  # largest RSS of a server process at the end, MB
+    before: tuple[float, float, float] = (0.0, 0.0, 0.0)  # load average before the run
     load: tuple[float, float, float] = (0.0, 0.0, 0.0)  # load average after the run
 
 
@@ -277,16 +140,35 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--rounds", type=int, default=1, help="run the set-ups this many times, alternating"
     )
+    parser.add_argument(
+        "--processes",
+        help="`schocken serve` processes per set-up, comma-separated (each on its own port, the "
+        "clients spread over them): default 1, with PostgreSQL 1,2",
+    )
+    parser.add_argument(
+        "--postgres",
+        action="store_true",
+        help="also run every set-up on PostgreSQL: a throwaway cluster started here (initdb, "
+        "unix socket, fsync=on, synchronous_commit=on)",
+    )
+    parser.add_argument(
+        "--database-url",
+        metavar="URL",
+        help="also run every set-up on this PostgreSQL server (a new database per run)",
+    )
     return parser.parse_args()
 
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def start_server(port: int, db: Path, setup: str) -> subprocess.Popen[bytes]:
-    """The server on ``db`` in a subprocess (not waiting for it to answer): ``WxT`` is
-    ``schocken serve --workers W --threads T``, ``default`` ``schocken serve`` with its
-    defaults; ``TREE`` or ``TREE:WxT`` the same from another source tree."""
+def start_server(
+    port: int, db: Path | str, setup: str, url: str | None = None
+) -> subprocess.Popen[bytes]:
+    """The server on the SQLite file ``db`` or the PostgreSQL database ``url`` in a
+    subprocess (not waiting for it to answer): ``WxT`` is ``schocken serve --workers W
+    --threads T``, ``default`` ``schocken serve`` with its defaults; ``TREE`` or ``TREE:WxT``
+    the same from another source tree."""
     # the rate limit counts every write, as by default, but never trips (one client here
     # records ~100 turns/s: no pub table does)
     env = {
@@ -294,10 +176,12 @@ def start_server(port: int, db: Path, setup: str) -> subprocess.Popen[bytes]:
         "SCHOCKEN_STORAGE": "sqlite",
         "SCHOCKEN_WRITE_RATE_PER_MINUTE": os.environ.get("SCHOCKEN_WRITE_RATE_PER_MINUTE", "1e9"),
     }
+    env.pop("SCHOCKEN_DATABASE_URL", None)
     source, _, shape = setup.rpartition(":") if ":" in setup else ("", "", setup)
     if not source and os.path.isdir(shape):
         source, shape = shape, "default"
-    argv = ["-m", "api.cli", "serve", "--port", str(port), "--db", str(db)]
+    where = ["--database-url", url] if url else ["--db", str(db)]
+    argv = ["-m", "api.cli", "serve", "--port", str(port), *where]
     if shape != "default":
         workers, threads = shape.split("x")
         argv += ["--workers", workers, "--threads", threads]
@@ -322,32 +206,49 @@ def wait_ready(port: int) -> None:
             time.sleep(0.1)
 
 
-def measure_one_client(figures: Figures, port: int, pid: int, turns: int) -> None:
+@dataclass
+class Servers:
+    """The running ``schocken serve`` processes of one run (and PostgreSQL's main process)."""
+
+    ports: list[int]
+    pids: list[int]
+    database: int | None = None  # PostgreSQL's postmaster: its backends are its children
+
+
+def measure_one_client(figures: Figures, on: Servers, turns: int) -> None:
     """1. one client recording turns (after a warm-up of 20 turns)."""
-    solo = Player(port, seed=1)
+    solo = Player(on.ports[0], seed=1)
     asyncio.run(_sequence(solo.turn, 20))
-    cpu0 = cpu_seconds(pid)
+    cpu0 = cpu_seconds(*on.pids)
     figures.one = asyncio.run(_sequence(solo.turn, turns))
-    figures.cpu_one = (cpu_seconds(pid) - cpu0) / len(figures.one)
+    figures.cpu_one = (cpu_seconds(*on.pids) - cpu0) / len(figures.one)
 
 
-def measure_clients(figures: Figures, port: int, pid: int, clients: int, seconds: float) -> None:
-    """2. concurrent clients, each its own games."""
-    players = [Player(port, seed=100 + i) for i in range(clients)]
-    cpu0, own0 = cpu_seconds(pid), time.process_time()
+def measure_clients(figures: Figures, on: Servers, clients: int, seconds: float) -> None:
+    """2. concurrent clients, each its own games, spread over the servers' ports."""
+    players = [Player(on.ports[i % len(on.ports)], seed=100 + i) for i in range(clients)]
+    db = [on.database] if on.database else []
+    cpu0, own0, db0 = cpu_seconds(*on.pids), time.process_time(), cpu_seconds(*db, reaped=True)
+    started, ticks = time.perf_counter(), machine_ticks()
     figures.rate, figures.many = run_clients([p.turn for p in players], seconds)
-    figures.cpu_many = (cpu_seconds(pid) - cpu0) / len(figures.many)
-    figures.cpu_load = (time.process_time() - own0) / len(figures.many)
+    figures.busy = busy_percent(ticks, machine_ticks())
+    wall, own = time.perf_counter() - started, time.process_time() - own0
+    figures.cpu_many = (cpu_seconds(*on.pids) - cpu0) / len(figures.many)
+    figures.cpu_load = own / len(figures.many)
+    figures.load_share = 100 * own / wall
+    if db:
+        figures.cpu_db = (cpu_seconds(*db, reaped=True) - db0) / len(figures.many)
 
 
-def measure_floor(figures: Figures, port: int, turns: int, clients: int, seconds: float) -> None:
-    """3. the framework's floor: a trivial endpoint of the same server."""
-    health = functools.partial(_health, AsyncClient(port))
+def measure_floor(figures: Figures, on: Servers, turns: int, clients: int, seconds: float) -> None:
+    """3. the framework's floor: a trivial endpoint of the same servers."""
+    health = functools.partial(_health, AsyncClient(on.ports[0]))
     figures.floor_one = asyncio.run(_sequence(health, turns))
     figures.floor_rate, figures.floor_many = run_clients(
-        [functools.partial(_health, AsyncClient(port)) for _ in range(clients)],
+        [functools.partial(_health, AsyncClient(on.ports[i % len(on.ports)]))
+         for i in range(clients)],
         seconds,
-    )
+    )  # fmt: skip
 
 
 ROWS: list[tuple[str, Any]] = [
@@ -360,57 +261,120 @@ ROWS: list[tuple[str, Any]] = [
     ("turns/s ÷ health/s", lambda f: f.rate / max(1, f.floor_rate)),
     ("server CPU per turn, 1 client (ms)", lambda f: f.cpu_one * 1000),
     ("server CPU per turn, 8 clients (ms)", lambda f: f.cpu_many * 1000),
+    ("PostgreSQL CPU per turn, 8 clients (ms)", lambda f: f.cpu_db * 1000),
     ("load generator CPU per turn (ms)", lambda f: f.cpu_load * 1000),
+    ("load generator CPU (% of 1 core)", lambda f: f.load_share),
+    ("CPU-bound ceiling (turns/s)", lambda f: ceiling(f)),
+    ("machine CPU busy, 8 clients (% of all)", lambda f: f.busy),
     ("peak memory per process (MB)", lambda f: f.peak),
+    ("load average (1 min) before", lambda f: f.before[0]),
     ("load average (1 min) after", lambda f: f.load[0]),
 ]
 
 
-def print_table(runs: list[Figures], clients: int) -> None:
-    """The runs side by side (targets: ≥ 1,000 turns/s, p99 ≤ 50 ms, ratio ≥ 0.30, ≤ 200 MB)."""
-    print(f"{os.cpu_count()} cores; {clients} clients; SQLite file; load from pid {os.getpid()}")
-    print(f"{'':38}" + "".join(f"{f.label:>20}" for f in runs))
+def ceiling(f: Figures) -> float:
+    """The turns/s the cores allow if every one of them worked for the turns only: cores ÷
+    (server + PostgreSQL + load generator CPU per turn, with 8 clients)."""
+    per_turn = f.cpu_many + f.cpu_load + (0.0 if f.cpu_db != f.cpu_db else f.cpu_db)
+    return (os.cpu_count() or 1) / per_turn if per_turn else 0.0
+
+
+def print_table(runs: list[Figures], clients: int, database: str) -> None:
+    """The runs side by side (targets: ≥ 1,000 turns/s, p99 ≤ 50 ms, ratio ≥ 0.30, ≤ 200 MB;
+    2 processes ≥ 1.4 × the turns/s of 1)."""
+    print(f"{os.cpu_count()} cores; {clients} clients; load from pid {os.getpid()}")
+    print(f"SQLite: a file, WAL, synchronous=FULL (a sync per commit). {database}")
+    print(f"{'':40}" + "".join(f"{f.label:>18}" for f in runs))
     for name, value in ROWS:
         name = name.replace("8 clients", f"{clients} clients")
         cells = "".join(
-            f"{value(f):20.2f}" if isinstance(value(f), float) else f"{value(f):20d}" for f in runs
-        )
-        print(f"{name:38}{cells}")
+            f"{'–':>18}" if value(f) != value(f)  # nan: not measured
+            else f"{value(f):18.2f}" if isinstance(value(f), float) else f"{value(f):18d}"
+            for f in runs
+        )  # fmt: skip
+        print(f"{name:40}{cells}")
+    last: dict[str, Figures] = {}  # the latest run of each label: pairs within a round
+    for f in runs:
+        last[f.label] = f
+        one = last.get(f.label.replace("× 2", "× 1"))
+        if "× 2" in f.label and one is not None and one.rate:
+            print(f"{f.label}: {f.rate / one.rate:.2f} × the turns/s of 1 process "
+                  f"(target ≥ 1.4)")  # fmt: skip
 
 
-def measure(setup: str, label: str, args: argparse.Namespace) -> Figures:
+@dataclass
+class Target:
+    """One set-up to measure: a ``schocken serve`` shape, processes, the store."""
+
+    setup: str
+    label: str
+    processes: int = 1
+    postgres: Server | None = None
+
+
+def measure(target: Target, args: argparse.Namespace) -> Figures:
     """One server set-up, from a fresh database: every figure."""
     work = Path(tempfile.mkdtemp(prefix="schocken-bench-"))
-    port = free_port()
-    server = start_server(port, work / "bench.sqlite3", setup)
-    figures = Figures(label=label)
+    url = target.postgres.fresh() if target.postgres else None
+    ports = [free_port() for _ in range(target.processes)]
+    figures = Figures(label=target.label, before=os.getloadavg())
+    started: list[subprocess.Popen[bytes]] = []
+    on = Servers(ports, [], target.postgres.postmaster_pid() if target.postgres else None)
     try:
-        wait_ready(port)
-        measure_one_client(figures, port, server.pid, args.turns)
-        measure_clients(figures, port, server.pid, args.clients, args.seconds)
-        measure_floor(figures, port, args.turns, args.clients, args.seconds)
-        figures.peak, figures.rss = peak_memory_mb(server.pid)
+        for port in ports:  # one after the other: the first creates the SQLite file
+            started.append(start_server(port, work / "bench.sqlite3", target.setup, url))
+            on.pids.append(started[-1].pid)
+            wait_ready(port)
+        measure_one_client(figures, on, args.turns)
+        measure_clients(figures, on, args.clients, args.seconds)
+        measure_floor(figures, on, args.turns, args.clients, args.seconds)
+        figures.peak, figures.rss = peak_memory_mb(*on.pids)
         figures.load = os.getloadavg()
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        for server in started:
+            server.terminate()
+        for server in started:
+            server.wait(timeout=30)
+        if target.postgres and url:
+            target.postgres.drop(url)
         shutil.rmtree(work, ignore_errors=True)
     return figures
 
 
-def main() -> None:
-    args = parse_args()
-    runs = []
-    setups = [(s, f"serve {s}" if s != "default" else "serve (defaults)")
-              for s in args.servers.split(",")]  # fmt: skip
+def targets(args: argparse.Namespace, postgres: Server | None) -> list[Target]:
+    """The set-ups of ``args``: each shape × store (SQLite, PostgreSQL) × processes."""
+    shapes = [(s, "defaults" if s == "default" else s) for s in args.servers.split(",")]
+    found = []
     if args.before:
         tree, _, shape = args.before.partition(":")
-        shape = shape or "default"
-        setups.insert(0, (f"{tree}:{shape}", f"before {shape}"))
-    for _ in range(args.rounds):
-        for setup, label in setups:
-            runs.append(measure(setup, label, args))
-    print_table(runs, args.clients)
+        found.append(Target(f"{tree}:{shape or 'default'}", f"before {shape or 'default'}"))
+    counts = [int(n) for n in (args.processes or ("1,2" if postgres else "1")).split(",")]
+    stores: list[tuple[str, Server | None]] = [("SQLite", None)]
+    if postgres:
+        stores.append(("PG", postgres))
+    for store, server in stores:
+        for setup, shown in shapes:
+            for n in counts:
+                label = f"{store} {shown} × {n}" if shown != "defaults" else f"{store} × {n}"
+                found.append(Target(setup, label, n, server))
+    return found
+
+
+def main() -> None:
+    args = parse_args()
+    postgres = None
+    if args.postgres or args.database_url:
+        postgres = Server(args.database_url)
+    try:
+        runs = []
+        for _ in range(args.rounds):
+            for target in targets(args, postgres):
+                runs.append(measure(target, args))
+                print(f"  measured {target.label}: {runs[-1].rate} turns/s", flush=True)
+        print_table(runs, args.clients, postgres.described if postgres else "")
+    finally:
+        if postgres:
+            postgres.stop()
 
 
 if __name__ == "__main__":

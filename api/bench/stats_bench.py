@@ -17,15 +17,15 @@ beside SQLite on the same set-based SQL, a period over HTTP, memory.
 4. Incremental refresh of one Stammtisch marked stale (what a finished game costs), and one
    Stammtisch-year's statistics over HTTP (Flask test client, read model), and the peak memory.
 
-Prints figures; asserts nothing.
+With ``--postgres`` (a throwaway, durable cluster) or ``--database-url`` the same tables are
+also loaded into PostgreSQL, and the full and incremental refresh fed from it are timed beside
+the SQLite-fed ones (:mod:`api.bench.stats_bench_pg`). Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import random
-import resource
 import sqlite3
 import statistics
 import subprocess
@@ -52,6 +52,9 @@ from dashboard.readmodel import feed, refresh
 from dashboard.site import build_site
 from dashboard.stats import PARAMS, SET_QUERIES, queries
 
+from .procstat import children_cpu, loadavg, peak_mb
+from .stats_bench_pg import Source
+
 PLAYERS = [f"Spieler {i}" for i in range(1, 9)]
 PLAYER_IDS = {name: i + 1 for i, name in enumerate(PLAYERS)}
 #: the tables the statistics read (all game data but the log)
@@ -71,24 +74,6 @@ SQLITE_TUNING = (
 def sql_statements() -> dict[str, str]:
     """The named statements of ``stats_bench.sql`` (``-- name: x`` starts statement x)."""
     return named_queries("api.bench", "stats_bench.sql")
-
-
-def children_cpu() -> float:
-    """CPU seconds of this process's finished children (user + system)."""
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return used.ru_utime + used.ru_stime
-
-
-def loadavg() -> str:
-    """/proc/loadavg as it is (1, 5, 15 min, running/all, last pid)."""
-    try:
-        return Path("/proc/loadavg").read_text(encoding="ascii").strip()
-    except OSError:
-        return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def line(label: str, value: str) -> None:
@@ -210,6 +195,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, help="DuckDB threads (default: all cores)")
     parser.add_argument("--no-sqlite", action="store_true", help="skip the SQLite comparison")
     parser.add_argument("--memory-limit", default="12GB", help="DuckDB memory_limit")
+    parser.add_argument("--postgres", action="store_true", help="also feed from a throwaway "
+                        "PostgreSQL (durable settings) loaded with the same data")  # fmt: skip
+    parser.add_argument("--database-url", help="as --postgres, on this server (a new database)")
     parser.add_argument(
         "--interleaved",
         action="store_true",
@@ -312,7 +300,7 @@ def time_refresh_command(repo: Any, lite_path: Path) -> float:
     return seconds
 
 
-def time_refresh(lite_path: Path, args: argparse.Namespace) -> None:
+def time_refresh(lite_path: Path, args: argparse.Namespace, postgres: Source | None) -> None:
     print("\nFull refresh: every statistic of every Stammtisch and period")
     store = SQLiteStore(lite_path)
     repo = store.repository()
@@ -326,6 +314,8 @@ def time_refresh(lite_path: Path, args: argparse.Namespace) -> None:
     period_rows(conn, ids)
     line("  compute: the one statement → JSON of every period",
          f"{time.perf_counter() - started:.2f} s")  # fmt: skip
+    if postgres:  # side by side: the same refresh fed from PostgreSQL
+        postgres.refresh(seconds)
     total, parts = time_sql(conn)
     conn.close()
     line("same SQL over everything: DuckDB (the refresh's input)", f"{total:.2f} s")
@@ -343,6 +333,8 @@ def time_refresh(lite_path: Path, args: argparse.Namespace) -> None:
         )
         line("  per query (s)", ", ".join(f"{k} {v:.2f}" for k, v in lite_parts.items()))
     time_incremental(repo, ids, args.samples)
+    if postgres:
+        postgres.incremental(args.samples, describe)
     store.close()
 
 
@@ -414,6 +406,7 @@ def print_summary(turns: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    pg = args.postgres or args.database_url
     print(f"load average at start (/proc/loadavg): {loadavg()}", flush=True)
     with tempfile.TemporaryDirectory(prefix="stats-bench-") as tmp:
         work = Path(args.dir or tmp)
@@ -430,8 +423,13 @@ def main(argv: list[str] | None = None) -> int:
                 "SQLite row store: copy of the tables a refresh reads",
                 f"{seconds:.1f} s, {size:,.0f} MiB",
             )
+        postgres = Source(args.database_url, conn, line) if pg else None
         conn.close()
-        time_refresh(lite_path, args)
+        try:
+            time_refresh(lite_path, args, postgres)
+        finally:
+            if postgres:
+                postgres.stop()
         time_http(lite_path, work, periods)
         time_site(lite_path, work, periods[0][0])
         print_summary(turns)

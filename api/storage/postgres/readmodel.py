@@ -18,6 +18,7 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool
 
+from ..repository import StorageUnavailable
 from .rows import Kinds, mapped
 
 #: the advisory lock of the statistics refresh (any constant bigint, the same everywhere)
@@ -91,6 +92,37 @@ class ReadModelMixin:
         return out
 
     def _connection(self) -> Any: ...  # provided by PostgresRepository
+
+    @contextmanager
+    def stats_arrow(
+        self, tables: Mapping[str, Sequence[str]], stammtische: Collection[int]
+    ) -> Iterator[Iterator[tuple[str, Any]] | None]:
+        """The rows of :meth:`stats_rows` as Arrow streams, ``(table, RecordBatchReader)`` in
+        the order of ``tables``, each to be read to its end before the next is taken: ADBC's
+        PostgreSQL driver (binary COPY → Arrow in C++, no Python object per row or value) on a
+        connection of its own, all tables in one REPEATABLE READ, READ ONLY transaction (one
+        moment, as ``reading()``). None when ``adbc-driver-postgresql`` is not installed: the
+        caller takes :meth:`stats_csv`. Measured at ``stats_bench`` full scale (1,000
+        Stammtische, 3.7 M summary rows): the feed of a full refresh 5.9 s against 10-11 s by
+        CSV chunks (PostgreSQL's own CPU about the same; the CSV's Python bytes → text → file
+        and DuckDB's CSV parser are what it saves)."""
+        try:
+            import adbc_driver_postgresql.dbapi as adbc
+        except ImportError:  # the optional extra is not installed
+            yield None
+            return
+        literal = "'{" + ",".join(str(int(s)) for s in sorted(stammtische)) + "}'::bigint[]"
+        try:
+            conn = adbc.connect(str(self._pool.conninfo))
+        except adbc.Error as exc:  # as the pool's connections: the server cannot be reached
+            raise StorageUnavailable(f"PostgreSQL: {exc}") from exc
+        try:
+            cursor = conn.cursor()
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            yield _arrow_tables(cursor, self._kinds, tables, literal)
+        finally:
+            conn.rollback()
+            conn.close()
 
     def table_rows(self, tables: Mapping[str, Sequence[str]]) -> dict[str, list[tuple[Any, ...]]]:
         """Every row of each table, the given columns in that order, one consistent moment."""
@@ -167,6 +199,24 @@ class ReadModelMixin:
                     conn.execute("SELECT pg_advisory_unlock(%s)", [STATS_LOCK])
         finally:
             self._pool.putconn(conn)
+
+
+def _arrow_tables(
+    cursor: Any, kinds: Kinds, tables: Mapping[str, Sequence[str]], ids: str
+) -> Iterator[tuple[str, Any]]:
+    """Each table's rows of the Stammtische ``ids`` (an SQL array literal) as a stream."""
+    for table, columns in tables.items():
+        known = {name for name, _ in kinds.get(table, ())}
+        if not known or set(columns) - known:
+            raise ValueError(f"no table {table} with columns {columns}")
+        if table == "stammtische":
+            where = f"id = ANY({ids})"
+        elif "stammtisch_id" in known:
+            where = f"stammtisch_id = ANY({ids})"
+        else:
+            where = f"game_id IN (SELECT id FROM games WHERE stammtisch_id = ANY({ids}))"
+        cursor.execute(f"SELECT {', '.join(columns)} FROM {table} WHERE {where}")  # noqa: S608
+        yield table, cursor.fetch_record_batch()
 
 
 def _csv_sql(column: str, kind: str) -> str:

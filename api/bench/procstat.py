@@ -1,0 +1,86 @@
+"""CPU time and memory of process trees, from /proc (the benchmarks' servers and PostgreSQL)."""
+
+from __future__ import annotations
+
+import os
+import resource
+from pathlib import Path
+
+
+def tree(pid: int) -> list[int]:
+    """The process and its children (gunicorn's master and its workers, PostgreSQL's backends)."""
+    found = [pid]
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as fh:
+            for child in fh.read().split():
+                found += tree(int(child))
+    except OSError:
+        pass
+    return found
+
+
+def cpu_seconds(*pids: int, reaped: bool = False) -> float:
+    """User + system CPU time of processes and their live children so far (from /proc);
+    ``reaped``: and of the children that ended (counted in their parent's cutime once it
+    reaped them: PostgreSQL's backends of connections closed meanwhile)."""
+    total = 0.0
+    for p in {p for pid in pids for p in tree(pid)}:
+        try:
+            with open(f"/proc/{p}/stat", encoding="ascii") as fh:
+                fields = fh.read().rpartition(")")[2].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+        if reaped and p in pids:
+            total += int(fields[13]) + int(fields[14])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def peak_memory_mb(*pids: int) -> tuple[float, float]:
+    """The largest VmHWM and VmRSS of one process of the trees (a worker), in MB."""
+    peak = rss = 0.0
+    for p in {p for pid in pids for p in tree(pid)}:
+        fields = {}
+        try:
+            with open(f"/proc/{p}/status", encoding="ascii") as fh:
+                for line in fh:
+                    key, _, value = line.partition(":")
+                    fields[key] = value.strip()
+        except OSError:
+            continue
+        if "VmHWM" in fields:
+            peak = max(peak, int(fields["VmHWM"].split()[0]) / 1024)
+            rss = max(rss, int(fields["VmRSS"].split()[0]) / 1024)
+    return peak, rss
+
+
+def children_cpu() -> float:
+    """CPU seconds of this process's finished children (user + system)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def loadavg() -> str:
+    """/proc/loadavg as it is (1, 5, 15 min, running/all, last pid)."""
+    try:
+        return Path("/proc/loadavg").read_text(encoding="ascii").strip()
+    except OSError:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def machine_ticks() -> tuple[int, int]:
+    """(busy, all) CPU ticks of the whole machine so far (/proc/stat: every core; busy is all
+    but idle and iowait)."""
+    with open("/proc/stat", encoding="ascii") as fh:
+        values = [int(v) for v in fh.readline().split()[1:]]
+    idle = values[3] + (values[4] if len(values) > 4 else 0)
+    return sum(values) - idle, sum(values)
+
+
+def busy_percent(before: tuple[int, int], after: tuple[int, int]) -> float:
+    """The share of the machine's CPU time (all cores) that was busy between two readings."""
+    return 100 * (after[0] - before[0]) / max(1, after[1] - before[1])
