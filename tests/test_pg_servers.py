@@ -145,3 +145,20 @@ def test_the_rate_limit_is_shared_by_the_servers(pg_pair):
     assert 17 <= granted <= 17 + 5, statuses
     assert statuses.count(429) == 30 - granted
     assert {(a, b)[i % 2] for i, s in enumerate(statuses) if s == 429} == {a, b}
+
+
+def test_serve_on_postgresql_says_when_the_shared_secrets_are_not_configured(monkeypatch, capsys):
+    from api.cli.server import _shared_secrets_hint
+
+    for key in ("SCHOCKEN_SECRET_KEY", "SCHOCKEN_ADMIN_TOKEN"):
+        monkeypatch.delenv(key, raising=False)
+    _shared_secrets_hint()
+    said = capsys.readouterr().err
+    assert "SCHOCKEN_SECRET_KEY und SCHOCKEN_ADMIN_TOKEN nicht gesetzt" in said
+    monkeypatch.setenv("SCHOCKEN_SECRET_KEY", "k" * 64)
+    _shared_secrets_hint()
+    said = capsys.readouterr().err
+    assert "SCHOCKEN_ADMIN_TOKEN nicht gesetzt" in said and "SECRET_KEY" not in said
+    monkeypatch.setenv("SCHOCKEN_ADMIN_TOKEN", "admin")
+    _shared_secrets_hint()
+    assert capsys.readouterr().err == ""

@@ -109,6 +109,7 @@ def serve(
         from ..storage.postgres.store import redacted  # no password (nor ?password=) shown
 
         where = redacted(url)
+        _shared_secrets_hint()
     print(
         f"Schocken API on http://{host}:{port}/ (docs: /docs), database {where}, "
         f"{workers} worker(s) × {threads} threads",
@@ -117,6 +118,22 @@ def serve(
     config = {"STORAGE": storage, "DATABASE": database, "DATABASE_URL": url}
     run(config, host, port, workers, threads, refresh)
     return 0
+
+
+def _shared_secrets_hint() -> None:
+    """On PostgreSQL, servers on other machines may share the database: say once that they
+    need the same session key and admin token, where these are generated, not configured."""
+    from ..config import settings
+
+    config = settings()
+    missing = [f"SCHOCKEN_{k}" for k in ("SECRET_KEY", "ADMIN_TOKEN") if not config[k]]
+    if missing:
+        print(
+            f"Hinweis: {' und '.join(missing)} nicht gesetzt; sie werden im Instanzordner "
+            "erzeugt. Server auf anderen Rechnern an derselben Datenbank brauchen dieselben "
+            "Werte (in der Umgebung setzen), sonst gilt eine Anmeldung nur auf einem.",
+            file=sys.stderr,
+        )
 
 
 @command("openapi", "write openapi.yaml generated from the app")
