@@ -92,6 +92,7 @@ def test_while_the_opener_throws_and_after_they_finished():
         "dice_in_cup": 2,
         "blind": False,
         "can_stop": True,
+        "next_player": BERT,
     }
     assert t.must_stop is False  # Bert's entry would end Anna's turn
     opened = play(game, throw(ANNA, 1, 5), open_turn=opened)  # 1-1-5 after two throws
@@ -113,7 +114,7 @@ def test_turning_sixes_means_the_player_cannot_stop_yet():
     t = turn_state(game, opened)
     assert t is not None and t.open is not None
     assert (t.open.kept, t.open.dice_in_cup, t.open.can_stop) == ((1,), 2, False)
-    assert t.must_stop is False
+    assert t.must_stop is False and t.open.next_player is None
     with pytest.raises(RuleViolation):  # and the engine agrees: no stop here
         record_throw(game.copy(), opened, stop(ANNA))
     with pytest.raises(RuleViolation):  # nor may Bert's throw end Anna's turn
@@ -292,6 +293,7 @@ def _check_ending(game: Game, opened: OpenTurn, rand, table) -> None:
     assert t is not None and t.open is not None and t.open.can_stop
     stopped = game.copy()
     record_throw(stopped, opened, stop(opened.player))
+    assert t.open.next_player == stopped.next_player  # who throws next, as the engine says
     if not t.must_stop:  # the next player's whole turn ends this one, same as stop
         nxt = _next_turn(stopped, rand, table)
         assert nxt.player != opened.player

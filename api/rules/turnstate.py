@@ -46,6 +46,9 @@ class OpenTurnState:
     dice_in_cup: int  # dice the next throw throws
     blind: bool
     can_stop: bool  # the turn may end with the throws so far (not after turning sixes)
+    # who throws next once the turn ends as it stands; None if it cannot end yet or the game
+    # would be over
+    next_player: str | None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -55,6 +58,7 @@ class OpenTurnState:
             "dice_in_cup": self.dice_in_cup,
             "blind": self.blind,
             "can_stop": self.can_stop,
+            "next_player": self.next_player,
         }
 
 
@@ -104,8 +108,8 @@ def turn_state(game: Game, open_turn: OpenTurn | None) -> TurnState | None:
     opened = None
     must_stop = False
     if open_turn is not None:
-        can_stop, must_stop = _ending_now(game, open_turn)
-        opened = _open_state(game, open_turn, limit or cap, can_stop)
+        can_stop, must_stop, then = _ending_now(game, open_turn)
+        opened = _open_state(game, open_turn, limit or cap, can_stop, then)
     return TurnState(
         half=half,
         round=len(game.rounds),
@@ -122,7 +126,9 @@ def turn_state(game: Game, open_turn: OpenTurn | None) -> TurnState | None:
     )
 
 
-def _open_state(game: Game, open_turn: OpenTurn, limit: int, can_stop: bool) -> OpenTurnState:
+def _open_state(
+    game: Game, open_turn: OpenTurn, limit: int, can_stop: bool, then: str | None
+) -> OpenTurnState:
     kept: list[int] = []
     for throw in open_turn.throws:
         kept.extend([1] * throw.sixes)
@@ -135,15 +141,18 @@ def _open_state(game: Game, open_turn: OpenTurn, limit: int, can_stop: bool) -> 
         dice_in_cup=max(game.rules.dice_count - len(kept), 0),
         blind=open_turn.blind,
         can_stop=can_stop,
+        next_player=then,
     )
 
 
-def _ending_now(game: Game, open_turn: OpenTurn) -> tuple[bool, bool]:
-    """(may the open turn end as it stands, must that be said with ``stop``): it is ended on a
-    copy of the game; ``stop`` is needed when no other player's entry could follow."""
+def _ending_now(game: Game, open_turn: OpenTurn) -> tuple[bool, bool, str | None]:
+    """(may the open turn end as it stands, must that be said with ``stop``, who throws next
+    then): it is ended on a copy of the game; ``stop`` is needed when no other player's entry
+    could follow."""
     probe = game.copy()
     try:
         probe.apply(open_turn.command(probe))
     except SchockenError:
-        return False, False
-    return True, probe.finished or probe.next_player == open_turn.player
+        return False, False, None
+    then = probe.next_player
+    return True, then is None or then == open_turn.player, then
