@@ -130,7 +130,17 @@ def _finale(table: Table, preset: str) -> int:
         (ANNA, [1, 1, 1]), (BERT, [6, 5, 2]), (CLARA, [6, 4, 2]),
         (CLARA, [1, 1, 1]), (ANNA, [6, 5, 2]), (BERT, [6, 4, 2]),
     ]:  # fmt: skip
-        assert table.turn(game, player, dice, 1).status_code == 201
+        r = table.turn(game, player, dice, 1)
+        assert r.status_code == 201
+        if player == CLARA and dice == [6, 4, 2]:  # half 1 is over: its loser opens half 2
+            t = r.json["game"]["turn"]
+            assert (t["half"], t["round"], t["round_of_half"]) == (2, 1, 1)
+            assert (t["opener"], t["player"], t["limit"], t["limit_fixed"]) == (
+                CLARA,
+                CLARA,
+                3,
+                False,
+            )
     return game
 
 
