@@ -117,8 +117,9 @@ class GameItem(MethodView):
     def get(self, slug: str, game_id: int) -> dict[str, Any]:
         """Read the full state of a game
 
-        Phase, Mitte, stacks, active players, whose turn, the round's limit, the current
-        round's turns, every resolved round, half losers, Finale, Blattschuss, loser."""
+        Phase, Mitte, stacks, active players, the current round's turns, every resolved
+        round, half losers, Finale, Blattschuss, loser; and the turn state (turn): whose turn,
+        the round's opener and throw limit, the open turn, whether stop is needed."""
         return _shown(services().game(g.stammtisch, game_id).to_dict())
 
 
