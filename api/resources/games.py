@@ -45,9 +45,9 @@ far, then the new entry is recorded (if either is refused, nothing changes).
 Way 3 is impossible when, ended as it stands, the turn would end the game or the same player \
 would throw next (e.g. they would lose the round and so open the next one, the next half or \
 the Finale; under `next_starter: last_receiver` the last to receive Deckel opens). Then \
-`turn.must_stop` \
-is true and the client **must** send `stop` when the player is done: their next throw would \
-count as a further throw of the open turn, and a whole turn of theirs is refused with 409. The \
+`turn.must_stop` is true and the client **must** send `stop` when the player is done: their \
+next throw would count as a further throw of the open turn, and a whole turn of theirs is \
+refused with 409. The \
 server decides it by ending the turn on a copy of the game, so a client needs no tie rules. \
 When `must_stop` is false, `stop` is optional; it is always accepted while \
 `turn.open.can_stop` is true. After turning sixes `can_stop` is false: the player must throw \
