@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields
 
-from api.rules import Half, Phase
+from api.rules import Phase
 
 from .common import (
     Bool,
@@ -18,13 +18,7 @@ from .common import (
 from .events import DomainEventSchema
 from .games import ThrowDetailSchema
 from .rules import RulesConfigSchema
-
-#: the outcome's labels of the halves (GAMELOG.md): the engine's Half.label
-HALF = doc(
-    f"Which part of the game: {Half.HALF1.label} or {Half.HALF2.label} (the two halves, "
-    f"Hälften) or '{Half.FINALE.label}' (the decider between the two half losers).",
-    Half.HALF1.label,
-)
+from .turn_state import HALF, SEE_RULES, TurnStateSchema
 
 
 class TurnFactSchema(Schema):
@@ -118,7 +112,11 @@ class StateSchema(Schema):
     limit = Int(
         required=True,
         allow_none=True,
-        metadata=doc("The round's throw limit once its starter has finished, else null.", None),
+        metadata=doc(
+            "The round's throw limit once its starter has finished, else null (while the "
+            "opener throws, turn.limit is their cap).",
+            None,
+        ),
     )
 
 
@@ -209,6 +207,38 @@ class GameSchema(Schema):
         required=True,
         allow_none=True,
         metadata=doc("A throw-by-throw turn not finished yet, or null.", None),
+    )
+    turn = fields.Nested(
+        TurnStateSchema,
+        required=True,
+        allow_none=True,
+        metadata=doc(
+            "The turn to be played next: whose turn, the round's opener and throw limit, the "
+            f"open turn's throws and kept dice, whether stop is needed; null once the game is "
+            f"over. {SEE_RULES}",
+            {
+                "half": 1,
+                "round": 0,
+                "round_of_half": 1,
+                "opener": "Anna",
+                "player": "Dieter",
+                "position": 3,
+                "last_in_round": True,
+                "limit": 3,
+                "limit_fixed": True,
+                "opener_cap": 3,
+                "open": {
+                    "throws_used": 1,
+                    "throws_left": 2,
+                    "kept": [],
+                    "dice_in_cup": 3,
+                    "blind": False,
+                    "can_stop": True,
+                    "next_player": "Dieter",
+                },
+                "must_stop": True,
+            },
+        ),
     )
     outcome = Verbatim(OutcomeSchema, required=True, metadata=doc("The game so far.", {}))
 

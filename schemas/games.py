@@ -85,7 +85,11 @@ class TurnRequestSchema(Schema):
     )
     throws = Int(
         validate=within(limits.THROWS),
-        metadata=doc("Summary: throws used (1 to the round's limit, set by the starter).", 3),
+        metadata=doc(
+            "Summary: throws used, 1 to turn.limit (the round's limit set by the starter; "
+            "while the starter throws, their cap options.max_throws).",
+            3,
+        ),
     )
     hand = Bool(
         metadata=doc(
@@ -143,7 +147,9 @@ class ThrowRequestSchema(Schema):
     stop = Bool(
         metadata=doc(
             "The player stops after this throw (or, without dice, after their last one). A "
-            "turn also ends at the round's throw limit or when the next player's throw arrives.",
+            "turn also ends at turn.limit, with a blind throw, or when another player's throw "
+            "or turn arrives; stop is required when turn.must_stop is true and always allowed "
+            "while turn.open.can_stop is (turn-closing rules: the games tag).",
             False,
         )
     )

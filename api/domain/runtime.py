@@ -23,11 +23,13 @@ from ..rules import (
     RecordTurn,
     Ruleset,
     SchockenError,
+    TurnState,
     new_game,
     parse_throw,
     record_event,
     record_throw,
     ruleset_from_config,
+    turn_state,
 )
 from ..storage import GameRecord, LogEntry
 
@@ -127,6 +129,11 @@ class GameRuntime:
         return events
 
     # ------------------------------------------------------------------ views
+    def turn_state(self) -> TurnState | None:
+        """Whose turn, the round's opener and limit, the open turn, whether ``stop`` is needed
+        (:mod:`api.rules.turnstate`); None once the game is over."""
+        return turn_state(self.game, self.open_turn)
+
     def turn_commands(self) -> list[tuple[RecordTurn, int]]:
         return [
             (c, s)

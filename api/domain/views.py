@@ -29,6 +29,7 @@ class GameView:
     def _snapshot(self) -> dict[str, Any]:
         rt = self.runtime
         game = rt.game
+        turn = rt.turn_state()
         return {
             "id": self.record.id,
             "stammtisch": self.stammtisch,
@@ -42,6 +43,7 @@ class GameView:
             "options": rt.rules_options(),
             "seq": rt.last_seq,
             "open_turn": None if rt.open_turn is None else rt.open_turn.to_json(),
+            "turn": None if turn is None else turn.to_json(),
             "outcome": game.outcome().to_json(),
         }
 

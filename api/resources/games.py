@@ -26,12 +26,41 @@ from ..http.auth import BEARER, OPTIONAL_BEARER, read_access, write_access
 from ..http.blueprint import Blueprint
 from ..http.context import services
 
+TURN_RULES = """Games: two halves (Hälften), maybe a Finale; recorded turn by turn or throw by \
+throw. Every write returns the new state and the domain events it caused.
+
+**Turn-closing rules.** Every game answer carries `turn` (null once the game is over): whose \
+turn it is (`turn.player`), the round's opener and `turn.limit`, the throws this turn may use: \
+while the opener throws, their cap `options.max_throws` (`limit_fixed` false); afterwards the \
+number of throws the opener used (`limit_fixed` true, also `outcome.state.limit`).
+
+A turn recorded throw by throw (`POST .../throws`) stays open (`open_turn`, `turn.open`) until
+
+1. a throw reaches `turn.limit` without setting dice aside or turning sixes, or is blind: the \
+turn ends by itself;
+2. the player sends `stop: true`, with their last throw or alone (without dice);
+3. another player's throw or whole turn arrives: the open turn ends first, with its throws so \
+far, then the new entry is recorded (if either is refused, nothing changes).
+
+Way 3 is impossible when, ended as it stands, the turn would end the game or the same player \
+would throw next (e.g. they would lose the round and so open the next one, the next half or \
+the Finale; under `next_starter: last_receiver` the last to receive Deckel opens). Then \
+`turn.must_stop` is true and the client **must** send `stop` when the player is done: their \
+next throw would count as a further throw of the open turn, and a whole turn of theirs is \
+refused with 409. The \
+server decides it by ending the turn on a copy of the game, so a client needs no tie rules. \
+When `must_stop` is false, `stop` is optional; it is always accepted while \
+`turn.open.can_stop` is true. After turning sixes `can_stop` is false: the player must throw \
+again (stop and other players' entries get 409).
+
+While a turn is open, a penalty is refused with 409 (send `stop` first, then the penalty), \
+and so is a whole turn by the open turn's own player; `undo` removes its last throw."""
+
 blp = Blueprint(
     "games",
     __name__,
     url_prefix="/api/v1/stammtische/<slug>/games",
-    description="Games: two halves (Hälften), maybe a Finale; recorded turn by turn or throw "
-    "by throw. Every write returns the new state and the domain events it caused.",
+    description=TURN_RULES,
 )
 
 
@@ -88,8 +117,9 @@ class GameItem(MethodView):
     def get(self, slug: str, game_id: int) -> dict[str, Any]:
         """Read the full state of a game
 
-        Phase, Mitte, stacks, active players, whose turn, the round's limit, the current
-        round's turns, every resolved round, half losers, Finale, Blattschuss, loser."""
+        Phase, Mitte, stacks, active players, the current round's turns, every resolved
+        round, half losers, Finale, Blattschuss, loser; and the turn state (turn): whose turn,
+        the round's opener and throw limit, the open turn, whether stop is needed."""
         return _shown(services().game(g.stammtisch, game_id).to_dict())
 
 
@@ -114,7 +144,10 @@ class Turns(MethodView):
     def post(self, data: dict[str, Any], slug: str, game_id: int) -> dict[str, Any]:
         """Record a whole turn (summary or in detail)
 
-        409 when the rules forbid it, e.g. „In dieser Runde ist höchstens 1 Wurf erlaubt“."""
+        409 when the rules forbid it, e.g. „In dieser Runde ist höchstens 1 Wurf erlaubt“, or
+        when it is the turn of a player whose throw-by-throw turn is still open (stop first).
+        A whole turn by the next player ends another player's open turn (turn-closing rules
+        in the games tag)."""
         return _write(slug, game_id, "turn", data)
 
 
@@ -129,10 +162,9 @@ class Throws(MethodView):
     def post(self, data: dict[str, Any], slug: str, game_id: int) -> dict[str, Any]:
         """Record a single throw (throw-by-throw clients)
 
-        A turn stays open until the player stops (stop=true, also without dice), reaches the
-        round's throw limit, throws blind, or the next player's throw (or turn) arrives. A
-        player who ends below the limit and also opens the next round (the round's loser)
-        must send stop: their next throw would continue the open turn."""
+        A turn stays open until it reaches turn.limit, is blind, the player sends stop, or
+        another player's entry arrives; stop is required when turn.must_stop is true. The
+        turn-closing rules are in the description of the games tag."""
         return _write(slug, game_id, "throw", data)
 
 
@@ -145,7 +177,10 @@ class Penalties(MethodView):
     @blp.doc(security=BEARER)
     @blp.doc(operationId="recordPenalty")
     def post(self, data: dict[str, Any], slug: str, game_id: int) -> dict[str, Any]:
-        """Record a penalty (Strafdeckel)"""
+        """Record a penalty (Strafdeckel)
+
+        409 while a throw-by-throw turn is open (open_turn not null): end it with stop first,
+        then record the penalty."""
         return _write(slug, game_id, "penalty", {"penalty": data})
 
 

@@ -93,6 +93,7 @@ from .turns import (
     throws_word,
     turn_in_detail,
 )
+from .turnstate import OpenTurnState, TurnState, turn_state
 
 __all__ = [
     "Blattschuss",
@@ -128,6 +129,7 @@ __all__ = [
     "OPTION_LIMITS",
     "OPTION_NAMES",
     "OpenTurn",
+    "OpenTurnState",
     "Outcome",
     "PAYLOADS",
     "PRESETS",
@@ -154,6 +156,7 @@ __all__ = [
     "Ties",
     "TurnFact",
     "TurnRecorded",
+    "TurnState",
     "Undone",
     "evaluate",
     "evaluation_table",
@@ -179,6 +182,7 @@ __all__ = [
     "simulate_logs",
     "to_log",
     "turn_in_detail",
+    "turn_state",
     "name_key",
     "name_problem",
     "normalize_name",
