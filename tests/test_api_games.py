@@ -145,7 +145,7 @@ def test_a_forbidden_move_is_409_with_the_rule_and_changes_nothing(app, table):
     r = table.turn(game, "Bert", [3, 4, 5], 2, hand=False)
     assert r.status_code == 409
     assert r.json["message"].startswith("In dieser Runde ist höchstens 1 Wurf erlaubt")
-    assert (r.json["code"], r.json["status"]) == (409, "Conflict")
+    assert (r.json["code"], r.json["status"]) == ("rule_violation", 409)
     r = table.turn(game, "Clara", [3, 4, 5], 1)
     assert (
         r.status_code == 409 and r.json["message"] == "Clara ist nicht an der Reihe, sondern Bert."
@@ -187,7 +187,8 @@ def test_an_oversized_body_is_413(app, table):
     app.config["MAX_CONTENT_LENGTH"] = 2000
     r = table.post(f"/games/{game}/turns", {"player": "Anna" * 1000, "dice": [1, 1, 1]})
     assert r.status_code == 413
-    assert r.json["code"] == 413
+    assert (r.json["code"], r.json["status"]) == ("payload_too_large", 413)
+    assert r.content_type == "application/problem+json" and r.json["message"]
 
 
 def test_a_wrong_method_is_405_with_allow_header(table):

@@ -14,16 +14,22 @@ from __future__ import annotations
 
 
 class SchockenError(Exception):
-    """Base class of every error raised by the rules engine."""
+    """Base class of every error raised by the rules engine.
 
-    def __init__(self, message: str, *, field: str | None = None) -> None:
+    ``code`` is a stable, machine-readable name of the mistake (snake_case, catalogued in
+    ``api/domain/problems.py``); without one, the kind's ``default_code``."""
+
+    default_code = "invalid_input"
+
+    def __init__(self, message: str, *, field: str | None = None, code: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.field = field
+        self.code = code or self.default_code
 
     def at_event(self, index: int) -> SchockenError:
         """The same error, its message prefixed with the index of the event in a game log."""
-        err = type(self)(f"event {index}: {self.message}", field=self.field)
+        err = type(self)(f"event {index}: {self.message}", field=self.field, code=self.code)
         err.__cause__ = self
         return err
 
@@ -31,10 +37,16 @@ class SchockenError(Exception):
 class MalformedInput(SchockenError):
     """The input cannot be understood: wrong shape, type or value range."""
 
+    default_code = "invalid_input"
+
 
 class InvalidRules(MalformedInput):
     """A house-rule option or value that does not exist, or options that contradict each other."""
 
+    default_code = "invalid_rules"
+
 
 class RuleViolation(SchockenError):
     """Well-formed input that the rules of Schocken forbid at this point of the game."""
+
+    default_code = "rule_violation"
