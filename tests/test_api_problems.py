@@ -92,7 +92,7 @@ def test_another_stammtisch_token_is_a_problem_403(table):
 
 
 def test_an_unknown_game_is_a_problem_404(table):
-    assert_problem(table.get("/games/999"), 404, "not_found")
+    assert_problem(table.get("/games/999"), 404, "game_not_found")
 
 
 def test_a_stale_if_match_is_a_problem_412_with_the_game(table):
@@ -191,3 +191,237 @@ def test_every_documented_error_answer_is_problem_json(fake):
     error = spec["components"]["schemas"]["Error"]
     assert set(error["properties"]["code"]["enum"]) == set(CATALOGUE)
     assert "409" in spec["info"]["description"] and "422" in spec["info"]["description"]
+
+
+# ---------------------------------------------------------------- the 409-vs-422 rule, a table
+def _game(table: Table, **kw: Any) -> str:
+    return f"/games/{table.start(**kw)}"
+
+
+def _opened(table: Table) -> str:
+    """A game where Anna opened with one throw: the round's limit is 1."""
+    game = _game(table)
+    assert (
+        table.post(game + "/turns", {"player": "Anna", "dice": [1, 1, 4], "throws": 1}).status_code
+        == 201
+    )
+    return game
+
+
+def _open_turn(table: Table) -> str:
+    """A game where Anna's turn is open: one throw, a 1 set aside, two dice in the cup."""
+    game = _game(table)
+    assert (
+        table.post(
+            game + "/throws", {"player": "Anna", "dice": [1, 4, 6], "aside": [1]}
+        ).status_code
+        == 201
+    )
+    return game
+
+
+TWO_THROWS = {"preset": "standard", "overrides": {"max_throws": 2}}
+DETAIL_TOO_MANY_DICE = [{"dice": [1, 4, 6], "aside": [1]}, {"dice": [2, 3, 5]}]
+
+#: (case, setup → path, request path, body, status, code, field at fault or None)
+CASES: list[tuple[str, Any, str, dict[str, Any], int, str, str | None]] = [
+    # 422: malformed whatever the game's state
+    (
+        "summary with two dice",
+        _game,
+        "/turns",
+        {"player": "Anna", "dice": [1, 4], "throws": 1},
+        422,
+        "dice_count_wrong",
+        "dice",
+    ),
+    (
+        "throws: 0",
+        _game,
+        "/turns",
+        {"player": "Anna", "dice": [1, 1, 4], "throws": 0},
+        422,
+        "validation_failed",
+        "throws",
+    ),
+    (
+        "throws beyond the house rules",
+        lambda t: _game(t, rules=TWO_THROWS),
+        "/turns",
+        {"player": "Anna", "dice": [1, 1, 4], "throws": 3},
+        422,
+        "throws_over_house_limit",
+        "throws",
+    ),
+    (
+        "a detail throwing a die set aside",
+        _game,
+        "/turns",
+        {"player": "Anna", "detail": DETAIL_TOO_MANY_DICE},
+        422,
+        "dice_count_wrong",
+        "detail[1]",
+    ),
+    (
+        "a player not in the game",
+        _game,
+        "/turns",
+        {"player": "Egon", "dice": [1, 1, 4], "throws": 1},
+        422,
+        "unknown_player",
+        "player",
+    ),
+    (
+        "blind where the house rules forbid it",
+        _game,
+        "/turns",
+        {"player": "Anna", "dice": [1, 1, 4], "throws": 1, "blind": True},
+        422,
+        "house_rule_forbids",
+        "blind",
+    ),
+    (
+        "four dice in a throw",
+        _game,
+        "/throws",
+        {"player": "Anna", "dice": [1, 2, 3, 4]},
+        422,
+        "validation_failed",
+        "dice",
+    ),
+    (
+        "an unknown field",
+        _game,
+        "/turns",
+        {"player": "Anna", "dice": [1, 1, 4], "throws": 1, "x": 1},
+        422,
+        "validation_failed",
+        "x",
+    ),
+    # 409: well-formed, but the rules forbid it in this game's state
+    (
+        "not this player's turn",
+        _game,
+        "/turns",
+        {"player": "Bert", "dice": [1, 1, 4], "throws": 1},
+        409,
+        "turn_not_yours",
+        "player",
+    ),
+    (
+        "more throws than the opener allowed",
+        _opened,
+        "/turns",
+        {"player": "Bert", "dice": [3, 4, 5], "throws": 2, "hand": False},
+        409,
+        "throw_limit_exceeded",
+        "throws",
+    ),
+    (
+        "three dice while two are in the cup",
+        _open_turn,
+        "/throws",
+        {"player": "Anna", "dice": [2, 3, 5]},
+        409,
+        "cup_mismatch",
+        "dice",
+    ),
+    (
+        "stop without an open turn",
+        _game,
+        "/throws",
+        {"player": "Anna", "stop": True},
+        409,
+        "no_open_turn",
+        "stop",
+    ),
+    (
+        "a penalty while a turn is open",
+        _open_turn,
+        "/penalties",
+        {"player": "Bert", "deckel": 1, "reason": "zu früh"},
+        409,
+        "turn_open",
+        None,
+    ),
+    (
+        "a whole turn over one's open turn",
+        _open_turn,
+        "/turns",
+        {"player": "Anna", "dice": [1, 1, 4], "throws": 2, "hand": False},
+        409,
+        "turn_open",
+        "player",
+    ),
+    (
+        "undo with nothing to undo",
+        _game,
+        "/undo",
+        {"by": "Anna", "reason": "vertippt"},
+        409,
+        "nothing_to_undo",
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("setup", "path", "body", "status", "code", "field"),
+    [pytest.param(*case[1:], id=case[0]) for case in CASES],
+)
+def test_409_means_the_state_forbids_it_and_422_that_it_is_malformed(
+    table, setup, path, body, status, code, field
+):
+    game = setup(table)
+    before = table.game(int(game.rsplit("/", 1)[1]))
+    doc = assert_problem(table.post(game + path, body), status, code)
+    assert CATALOGUE[code][0] == status  # one status per code
+    if field is None:
+        assert "errors" not in doc
+    else:
+        assert field in doc["errors"]["json"], doc
+    assert table.game(int(game.rsplit("/", 1)[1])) == before  # a refusal changes nothing
+
+
+def test_the_same_request_is_422_or_409_by_the_rule_not_by_the_layer(table):
+    """The issue's examples: a wrong dice count is 422 in a summary and in a detail (the
+    request contradicts itself), 409 thrown one by one (it depends on the open turn)."""
+    summary = table.post(_game(table) + "/turns", {"player": "Anna", "dice": [1, 4], "throws": 1})
+    detail = table.post(_game(table) + "/turns", {"player": "Anna", "detail": DETAIL_TOO_MANY_DICE})
+    thrown = table.post(_open_turn(table) + "/throws", {"player": "Anna", "dice": [2, 3, 5]})
+    assert [summary.status_code, detail.status_code, thrown.status_code] == [422, 422, 409]
+
+
+def test_a_name_taken_is_409_with_the_field(table):
+    doc = assert_problem(table.post("/players", {"name": "Anna"}), 409, "name_taken")
+    assert "name" in doc["errors"]["json"]
+
+
+def test_not_found_names_what_is_missing(table):
+    assert_problem(table.get("/games/999"), 404, "game_not_found")
+    assert_problem(table.client.get("/api/v1/stammtische/nix"), 404, "stammtisch_not_found")
+    assert_problem(table.client.get("/api/v1/rules/presets/nix"), 404, "preset_not_found")
+
+
+# ------------------------------------------------------------- every code is in the catalogue
+def _codes_raised() -> set[str]:
+    """Every ``code="…"`` (errors) and ``problem="…"`` (aborts) written in api/."""
+    import ast
+    from pathlib import Path
+
+    found: set[str] = set()
+    for path in Path(__file__).parent.parent.joinpath("api").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                for kw in node.keywords:
+                    value = kw.value
+                    if kw.arg in ("code", "problem") and isinstance(value, ast.Constant):
+                        if isinstance(value.value, str):
+                            found.add(value.value)
+    return found
+
+
+def test_every_code_raised_is_catalogued():
+    raised = _codes_raised()
+    assert {"turn_not_yours", "throw_limit_exceeded", "turn_open", "name_taken"} <= raised
+    assert raised <= set(CATALOGUE), raised - set(CATALOGUE)

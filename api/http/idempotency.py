@@ -288,7 +288,7 @@ def _guarded_write(view: Any, args: Any, kwargs: dict[str, Any]) -> Response:
             response = make_response(view(*args, **kwargs))
             write.store(response)
     except StorageConflict as err:  # the backstop: a key or a sequence number was taken
-        raise Conflict(CONCURRENT_CHANGE) from err
+        raise Conflict(CONCURRENT_CHANGE, code="concurrent_change") from err
     if key is not None:
         write.purge_expired()
     return _with_etag(response)
