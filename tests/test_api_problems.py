@@ -425,3 +425,10 @@ def test_every_code_raised_is_catalogued():
     raised = _codes_raised()
     assert {"turn_not_yours", "throw_limit_exceeded", "turn_open", "name_taken"} <= raised
     assert raised <= set(CATALOGUE), raised - set(CATALOGUE)
+
+
+def test_the_412_answer_is_documented_as_412_not_409(fake):
+    spec = yaml.safe_load(fake.test_client().get("/openapi.json").get_data(as_text=True))
+    stale = spec["components"]["schemas"]["PreconditionFailed"]["properties"]
+    assert stale["status"]["example"] == 412 and stale["code"]["enum"] == ["precondition_failed"]
+    assert stale["title"]["example"] == CATALOGUE["precondition_failed"][1]
