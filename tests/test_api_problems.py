@@ -65,7 +65,7 @@ def test_a_wrong_method_is_a_problem_405_with_allow(fake):
 def test_an_oversized_body_is_a_problem_413(fake):
     fake.config["MAX_CONTENT_LENGTH"] = 1000
     r = fake.test_client().post("/api/v1/stammtische", json={"name": "x" * 2000})
-    assert_problem(r, 413, "payload_too_large")
+    assert "höchstens 1000 Bytes" in assert_problem(r, 413, "payload_too_large")["detail"]
 
 
 def test_a_body_that_is_not_json_is_a_problem_415(fake):

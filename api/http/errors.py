@@ -121,7 +121,11 @@ class SchockenApi(Api):  # type: ignore[misc]  # flask-smorest ships no type inf
         if status == 401:
             headers.setdefault("WWW-Authenticate", 'Bearer realm="schocken"')
         errors = data.get("errors") or data.get("messages")
-        doc = problems.body(status, data.get("problem"), data.get("message"), errors)
+        message = data.get("message")
+        limit = current_app.config.get("MAX_CONTENT_LENGTH")
+        if status == 413 and message is None and limit:
+            message = f"Die Anfrage ist zu groß: höchstens {limit} Bytes."
+        doc = problems.body(status, data.get("problem"), message, errors)
         return problems.response(doc, headers)
 
     def handle_domain_error(self, error: Exception) -> Any:

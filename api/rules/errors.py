@@ -2,10 +2,16 @@
 
 Every error the engine raises derives from :class:`SchockenError`. Two kinds matter to callers:
 
-* :class:`MalformedInput` — the input cannot be understood (wrong types, pips outside 1–6,
-  an unknown house-rule option). The API maps it to HTTP 422.
-* :class:`RuleViolation` — the input is well-formed but the rules forbid it *now* (wrong
-  player, more throws than the round allows, a turn after the game ended). HTTP 409.
+* :class:`MalformedInput` — the input is wrong whatever the game's state: it cannot be
+  understood (wrong types, pips outside 1–6, an unknown house-rule option), contradicts
+  itself (a detail throwing dice it set aside), or is never right in this game (more throws
+  or other dice than its house rules allow, a player not in it). The API maps it to HTTP 422.
+* :class:`RuleViolation` — the input is well-formed but the rules forbid it *now*, in this
+  state of the game (wrong player, more throws than the round's opener allowed, a throw that
+  does not fit the open turn's cup, a turn after the game ended). HTTP 409.
+
+Each error has a ``code``: a stable snake_case name of the mistake (``turn_not_yours``,
+``throw_limit_exceeded``, …), catalogued with a German title in ``api/domain/problems.py``.
 
 Messages are German sentences a player understands; they quote the offending input.
 """
