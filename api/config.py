@@ -125,9 +125,7 @@ class Config:
                 "Record Schocken games from any client. The API validates every throw against "
                 "the Stammtisch's house rules and computes Deckel, halves (Hälften), the Finale "
                 "and Blattschuss. Writes need the Stammtisch's token as "
-                "`Authorization: Bearer …`. Errors have one shape "
-                "`{code, status, message, errors}`: 422 malformed input, 409 a move the rules "
-                "forbid (German message naming the rule), 404, 401/403, 413."
+                "`Authorization: Bearer …`. Errors: see below."
             ),
             "license": {"name": "MIT", "identifier": "MIT"},
         },

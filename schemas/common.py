@@ -9,6 +9,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from api.domain.problems import CATALOGUE
 from api.rules import DICE_PATTERN, MAX_NAME, OUT_OF_RANGE, Limit, format_dice, in_range, limits
 
 #: printable text only: line breaks and other control characters in a name break logs, CSV
@@ -153,20 +154,53 @@ class HealthSchema(Schema):
 
 
 class ErrorSchema(Schema):
-    """flask-smorest's one error shape."""
+    """RFC 9457 problem details (``application/problem+json``), every error of the API."""
 
-    code = Int(metadata=doc("HTTP status code.", 409))
-    status = fields.String(metadata=doc("HTTP status name.", "Conflict"))
-    message = fields.String(
+    type = fields.String(
+        required=True,
         metadata=doc(
-            "What went wrong, in German; for a rule violation it names the rule.",
-            "In dieser Runde sind höchstens 1 Würfe erlaubt (Anna hat vorgelegt), nicht 2.",
-        )
+            "The problem's type: `/api/v1/problems/<code>`, a reference relative to the "
+            "request's URL; stable per code (GET it for the catalogue entry).",
+            "/api/v1/problems/turn_not_yours",
+            format="uri-reference",
+        ),
+    )
+    title = fields.String(
+        required=True,
+        metadata=doc(
+            "Short German summary of the code, the same every time.", "Nicht an der Reihe"
+        ),
+    )
+    status = Int(required=True, metadata=doc("The HTTP status code.", 409))
+    detail = fields.String(
+        required=True,
+        metadata=doc(
+            "What went wrong, in German, for the player; for a rule violation it names the rule.",
+            "Ben ist nicht an der Reihe, sondern Anna.",
+        ),
+    )
+    code = fields.String(
+        required=True,
+        validate=validate.OneOf(sorted(CATALOGUE)),
+        metadata=doc(
+            "Stable machine-readable code of the problem (snake_case); branch on this. "
+            "Before API 0.9 it was the numeric status, which is `status` now.",
+            "turn_not_yours",
+        ),
+    )
+    message = fields.String(
+        required=True,
+        metadata=doc(
+            "Deprecated alias of `detail` (the old error shape); removed in API v2.",
+            "Ben ist nicht an der Reihe, sondern Anna.",
+            deprecated=True,
+        ),
     )
     errors = fields.Dict(
         keys=fields.String(),
         metadata=doc(
-            "Field errors by location (json, query) and field name.",
-            {"json": {"dice": ["Length must be between 2 and 3."]}},
+            "Field errors by location (json, query, headers) and field name, whenever a field "
+            "of the request is at fault (422 and 409 alike).",
+            {"json": {"player": ["Ben ist nicht an der Reihe, sondern Anna."]}},
         ),
     )

@@ -122,7 +122,8 @@ def test_a_generated_client_plays_a_round_records_throws_and_undoes(client_packa
         "zur-post", game.id, client=table,
         body=models.TurnRequest(player="Anna", dice=[2, 2, 2], throws=1),
     )  # fmt: skip
-    assert isinstance(error, models.Error) and error.code == 409
+    assert isinstance(error, models.Error) and error.status == 409
+    assert error.code == "turn_not_yours" and error.type_ == "/api/v1/problems/turn_not_yours"
     assert error.message == "Anna ist nicht an der Reihe, sondern Dieter."
 
     undone = op(pkg, "games", "undo_last_entry").sync(

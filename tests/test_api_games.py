@@ -145,7 +145,8 @@ def test_a_forbidden_move_is_409_with_the_rule_and_changes_nothing(app, table):
     r = table.turn(game, "Bert", [3, 4, 5], 2, hand=False)
     assert r.status_code == 409
     assert r.json["message"].startswith("In dieser Runde ist höchstens 1 Wurf erlaubt")
-    assert (r.json["code"], r.json["status"]) == (409, "Conflict")
+    assert (r.json["code"], r.json["status"]) == ("throw_limit_exceeded", 409)
+    assert "throws" in r.json["errors"]["json"]
     r = table.turn(game, "Clara", [3, 4, 5], 1)
     assert (
         r.status_code == 409 and r.json["message"] == "Clara ist nicht an der Reihe, sondern Bert."
@@ -187,7 +188,8 @@ def test_an_oversized_body_is_413(app, table):
     app.config["MAX_CONTENT_LENGTH"] = 2000
     r = table.post(f"/games/{game}/turns", {"player": "Anna" * 1000, "dice": [1, 1, 1]})
     assert r.status_code == 413
-    assert r.json["code"] == 413
+    assert (r.json["code"], r.json["status"]) == ("payload_too_large", 413)
+    assert r.content_type == "application/problem+json" and r.json["message"]
 
 
 def test_a_wrong_method_is_405_with_allow_header(table):
@@ -204,7 +206,9 @@ def test_turns_in_detail_are_checked_against_section_3(table):
     assert r.json["game"]["outcome"]["current_round"][0]["name"] == "Schock 4"
     bad = {"player": "Bert", "detail": [{"dice": [1, 4, 6], "aside": [1]}, {"dice": [1, 4, 6]}]}
     r = table.post(f"/games/{game}/turns", bad)
-    assert r.status_code == 409 and "im Becher sind 2 Würfel" in r.json["message"]
+    # the request contradicts itself, whatever the game's state: 422
+    assert r.status_code == 422 and "im Becher sind 2 Würfel" in r.json["message"]
+    assert r.json["code"] == "dice_count_wrong" and "detail[1]" in r.json["errors"]["json"]
 
 
 # --------------------------------------------------------------------------- throw by throw
@@ -260,11 +264,13 @@ def test_illegal_single_throws_are_rejected_before_they_are_stored(table):
     assert throw(table, game, "Bert", [1, 2, 3]).status_code == 409  # not Bert's turn
     throw(table, game, "Anna", [1, 4, 6], aside=[1])
     r = throw(table, game, "Anna", [1, 4, 6])
+    # thrown one by one, the cup is the open turn's state: 409
     assert r.status_code == 409 and "im Becher sind 2" in r.json["message"]
-    r = throw(table, game, "Anna", [1, 4], aside=[5])
-    assert r.status_code == 409 and "kann nicht herausgelegt" in r.json["message"]
+    assert r.json["code"] == "cup_mismatch"
+    r = throw(table, game, "Anna", [1, 4], aside=[5])  # never right, whatever the state: 422
+    assert r.status_code == 422 and "kann nicht herausgelegt" in r.json["message"]
     r = throw(table, game, "Anna", [6, 6], sixes=1)
-    assert r.status_code == 409 and "umdrehen" in r.json["message"]  # not under standard
+    assert r.status_code == 422 and "umdrehen" in r.json["message"]  # not under standard
     assert throw(table, game, "Anna", None).status_code == 422  # no dice, no stop
     r = throw(table, game, "Anna", [1, 4], stop=True, aside=[1])
     assert r.status_code == 422
@@ -317,7 +323,7 @@ def test_a_penalty_takes_deckel_from_the_mitte(table):
 def test_a_penalty_without_amount_needs_house_rules_that_set_one(table):
     game = table.start()
     r = table.post(f"/games/{game}/penalties", {"player": "Bert", "reason": "zu früh"})
-    assert r.status_code == 409 and "keine Zahl von Strafdeckeln" in r.json["message"]
+    assert r.status_code == 422 and "keine Zahl von Strafdeckeln" in r.json["message"]
     nrw = table.start(rules={"preset": "nrw"})
     r = table.post(f"/games/{nrw}/penalties", {"player": "Bert", "reason": "zu früh"})
     assert r.status_code == 201 and r.json["game"]["outcome"]["state"]["stacks"]["Bert"] == 1
@@ -470,7 +476,7 @@ def test_a_blind_throw_ends_the_turn_at_once_where_the_house_rules_allow_it(tabl
     assert g["open_turn"] is None and g["outcome"]["current_round"][1]["blind"] is True
     plain = table.start()
     r = throw(table, plain, "Anna", [6, 6, 6], blind=True)
-    assert r.status_code == 409 and "Blind" in r.json["message"]
+    assert r.status_code == 422 and "Blind" in r.json["message"]  # the house rules: never
 
 
 def test_the_next_players_summary_also_closes_an_open_turn(table):
@@ -487,6 +493,7 @@ def test_turned_sixes_must_be_followed_by_a_throw_of_the_same_player(table):
     throw(table, game, "Anna", [6, 6, 2], sixes=1)
     r = throw(table, game, "Bert", [1, 2, 3])
     assert r.status_code == 409 and "muss danach noch einmal würfeln" in r.json["message"]
+    assert r.json["code"] == "turn_open"  # Anna's open turn cannot end yet: the state
     assert table.game(game)["open_turn"]["player"] == "Anna"
 
 

@@ -47,7 +47,7 @@ def test_malformed_stammtisch_input_is_422_with_field_errors(client):
     r = client.post("/api/v1/stammtische", json={"name": "", "slug": "Nicht Gut!", "extra": 1})
     assert r.status_code == 422
     assert set(r.json["errors"]["json"]) == {"name", "slug", "extra"}
-    assert r.json["code"] == 422 and r.json["status"] == "Unprocessable Entity"
+    assert r.json["code"] == "validation_failed" and r.json["status"] == 422
 
 
 def test_unknown_house_rules_are_422_naming_the_option(client):

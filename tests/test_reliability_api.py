@@ -158,7 +158,8 @@ def test_a_stale_if_match_is_412_with_the_current_state_and_records_nothing(app,
     body = {"player": "Bert", "dice": [6, 3, 2], "throws": 2}
     r = send(table, f"/games/{game}/turns", body, {"If-Match": etag})
     assert r.status_code == 412 and r.headers["ETag"] == '"1"'
-    assert r.json["code"] == 412 and "Stand 1" in r.json["message"]
+    assert r.json["code"] == "precondition_failed" and "Stand 1" in r.json["detail"]
+    assert r.content_type == "application/problem+json" and r.json["status"] == 412
     assert (
         r.json["game"]["seq"] == 1 and r.json["game"]["outcome"]["state"]["next_player"] == "Bert"
     )
@@ -297,7 +298,7 @@ def test_writes_beyond_the_rate_limit_get_429_with_retry_after():
     assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
     seconds = int(r.headers["Retry-After"])
     when = "einer Sekunde" if seconds == 1 else f"{seconds} Sekunden"
-    assert r.json["code"] == 429 and f"bitte in {when} noch" in r.json["message"]
+    assert r.json["code"] == "rate_limited" and f"bitte in {when} noch" in r.json["message"]
     assert table.get("/players").status_code == 200  # reads are not limited
     assert other.post("/players", {"name": "D"}).status_code == 201  # another token
     assert [p["name"] for p in table.get("/players").json] == ["A", "B", "C"]
@@ -384,7 +385,7 @@ def test_limits_on_players_names_and_events_per_import(table):
 
 def test_oversized_bodies_are_413_with_the_one_error_shape(table):
     r = table.post("/imports", {"players": PLAYERS, "starter": "Anna", "x": "y" * 1_100_000})
-    assert r.status_code == 413 and r.json["code"] == 413
+    assert r.status_code == 413 and r.json["code"] == "payload_too_large"
 
 
 def test_html_pages_send_security_headers(client):

@@ -89,7 +89,7 @@ def test_more_throws_than_the_rounds_limit_are_rejected():
 
 def test_more_throws_than_the_house_rules_allow_are_rejected_for_the_starter():
     game = play(rules(max_throws=2), FOUR, ANNA, [])
-    with pytest.raises(RuleViolation):
+    with pytest.raises(MalformedInput):
         game.apply(parse_event(t(ANNA, "2-3-5", 3), game.rules))
     assert game.next_player == ANNA and game.turns == []
 
@@ -116,24 +116,26 @@ def test_an_eliminated_player_throwing_is_rejected():
 
 def test_a_penalty_for_an_eliminated_or_unknown_player_is_rejected():
     game = game_in_phase_2()
-    assert_rejected(game, {"penalty": {"player": ANNA, "reason": "x"}}, RuleViolation)
-    assert_rejected(game, {"penalty": {"player": "Egon", "reason": "x"}}, RuleViolation)
+    assert_rejected(
+        game, {"penalty": {"player": ANNA, "reason": "x"}}, RuleViolation
+    )  # out of this half: the state
+    assert_rejected(game, {"penalty": {"player": "Egon", "reason": "x"}}, MalformedInput)
 
 
 def test_an_unknown_player_is_rejected():
     game = play(rules(), FOUR, ANNA, [])
-    err = assert_rejected(game, t("Egon", "1-1-1"), RuleViolation)
+    err = assert_rejected(game, t("Egon", "1-1-1"), MalformedInput)
     assert "Egon" in err.message
 
 
 def test_a_penalty_without_an_amount_under_rules_without_one_is_rejected():
     game = play(rules(), FOUR, ANNA, [])
-    assert_rejected(game, {"penalty": {"player": ANNA, "reason": "zu früh"}}, RuleViolation)
+    assert_rejected(game, {"penalty": {"player": ANNA, "reason": "zu früh"}}, MalformedInput)
 
 
 def test_blind_where_not_allowed_is_rejected():
     game = play(rules(), FOUR, ANNA, [])
-    assert_rejected(game, {**t(ANNA, "1-1-1"), "blind": True}, RuleViolation)
+    assert_rejected(game, {**t(ANNA, "1-1-1"), "blind": True}, MalformedInput)
 
 
 def test_sixes_turning_where_not_allowed_is_rejected():
@@ -142,7 +144,7 @@ def test_sixes_turning_where_not_allowed_is_rejected():
         "player": ANNA,
         "detail": [{"dice": [6, 6, 1], "aside": [1], "sixes": 1}, {"dice": [3]}],
     }
-    assert_rejected(game, event, RuleViolation)
+    assert_rejected(game, event, MalformedInput)
 
 
 # --------------------------------------------------------------------------- malformed input

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from api.rules import Game, RuleViolation, parse_event, ruleset_from_config
+from api.rules import Game, MalformedInput, RuleViolation, parse_event, ruleset_from_config
 
 ANNA, BERT, CLARA, DIETER = "Anna", "Bert", "Clara", "Dieter"
 FOUR = [ANNA, BERT, CLARA, DIETER]
@@ -586,7 +586,7 @@ def test_a_penalty_uses_the_rulesets_amount_when_none_is_given():
     assert game.stacks[BERT] == 2
     game = play(rules("nrw"), THREE, ANNA, [pen(BERT)])
     assert game.stacks[BERT] == 1
-    with pytest.raises(RuleViolation):
+    with pytest.raises(MalformedInput):
         play(rules(), THREE, ANNA, [pen(BERT)])
 
 
@@ -654,9 +654,9 @@ def test_penalty_mode_round_loser_makes_the_offender_lose_whatever_they_throw():
     r = rules(penalty_mode="round_loser")
     game = play(r, THREE, ANNA, [t(ANNA, "1-1-3"), pen(BERT), t(BERT, "5-6-6"), t(CLARA, "2-3-5")])
     assert last(game)["worst"] == BERT and last(game)["deckel"] == 3 and game.stacks[BERT] == 3
-    with pytest.raises(RuleViolation):
+    with pytest.raises(MalformedInput):  # no Deckel in this mode: never right, 422
         play(r, THREE, ANNA, [pen(BERT, 2)])
-    with pytest.raises(RuleViolation):
+    with pytest.raises(RuleViolation):  # the round is lost already: the state, 409
         play(r, THREE, ANNA, [pen(BERT), pen(CLARA)])
 
 

@@ -17,6 +17,7 @@ from api.rules import (
     RecordThrow,
     RecordTurn,
     RuleViolation,
+    SchockenError,
     ThrowRecorded,
     parse_throw,
     record_command,
@@ -275,7 +276,7 @@ def test_a_throw_against_the_rules_is_refused_and_changes_nothing(r, before, ref
     game = new_game(r)
     open_turn, _ = play(game, *before)
     was = snapshot(game, open_turn)
-    with pytest.raises(RuleViolation) as err:
+    with pytest.raises(SchockenError) as err:
         record_throw(game, open_turn, refused)
     assert err.value.message == message
     assert snapshot(game, open_turn) == was
@@ -331,7 +332,7 @@ def test_a_refused_throw_of_the_next_player_leaves_the_open_turn_open():
     game = new_game()
     open_turn, _ = play(game, throw(ANNA, 1, 4, 6, aside=[1]), throw(ANNA, 1, 5))
     was = snapshot(game, open_turn)
-    with pytest.raises(RuleViolation, match="Wurf 1: 2 kann nicht herausgelegt werden"):
+    with pytest.raises(MalformedInput, match="Wurf 1: 2 kann nicht herausgelegt werden"):
         record_throw(game, open_turn, throw(BERT, 5, 5, 1, aside=[2]))
     assert snapshot(game, open_turn) == was and game.commands == []
 

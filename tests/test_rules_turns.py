@@ -60,7 +60,7 @@ def test_one_throw_reported_as_not_from_the_hand_is_malformed():
 
 
 def test_more_throws_than_the_house_rules_allow_are_a_rule_violation():
-    with pytest.raises(RuleViolation):
+    with pytest.raises(MalformedInput):
         parse_event({"player": "Anna", "dice": [1, 2, 3], "throws": 4, "hand": False}, STD)
     t = parse_event(
         {"player": "Anna", "dice": [1, 2, 3], "throws": 5, "hand": False}, rules(max_throws=5)
@@ -69,18 +69,18 @@ def test_more_throws_than_the_house_rules_allow_are_a_rule_violation():
 
 
 def test_blind_is_rejected_unless_the_house_rules_allow_it():
-    with pytest.raises(RuleViolation):
+    with pytest.raises(MalformedInput):
         parse_event({"player": "Anna", "dice": [1, 2, 3], "throws": 1, "blind": True}, STD)
 
 
 def test_blind_means_exactly_one_throw():
     r = rules(blind=True)
     assert parse_event({"player": "Anna", "dice": [1, 2, 3], "throws": 1, "blind": True}, r).blind
-    with pytest.raises(RuleViolation):
+    with pytest.raises(MalformedInput):
         parse_event(
             {"player": "Anna", "dice": [1, 2, 3], "throws": 2, "hand": False, "blind": True}, r
         )
-    with pytest.raises(RuleViolation):
+    with pytest.raises(MalformedInput):
         parse_event(detail({"dice": [1, 2, 3], "aside": [1]}, {"dice": [4, 4]}, blind=True), r)
     assert parse_event(detail({"dice": [1, 2, 3]}, blind=True), r).blind
 
@@ -115,23 +115,23 @@ def test_gamelog_example_bert_sets_aside_two_dice_and_throws_one():
 
 def test_each_throw_must_throw_exactly_the_dice_still_in_the_cup():
     # set-aside dice are never thrown again
-    with pytest.raises(RuleViolation):
+    with pytest.raises(MalformedInput):
         parse_event(detail({"dice": [1, 4, 6], "aside": [1]}, {"dice": [1, 2, 3]}), STD)
-    with pytest.raises(RuleViolation):
+    with pytest.raises(MalformedInput):
         parse_event(detail({"dice": [1, 4, 6], "aside": [1]}, {"dice": [2]}), STD)
-    with pytest.raises(RuleViolation):
+    with pytest.raises(MalformedInput):
         parse_event(detail({"dice": [1, 4]}), STD)
 
 
 def test_only_dice_shown_in_the_throw_can_be_set_aside():
-    with pytest.raises(RuleViolation):
+    with pytest.raises(MalformedInput):
         parse_event(detail({"dice": [1, 4, 6], "aside": [2]}, {"dice": [3, 3]}), STD)
-    with pytest.raises(RuleViolation):
+    with pytest.raises(MalformedInput):
         parse_event(detail({"dice": [1, 4, 6], "aside": [1, 1]}, {"dice": [3]}), STD)
 
 
 def test_no_further_throw_once_every_die_is_set_aside():
-    with pytest.raises(RuleViolation):
+    with pytest.raises(MalformedInput):
         parse_event(detail({"dice": [1, 1, 4], "aside": [1, 1, 4]}, {"dice": []}), STD)
 
 
@@ -139,7 +139,7 @@ def test_ones_only_aside_forbids_setting_aside_anything_but_ones():
     r = rules(ones_only_aside=True)
     t = parse_event(detail({"dice": [1, 4, 6], "aside": [1]}, {"dice": [1, 1]}), r)
     assert sorted_dice(t) == [1, 1, 1]
-    with pytest.raises(RuleViolation):
+    with pytest.raises(MalformedInput):
         parse_event(detail({"dice": [1, 4, 6], "aside": [1, 6]}, {"dice": [1]}), r)
     # without the option any die may be set aside
     assert sorted_dice(
@@ -151,7 +151,7 @@ def test_ones_only_aside_forbids_setting_aside_anything_but_ones():
 
 
 def test_sixes_turning_is_rejected_where_the_rules_do_not_allow_it():
-    with pytest.raises(RuleViolation):
+    with pytest.raises(MalformedInput):
         parse_event(detail({"dice": [1, 6, 6], "aside": [1], "sixes": 1}, {"dice": [3]}), STD)
 
 
@@ -165,9 +165,9 @@ def test_the_other_six_goes_back_into_the_cup_and_cannot_be_set_aside():
     # 6-6-3 turned, nothing else aside: the six and the three are thrown again (two dice)
     t = parse_event(detail({"dice": [6, 6, 3], "sixes": 1}, {"dice": [5, 2]}), PARTY)
     assert (sorted_dice(t), t.throws, t.hand) == ([1, 2, 5], 2, False)
-    with pytest.raises(RuleViolation):
+    with pytest.raises(MalformedInput):
         parse_event(detail({"dice": [6, 6, 3], "sixes": 1}, {"dice": [5]}), PARTY)
-    with pytest.raises(RuleViolation):
+    with pytest.raises(MalformedInput):
         parse_event(detail({"dice": [6, 6, 3], "aside": [6], "sixes": 1}, {"dice": [5]}), PARTY)
 
 
@@ -179,20 +179,20 @@ def test_three_sixes_become_two_ones_and_the_third_six_goes_back():
 
 
 def test_sixes_can_be_turned_only_with_enough_sixes():
-    with pytest.raises(RuleViolation):
+    with pytest.raises(MalformedInput):
         parse_event(detail({"dice": [1, 6, 5], "sixes": 1}, {"dice": [3, 3]}), PARTY)
-    with pytest.raises(RuleViolation):
+    with pytest.raises(MalformedInput):
         parse_event(detail({"dice": [1, 6, 6], "sixes": 2}, {"dice": [3]}), PARTY)
 
 
 def test_turning_obliges_a_further_throw():
-    with pytest.raises(RuleViolation):
+    with pytest.raises(MalformedInput):
         parse_event(detail({"dice": [1, 6, 6], "aside": [1], "sixes": 1}), PARTY)
 
 
 def test_sixes_are_never_turned_after_the_last_allowed_throw():
     # the third throw is the starter's last: turning there would need a fourth
-    with pytest.raises(RuleViolation):
+    with pytest.raises(MalformedInput):
         parse_event(
             detail(
                 {"dice": [2, 3, 4]},
@@ -263,7 +263,7 @@ def test_malformed_details_are_rejected(bad):
 
 
 def test_more_detailed_throws_than_the_house_rules_allow_are_rejected():
-    with pytest.raises(RuleViolation):
+    with pytest.raises(MalformedInput):
         parse_event(
             detail(
                 {"dice": [2, 3, 4]}, {"dice": [2, 3, 5]}, {"dice": [2, 3, 6]}, {"dice": [2, 3, 6]}

@@ -24,7 +24,7 @@ def rules_of(config: Any) -> Ruleset:
     try:
         return ruleset_from_config(config)
     except InvalidRules as err:
-        raise Invalid(err.message, field="rules") from err
+        raise Invalid(err.message, field="rules", code="invalid_rules") from err
 
 
 class UseCases:
@@ -40,7 +40,7 @@ class UseCases:
     def _game(self, st: Stammtisch, game_id: int) -> GameRecord:
         record = self.repo.get_game(st.id, game_id)
         if record is None:
-            raise NotFound(f"Kein Spiel {game_id} an diesem Stammtisch.")
+            raise NotFound(f"Kein Spiel {game_id} an diesem Stammtisch.", code="game_not_found")
         return record
 
     def _runtime(self, st: Stammtisch, game_id: int) -> GameRuntime:
@@ -53,7 +53,7 @@ class UseCases:
         rt = self.cache.get(game_id)
         if rt is not None and rt.record is not None:
             if rt.record.stammtisch_id != st.id:
-                raise NotFound(f"Kein Spiel {game_id} an diesem Stammtisch.")
+                raise NotFound(f"Kein Spiel {game_id} an diesem Stammtisch.", code="game_not_found")
             if self.repo.game_version(game_id) == rt.last_seq:
                 return rt
             self.cache.drop(game_id)

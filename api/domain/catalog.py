@@ -16,7 +16,9 @@ def presets() -> list[dict[str, Any]]:
 
 def preset(name: str) -> dict[str, Any]:
     if name not in PRESETS:
-        raise NotFound(f"Kein Regelwerk „{name}“ (bekannt: {', '.join(PRESETS)}).")
+        raise NotFound(
+            f"Kein Regelwerk „{name}“ (bekannt: {', '.join(PRESETS)}).", code="preset_not_found"
+        )
     return {"name": name, "description": PRESET_HELP[name], "options": PRESETS[name].describe()}
 
 
@@ -25,5 +27,5 @@ def evaluate_result(data: dict[str, Any]) -> dict[str, Any]:
     rules = rules_of(data["rules"])
     if len(data["dice"]) != rules.dice_count:
         msg = f"Nach diesen Hausregeln gehören {rules.dice_count} Würfel zu einem Wurf."
-        raise Invalid(msg, field="dice")
+        raise Invalid(msg, field="dice", code="dice_count_wrong")
     return evaluate(tuple(data["dice"]), data["hand"], rules).to_json()

@@ -11,32 +11,48 @@ from ..storage import StorageUnavailable, StorageUnreachable
 
 
 class DomainError(Exception):
-    """Base of every error a use case raises (besides the engine's)."""
+    """Base of every error a use case raises (besides the engine's).
 
-    def __init__(self, message: str, *, field: str | None = None) -> None:
+    ``code``: the stable machine-readable name of the problem (:mod:`api.domain.problems`);
+    without one, the kind's ``default_code``."""
+
+    default_code = "invalid_request"
+
+    def __init__(self, message: str, *, field: str | None = None, code: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.field = field
+        self.code = code or self.default_code
 
 
 class NotFound(DomainError):
     """No such Stammtisch, player, game or preset (here)."""
 
+    default_code = "not_found"
+
 
 class Conflict(DomainError):
     """The request is understood but clashes with what is stored (a taken name, a race)."""
+
+    default_code = "conflict"
 
 
 class Invalid(DomainError):
     """The input is malformed for this use case (an empty name, an unknown player)."""
 
+    default_code = "invalid_request"
+
 
 class Unauthorized(DomainError):
     """The Stammtisch's key is needed and was not given."""
 
+    default_code = "unauthorized"
+
 
 class Forbidden(DomainError):
     """A key was given but it is not this Stammtisch's."""
+
+    default_code = "forbidden"
 
 
 #: a write lost a race with another write to the same game

@@ -53,10 +53,12 @@ class GameUseCases(UseCases):
         missing = [n for n in data["players"] if n not in known]
         if missing:
             msg = f"Unbekannte Spieler: {', '.join(missing)}. Erst als Spieler anlegen."
-            raise Invalid(msg, field="players")
+            raise Invalid(msg, field="players", code="unknown_player")
         retired = [n for n in data["players"] if known[n].retired]
         if retired:
-            raise Conflict(f"Nicht mehr aktiv: {', '.join(retired)}.")
+            raise Conflict(
+                f"Nicht mehr aktiv: {', '.join(retired)}.", field="players", code="player_retired"
+            )
         now = self.clock()
         played_at = data.get("played_at") or datetime.now(UTC).isoformat(timespec="seconds")
         doc = {
@@ -90,6 +92,7 @@ class GameUseCases(UseCases):
                     raise Invalid(
                         f"Der Name „{name}“ ist nicht in Normalform (Leerzeichen, Unicode NFC).",
                         field="players",
+                        code="invalid_name",
                     )
                 check_free(name, known)
                 player = self.repo.add_player(st.id, name, now)

@@ -15,7 +15,7 @@ def new_name(name: str, field: str = "name") -> str:
     normal = normalize_name(name)
     problem = name_problem(normal)
     if problem is not None:
-        raise Invalid(problem, field=field)
+        raise Invalid(problem, field=field, code="invalid_name")
     return normal
 
 
@@ -25,7 +25,11 @@ def check_free(name: str, taken: Iterable[str]) -> None:
     for other in taken:
         if name_key(other) == key:
             same = "" if other == name else f" (als „{other}“)"
-            raise Conflict(f"Einen Spieler „{name}“ gibt es an diesem Stammtisch schon{same}.")
+            raise Conflict(
+                f"Einen Spieler „{name}“ gibt es an diesem Stammtisch schon{same}.",
+                field="name",
+                code="name_taken",
+            )
 
 
 def check_reason(text: object, field: str = "reason") -> None:
@@ -33,7 +37,7 @@ def check_reason(text: object, field: str = "reason") -> None:
     if isinstance(text, str):
         problem = reason_problem(text)
         if problem is not None:
-            raise Invalid(problem, field=field)
+            raise Invalid(problem, field=field, code="invalid_text")
 
 
 __all__ = ["check_free", "check_reason", "new_name"]

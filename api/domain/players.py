@@ -29,7 +29,10 @@ class PlayerUseCases(UseCases):
         for p in self.repo.list_players(st.id):
             if p.id == player_id:
                 return p
-        raise NotFound(f"Keinen Spieler mit der Nummer {player_id} an diesem Stammtisch.")
+        raise NotFound(
+            f"Keinen Spieler mit der Nummer {player_id} an diesem Stammtisch.",
+            code="player_not_found",
+        )
 
     def update_player(self, st: Stammtisch, player_id: int, data: dict[str, Any]) -> Player:
         with self.cache.locked(-st.id), self.repo.transaction():

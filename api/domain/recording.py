@@ -59,7 +59,7 @@ class RecordingUseCases(UseCases):
         try:
             self.repo.append_entry(entry, facts)
         except StorageConflict as err:
-            raise Conflict(CONCURRENT_CHANGE) from err
+            raise Conflict(CONCURRENT_CHANGE, code="concurrent_change") from err
 
     def undo(self, st: Stammtisch, game_id: int, data: dict[str, Any]) -> WriteResult:
         """Undo the last effective entry; the log keeps an ``undo`` entry as audit record."""
@@ -70,7 +70,7 @@ class RecordingUseCases(UseCases):
             record = rt.record
             assert record is not None
             if not rt.entries:
-                raise Conflict("Es gibt nichts rückgängig zu machen.")
+                raise Conflict("Es gibt nichts rückgängig zu machen.", code="nothing_to_undo")
             self.cache.drop(game_id)
             target = rt.entries[-1]
             seq = rt.last_seq + 1

@@ -61,15 +61,17 @@ class StammtischUseCases(UseCases):
                 except StorageConflict:
                     pass
             if explicit:
-                raise Conflict(f"Den Stammtisch „{slug}“ gibt es schon.")
-        raise Conflict("Kein freier Kurzname gefunden.")  # pragma: no cover
+                raise Conflict(
+                    f"Den Stammtisch „{slug}“ gibt es schon.", field="slug", code="name_taken"
+                )
+        raise Conflict("Kein freier Kurzname gefunden.", code="name_taken")  # pragma: no cover
 
     def stammtisch(self, slug: str) -> Stammtisch:
         """Read from the database every time (one look-up by the unique slug): a change of
         name, privacy or rules in another server process counts at once."""
         st = self.repo.get_stammtisch(slug)
         if st is None:
-            raise NotFound(f"Keinen Stammtisch „{slug}“ gefunden.")
+            raise NotFound(f"Keinen Stammtisch „{slug}“ gefunden.", code="stammtisch_not_found")
         return st
 
     @staticmethod

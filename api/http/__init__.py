@@ -1,7 +1,8 @@
 """Cross-cutting HTTP concerns of the API and the pages, in one place: imported by the
 entrypoints (``api/resources``, ``api/web``, ``api/app.py``), never by the layers below.
 
-* ``errors``: use-case and engine errors → HTTP, one error shape (:class:`SchockenApi`)
+* ``errors``: use-case and engine errors → HTTP, one error shape (:class:`SchockenApi`),
+  RFC 9457 problem details (``problems``; ``GET /api/v1/problems/<code>`` explains a type)
 * ``context``: the request's use cases (one repository per request); ``auth``: bearer tokens
 * ``blueprint``: the flask-smorest Blueprint every resource uses (JSON body rules)
 * ``idempotency``: ``Idempotency-Key``, ``ETag`` / ``If-Match`` on every write
@@ -30,12 +31,14 @@ from .headers import secure_html
 from .idempotency import guard_writes
 from .limits import init_limits
 from .openapi import document
+from .problems import register as register_problem_types
 from .ratelimit import init_rate_limit
 
 
 def init_http(app: Flask, api: Any) -> None:
     """Call at the end of ``create_app``, after every blueprint is registered."""
     init_context(app)
+    register_problem_types(app)
     init_rate_limit(app)
     init_limits(app)
     guard_writes(app)

@@ -1,4 +1,4 @@
-"""Exceptions → HTTP, in one place, in flask-smorest's single error shape.
+"""Exceptions → HTTP, in one place, as RFC 9457 problem details (:mod:`api.http.problems`).
 
 * engine :class:`~api.rules.MalformedInput` → 422, :class:`~api.rules.RuleViolation` → 409,
   with the engine's German message (and the field it names under ``errors.json``);
@@ -7,15 +7,21 @@
 * :class:`~api.storage.StorageUnavailable` (a full disk, a read-only database, a database
   server out of reach) → 503 with ``Retry-After`` and a German message naming the kind of
   fault (:func:`~api.domain.errors.unavailable_message`); the cause goes to the log;
-* werkzeug errors keep their status (413 for oversized bodies, 405 with ``Allow``).
+* werkzeug errors keep their status (413 for oversized bodies, 405 with ``Allow``), and get
+  the problem shape and a code by status too (an unknown route: 404 ``not_found``).
+
+An error's ``code`` comes from the exception (``error.code`` of engine and use-case errors,
+``problem=`` in :func:`webargs.flaskparser.abort`'s data), else from its status.
 """
 
 from __future__ import annotations
 
+import http
 from typing import Any
 
-from flask import current_app
+from flask import Response, current_app
 from flask_smorest import Api
+from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import HTTPException, default_exceptions
 
 from schemas import ErrorSchema
@@ -29,8 +35,9 @@ from ..domain import (
     Unauthorized,
     unavailable_message,
 )
-from ..rules import MalformedInput, RuleViolation, SchockenError
-from ..storage import StorageUnavailable
+from ..rules import RuleViolation, SchockenError
+from ..storage import StorageUnavailable, StorageUnreachable
+from . import problems
 
 #: the one table from a use case's error to its HTTP status
 STATUS: dict[type[DomainError], int] = {
@@ -58,19 +65,24 @@ def status_of(error: DomainError) -> int:
     raise TypeError(f"no HTTP status for {type(error).__name__}")  # pragma: no cover
 
 
-def _http(status: int, message: str, errors: dict[str, Any] | None = None) -> HTTPException:
+def _http(
+    status: int, message: str, errors: dict[str, Any] | None = None, code: str | None = None
+) -> HTTPException:
     exc = default_exceptions[status]()
-    data: dict[str, Any] = {"message": message}
+    data: dict[str, Any] = {"message": message, "problem": code}
     if errors:
         data["errors"] = errors
-    if status == 401:
-        data["headers"] = {"WWW-Authenticate": 'Bearer realm="schocken"'}
     exc.data = data  # type: ignore[attr-defined]
     return exc
 
 
+#: headers of werkzeug's own answers that a client needs
+_KEPT_HEADERS = ("allow", "www-authenticate", "retry-after")
+
+
 class SchockenApi(Api):  # type: ignore[misc]  # flask-smorest ships no type information
-    """flask-smorest's Api with our error schema, domain errors and headers kept."""
+    """flask-smorest's Api answering every error as RFC 9457 problem details
+    (:mod:`api.http.problems`), with our domain errors and werkzeug's headers kept."""
 
     ERROR_SCHEMA = ErrorSchema
 
@@ -80,35 +92,52 @@ class SchockenApi(Api):  # type: ignore[misc]  # flask-smorest ships no type inf
         self._app.register_error_handler(DomainError, self.handle_domain_error)
         self._app.register_error_handler(StorageUnavailable, self.handle_unavailable)
 
+    def _register_responses(self) -> None:
+        """The documented error answers: problem+json, not flask-smorest's application/json."""
+        for status in http.HTTPStatus:
+            response: dict[str, Any] = {"description": status.phrase}
+            if not (100 <= status < 200) and status not in (204, 304):
+                response["schema"] = self.ERROR_SCHEMA
+            prepare_response(response, self.spec, problems.PROBLEM_JSON)
+            self.spec.components.response(status.name, response, lazy=True)
+        default = {"description": "Default error response", "schema": self.ERROR_SCHEMA}
+        prepare_response(default, self.spec, problems.PROBLEM_JSON)
+        self.spec.components.response("DEFAULT_ERROR", default, lazy=True)
+
     def handle_unavailable(self, error: StorageUnavailable) -> Any:
         log_unavailable(error)
-        exc = _http(503, unavailable_message(error))
+        code = "database_unreachable" if isinstance(error, StorageUnreachable) else None
+        exc = _http(503, unavailable_message(error), code=code or "storage_unavailable")
         exc.data["headers"] = {"Retry-After": str(RETRY_AFTER)}  # type: ignore[attr-defined]
         return self.handle_http_exception(exc)
 
-    def handle_http_exception(self, error: HTTPException) -> Any:
-        payload, code, headers = super().handle_http_exception(error)
-        if not headers:  # werkzeug's own headers (Allow on 405) would be lost otherwise
-            headers = {
-                k: v
-                for k, v in error.get_headers()
-                if k.lower() in ("allow", "www-authenticate", "retry-after")
-            }
-        if code == 422 and "message" not in payload:
-            payload["message"] = "Ungültige Eingabe: die Felder stehen unter errors."
-        if code >= 500 and "message" not in payload:
-            payload["message"] = "Interner Fehler; der Eintrag wurde nicht gespeichert."
-        return payload, code, headers
+    def handle_http_exception(self, error: HTTPException) -> Response:
+        status = error.code or 500
+        data: dict[str, Any] = getattr(error, "data", None) or {}
+        headers = dict(data.get("headers") or {})
+        for name, value in error.get_headers():  # werkzeug's own (Allow on 405)
+            if name.lower() in _KEPT_HEADERS:
+                headers.setdefault(name, value)
+        if status == 401:
+            headers.setdefault("WWW-Authenticate", 'Bearer realm="schocken"')
+        errors = data.get("errors") or data.get("messages")
+        message = data.get("message")
+        limit = current_app.config.get("MAX_CONTENT_LENGTH")
+        if status == 413 and message is None and limit:
+            message = f"Die Anfrage ist zu groß: höchstens {limit} Bytes."
+        doc = problems.body(status, data.get("problem"), message, errors)
+        return problems.response(doc, headers)
 
     def handle_domain_error(self, error: Exception) -> Any:
         if isinstance(error, DomainError):
-            exc = _http(status_of(error), error.message, _field_errors(error))
+            status = status_of(error)
         elif isinstance(error, RuleViolation):
-            exc = _http(409, error.message, _field_errors(error))
-        elif isinstance(error, MalformedInput):
-            exc = _http(422, error.message, _field_errors(error))
-        else:  # pragma: no cover - every engine error is one of the two
-            exc = _http(422, str(error))
+            status = 409
+        else:  # MalformedInput; every engine error is one of the two
+            status = 422
+        message = getattr(error, "message", str(error))
+        errors = _field_errors(error) if isinstance(error, SchockenError | DomainError) else None
+        exc = _http(status, message, errors, getattr(error, "code", None))
         return self.handle_http_exception(exc)
 
 

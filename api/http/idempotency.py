@@ -43,11 +43,12 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, NoReturn
 
-from flask import Flask, Response, current_app, g, jsonify, make_response, request
+from flask import Flask, Response, current_app, g, make_response, request
 from webargs.flaskparser import abort
 
 from ..domain import CONCURRENT_CHANGE, Conflict, Services, utcnow
 from ..storage import Stammtisch, StorageConflict, StoredResponse
+from . import problems
 from .auth import bearer_token
 from .context import services
 
@@ -141,26 +142,18 @@ def _malformed(view: Any) -> bool:
     return False
 
 
-def _bad_key(msg: str) -> NoReturn:
-    abort(422, message=msg, messages={"headers": {KEY_HEADER: [msg]}})
+def _bad_key(msg: str, code: str = "idempotency_key_invalid") -> NoReturn:
+    abort(422, message=msg, messages={"headers": {KEY_HEADER: [msg]}}, problem=code)
 
 
 def _precondition_failed(header: str, state: dict[str, Any]) -> Response:
-    response = jsonify(
-        {
-            "code": 412,
-            "status": "Precondition Failed",
-            "message": (
-                f"Das Spiel wurde inzwischen weitergeführt: Stand {state['seq']}, gesendet "
-                f"wurde {header}. Nichts wurde eingetragen; bitte den aktuellen Stand "
-                "ansehen und den Zug neu eingeben."
-            ),
-            "game": state,
-        }
+    detail = (
+        f"Das Spiel wurde inzwischen weitergeführt: Stand {state['seq']}, gesendet "
+        f"wurde {header}. Nichts wurde eingetragen; bitte den aktuellen Stand "
+        "ansehen und den Zug neu eingeben."
     )
-    response.status_code = 412
-    response.headers["ETag"] = etag_of(state["seq"])
-    return response
+    doc = problems.body(412, "precondition_failed", detail, game=state)
+    return problems.response(doc, {"ETag": etag_of(state["seq"])})
 
 
 def _replay(stored: StoredResponse, key: str) -> Response:
@@ -236,7 +229,8 @@ class _Write:
         if stored.fingerprint != fingerprint():
             _bad_key(
                 "Dieser Idempotency-Key wurde schon für eine andere Anfrage benutzt; "
-                "für einen neuen Eintrag bitte einen neuen Schlüssel senden."
+                "für einen neuen Eintrag bitte einen neuen Schlüssel senden.",
+                "idempotency_key_reused",
             )
         return _replay(stored, self.scoped_key)
 
@@ -294,7 +288,7 @@ def _guarded_write(view: Any, args: Any, kwargs: dict[str, Any]) -> Response:
             response = make_response(view(*args, **kwargs))
             write.store(response)
     except StorageConflict as err:  # the backstop: a key or a sequence number was taken
-        raise Conflict(CONCURRENT_CHANGE) from err
+        raise Conflict(CONCURRENT_CHANGE, code="concurrent_change") from err
     if key is not None:
         write.purge_expired()
     return _with_etag(response)

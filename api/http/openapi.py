@@ -7,7 +7,9 @@ from typing import Any
 
 from schemas.reliability import PreconditionFailedSchema
 
+from ..domain.problems import CATALOGUE
 from .idempotency import KEY_HEADER, KEY_PATTERN, WRITE_METHODS
+from .problems import PROBLEM_JSON
 
 _KEY_PARAM = {
     "in": "header",
@@ -46,19 +48,51 @@ _TOO_MANY = {
         "(creating Stammtische has a stricter limit per address); wait `Retry-After` seconds."
     ),
     "headers": {"Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}},
-    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+    "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Error"}}},
 }
+
+
+#: the error model, appended to the document's description (README says the same)
+ERRORS_TEXT = """
+
+**Errors** are RFC 9457 problem details (`application/problem+json`) for every status, also
+the server's own 404 (unknown route), 405 (with `Allow`), 413, 415, 429 and 503 (with
+`Retry-After`), 401 (with `WWW-Authenticate`), 412 and 500: `type`, `title`, `status`,
+`detail` (German, for the player), `code` (stable snake_case name to branch on; its values
+and titles: the enum of `components.schemas.Error.code`), `errors` (field errors by location
+and field name whenever a field of the request is at fault). `type` is
+`/api/v1/problems/<code>`, relative to the request's URL; a GET on it returns the code's
+entry. `message` is a deprecated alias of `detail`. Changed: `code` was the numeric status
+(now in `status`).
+
+**422 or 409.** 422: the request is malformed whatever the game's state — schema, types,
+ranges, a dice count or number of throws the game's house rules never allow (`throws: 0`, or
+`throws: 4` where the house rules allow 3), a request that contradicts itself (a throw of two
+dice after one die was set aside in the same `detail`). 409: the request is well-formed but
+the rules forbid it in the game's current state — not this player's turn
+(`turn_not_yours`), more throws than the opener allowed in this round
+(`throw_limit_exceeded`), an open turn (`turn_open`), a finished game (`game_finished`), a
+throw whose dice do not match what is left in the cup of the open turn (`cup_mismatch`).
+
+Codes: """
+
+
+def _codes_text() -> str:
+    return ", ".join(
+        f"`{code}` ({status}, {title})" for code, (status, title) in sorted(CATALOGUE.items())
+    )
 
 
 def document(api: Any) -> None:
     """Add this layer's headers and answers to the operations of the OpenAPI document."""
+    info = api.spec.options.setdefault("info", {})
+    text = "\n\n".join(" ".join(part.split()) for part in ERRORS_TEXT.split("\n\n"))
+    info["description"] = info.get("description", "") + text + " " + _codes_text() + "."
     api.spec.components.schema("PreconditionFailed", schema=PreconditionFailedSchema)
     stale = {
         "description": "The game moved on since the version in If-Match; nothing recorded.",
         "headers": {"ETag": _ETAG_HEADER},
-        "content": {
-            "application/json": {"schema": {"$ref": "#/components/schemas/PreconditionFailed"}}
-        },
+        "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/PreconditionFailed"}}},
     }
     for path, operations in api.spec._paths.items():  # apispec keeps no public iterator
         if not path.startswith("/api/v1/") or path.startswith("/api/v1/admin/"):

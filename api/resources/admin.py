@@ -62,7 +62,10 @@ class Backup(MethodView):
         check_admin()
         store = current_app.extensions["schocken"].store
         if isinstance(store, MemoryStore):
-            raise Conflict("Ein Server ohne Datenbank (nur im Speicher) hat nichts zu sichern.")
+            raise Conflict(
+                "Ein Server ohne Datenbank (nur im Speicher) hat nichts zu sichern.",
+                code="nothing_to_back_up",
+            )
         with tempfile.TemporaryDirectory(prefix="schocken-backup-") as tmp:
             backup_folder(store, Path(tmp) / "export")
             data = tar_folder(Path(tmp) / "export")

@@ -32,5 +32,7 @@ def parse_dice(text: str) -> tuple[int, ...]:
     if len(digits) not in (2, 3) or not all(
         ch.isascii() and ch.isdigit() and int(ch) in PIPS for ch in digits
     ):
-        raise MalformedInput(f"„{text}“ sind keine Würfel (erwartet z. B. 1-1-4 oder 114).")
+        raise MalformedInput(
+            f"„{text}“ sind keine Würfel (erwartet z. B. 1-1-4 oder 114).", code="invalid_dice"
+        )
     return tuple(sorted((int(ch) for ch in digits), reverse=True))

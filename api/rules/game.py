@@ -227,18 +227,30 @@ class Game:
     def apply(self, command: Command) -> list[DomainEvent]:
         """Apply one command; return the domain events. Raises and changes nothing on error."""
         if self.phase is Phase.FINISHED:
-            raise RuleViolation(f"Das Spiel ist schon vorbei: {self.loser} hat verloren.")
+            raise RuleViolation(
+                f"Das Spiel ist schon vorbei: {self.loser} hat verloren.", code="game_finished"
+            )
         if type(command) is RecordTurn and command.player == self.order[len(self.round_turns)]:
             events = self._turn(command)  # the common case: the right player's turn
             self.commands.append(command)
             return events
         if command.player not in self.seat:
-            raise RuleViolation(f"„{command.player}“ spielt in diesem Spiel nicht mit.")
+            raise MalformedInput(  # never right in this game, whatever its state: 422
+                f"„{command.player}“ spielt in diesem Spiel nicht mit.",
+                field="player",
+                code="unknown_player",
+            )
         if command.player not in self.active:
             if self.phase is Phase.FINALE:
-                raise RuleViolation(f"{command.player} spielt im Finale nicht mit.")
+                raise RuleViolation(
+                    f"{command.player} spielt im Finale nicht mit.",
+                    field="player",
+                    code="player_out",
+                )
             raise RuleViolation(
-                f"{command.player} ist in dieser Hälfte schon raus (keine Deckel mehr)."
+                f"{command.player} ist in dieser Hälfte schon raus (keine Deckel mehr).",
+                field="player",
+                code="player_out",
             )
         if isinstance(command, RecordTurn):
             events = self._turn(command)
@@ -247,29 +259,44 @@ class Game:
         self.commands.append(command)
         return events
 
+    def _check_limit(self, cmd: RecordTurn) -> None:
+        """The round's limit, set by its opener (409: it depends on the round)."""
+        limit = self.limit
+        if limit is None:
+            return
+        if cmd.detail is not None and cmd.throws > limit and cmd.detail[limit - 1].sixes:
+            raise RuleViolation(
+                f"Nach dem letzten erlaubten Wurf (Wurf {limit}) dürfen keine Sechsen "
+                "umgedreht werden.",
+                field="detail",
+                code="throw_limit_exceeded",
+            )
+        if cmd.throws > limit:
+            allowed = "ist höchstens 1 Wurf" if limit == 1 else f"sind höchstens {limit} Würfe"
+            raise RuleViolation(
+                f"In dieser Runde {allowed} erlaubt ({self.order[0]} hat vorgelegt), "
+                f"nicht {cmd.throws}.",
+                field="throws" if cmd.detail is None else "detail",
+                code="throw_limit_exceeded",
+            )
+
     def _turn(self, cmd: RecordTurn) -> list[DomainEvent]:
         expected = self.order[len(self.round_turns)]
         if cmd.player != expected:
-            raise RuleViolation(f"{cmd.player} ist nicht an der Reihe, sondern {expected}.")
-        limit = self.limit
-        if limit is not None:
-            if cmd.detail is not None and cmd.throws > limit and cmd.detail[limit - 1].sixes:
-                raise RuleViolation(
-                    f"Nach dem letzten erlaubten Wurf (Wurf {limit}) dürfen keine Sechsen "
-                    "umgedreht werden."
-                )
-            if cmd.throws > limit:
-                allowed = "ist höchstens 1 Wurf" if limit == 1 else f"sind höchstens {limit} Würfe"
-                raise RuleViolation(
-                    f"In dieser Runde {allowed} erlaubt ({self.order[0]} hat vorgelegt), "
-                    f"nicht {cmd.throws}."
-                )
+            raise RuleViolation(
+                f"{cmd.player} ist nicht an der Reihe, sondern {expected}.",
+                field="player",
+                code="turn_not_yours",
+            )
+        self._check_limit(cmd)
         try:
             ev = self._table[(*cmd.dice, cmd.hand)]
         except KeyError:
             raise MalformedInput(
                 f"{list(cmd.dice)} ist kein gültiger Wurf: erwartet {self.rules.dice_count} "
-                "Würfel mit 1 bis 6 Augen."
+                "Würfel mit 1 bis 6 Augen.",
+                field="dice",
+                code="invalid_dice",
             ) from None
         # ---- accepted: from here on nothing raises
         round_turns = self.round_turns
@@ -560,7 +587,8 @@ class Game:
         if self.rules.penalty_mode is PenaltyMode.ROUND_LOSER:
             if self.forced_loser is not None:
                 raise RuleViolation(
-                    f"{self.forced_loser} verliert diese Runde schon wegen einer Strafe."
+                    f"{self.forced_loser} verliert diese Runde schon wegen einer Strafe.",
+                    code="round_lost_already",
                 )
             self.forced_loser = offender
             self.penalties.append(self._penalty_record(cmd, 0, None))

@@ -82,11 +82,14 @@ def parse_header(doc: Any) -> tuple[GameHeader, list[Any]]:
     unknown = set(doc) - LOG_KEYS
     if unknown:
         raise MalformedInput(
-            f"Unbekannte Felder im Spielprotokoll: {', '.join(sorted(map(str, unknown)))}."
+            f"Unbekannte Felder im Spielprotokoll: {', '.join(sorted(map(str, unknown)))}.",
+            code="unknown_field",
         )
     for key in ("players", "starter"):
         if key not in doc:
-            raise MalformedInput(f"Im Spielprotokoll fehlt „{key}“.", field=key)
+            raise MalformedInput(
+                f"Im Spielprotokoll fehlt „{key}“.", field=key, code="missing_field"
+            )
     rules = ruleset_from_config(doc.get("rules"))
     played_at = parse_played_at(doc.get("played_at"))
     events = doc.get("events", [])

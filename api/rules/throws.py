@@ -35,6 +35,7 @@ from .dice import format_dice
 from .errors import MalformedInput, RuleViolation
 from .events import DomainEvent, ThrowRecorded
 from .game import Game
+from .ruleset import Ruleset
 from .turns import (
     Command,
     RecordPenalty,
@@ -90,14 +91,19 @@ def parse_throw(obj: Any) -> RecordThrow:
         raise MalformedInput(
             f"Unbekannte Felder in einem Wurf: {', '.join(sorted(map(str, unknown)))}.",
             field=sorted(map(str, unknown))[0],
+            code="unknown_field",
         )
     if "player" not in obj:
-        raise MalformedInput("Im Wurf fehlt „player“.", field="player")
+        raise MalformedInput("Im Wurf fehlt „player“.", field="player", code="missing_field")
     player = parse_player(obj["player"])
     flags = {key: _flag(obj, key) for key in ("blind", "stop")}
     if obj.get("dice") is None:
         if not flags["stop"] or set(obj) - {"player", "stop", "dice"}:
-            raise MalformedInput("Würfel fehlen: ohne Würfel ist nur „stop“ erlaubt.", field="dice")
+            raise MalformedInput(
+                "Würfel fehlen: ohne Würfel ist nur „stop“ erlaubt.",
+                field="dice",
+                code="missing_field",
+            )
         return RecordThrow(player, None, stop=True)
     dice = _pips(obj["dice"], "dice", 1)
     aside = _pips(obj.get("aside") or [], "aside", 0)
@@ -128,6 +134,7 @@ def _pips(value: Any, field: str, least: int) -> tuple[int, ...]:
             f"„{field}“ muss eine Liste von {least} bis 3 Augenzahlen 1 bis 6 sein, "
             f"nicht {value!r}.",
             field=field,
+            code="invalid_dice",
         )
     return tuple(value)
 
@@ -191,17 +198,26 @@ def _refuse_while_open(open_turn: OpenTurn, penalty: bool, player: object) -> No
     if penalty:
         raise RuleViolation(
             f"Der Zug von {open_turn.player} ist noch offen: erst beenden (stop), "
-            "dann die Strafe eintragen."
+            "dann die Strafe eintragen.",
+            code="turn_open",
         )
     if player == open_turn.player:
         raise RuleViolation(
             f"{player} hat noch einen offenen Zug (Wurf für Wurf): erst mit stop "
-            "beenden oder rückgängig machen, dann den ganzen Zug eintragen."
+            "beenden oder rückgängig machen, dann den ganzen Zug eintragen.",
+            field="player",
+            code="turn_open",
         )
 
 
 def _close(game: Game, open_turn: OpenTurn) -> list[DomainEvent]:
-    return game.apply(open_turn.command(game))
+    """End the open turn. It cannot end yet (turned sixes need another throw): that is the
+    open turn's state, so 409 ``turn_open``, whatever its message says."""
+    try:
+        command = open_turn.command(game)
+    except MalformedInput as err:
+        raise RuleViolation(err.message, field="player", code="turn_open") from err
+    return game.apply(command)
 
 
 def _record_own(
@@ -211,17 +227,23 @@ def _record_own(
     player = cmd.player
     if cmd.dice is None:
         if open_turn is None:
-            raise RuleViolation(f"{player} hat keinen offenen Zug, der beendet werden könnte.")
+            raise RuleViolation(
+                f"{player} hat keinen offenen Zug, der beendet werden könnte.",
+                field="stop",
+                code="no_open_turn",
+            )
         return None, _close(game, open_turn)
     if cmd.blind and open_turn is not None:
-        raise RuleViolation("Blind kann nur vor dem ersten Wurf angesagt werden.")
+        raise RuleViolation(
+            "Blind kann nur vor dem ersten Wurf angesagt werden.", field="blind", code="turn_open"
+        )
     throw = Throw(cmd.dice, cmd.aside, cmd.sixes)
     before = open_turn.throws if open_turn is not None else ()
     throws = (*before, throw)
     blind = cmd.blind or (open_turn is not None and open_turn.blind)
     number = len(throws)
     # 1. as if the turn ended with this throw: whose turn, the round's limit, dice in the cup
-    game.copy().apply(turn_in_detail(player, (*before, Throw(throw.dice)), blind, game.rules))
+    game.copy().apply(_as_if_ended(player, before, throw, blind, game.rules))
     # 2. setting aside or turning sixes needs a further throw, and must itself be legal
     limit = game.limit or game.rules.max_throws
     acting = bool(throw.aside or throw.sixes)
@@ -237,6 +259,24 @@ def _record_own(
     return turn, [event]
 
 
+#: a detail's self-contradictions that, thrown one by one, depend on the open turn: 409
+_STATEFUL = {"dice_count_wrong": "cup_mismatch", "throws_over_house_limit": "throw_limit_exceeded"}
+
+
+def _as_if_ended(
+    player: str, before: tuple[Throw, ...], throw: Throw, blind: bool, rules: Ruleset
+) -> RecordTurn:
+    """The turn as if it ended with ``throw``. A dice count that does not fit the cup, which
+    in a whole turn's detail is the request contradicting itself (422), is here a throw that
+    does not fit the open turn's state: 409 ``cup_mismatch``."""
+    try:
+        return turn_in_detail(player, (*before, Throw(throw.dice)), blind, rules)
+    except MalformedInput as err:
+        if err.code not in _STATEFUL:
+            raise
+        raise RuleViolation(err.message, field="dice", code=_STATEFUL[err.code]) from err
+
+
 def _check_acting(
     game: Game, player: str, throws: tuple[Throw, ...], blind: bool, limit: int
 ) -> None:
@@ -245,7 +285,9 @@ def _check_acting(
     if number >= limit or blind:
         raise RuleViolation(
             f"Nach dem letzten erlaubten Wurf (Wurf {number}) darf nichts mehr "
-            "herausgelegt oder umgedreht werden."
+            "herausgelegt oder umgedreht werden.",
+            field="aside",
+            code="throw_limit_exceeded",
         )
     kept = sum(len(t.aside) + t.sixes for t in throws)
     in_cup = max(game.rules.dice_count - kept, 0)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from .errors import MalformedInput, RuleViolation
+from .errors import MalformedInput
 from .limits import PENALTY
 from .ruleset import PenaltyMode, Ruleset
 
@@ -118,11 +118,13 @@ def _pips(value: Any, field: str, count: int | None) -> tuple[int, ...]:
         raise MalformedInput(
             f"„{field}“ muss eine Liste von Augenzahlen 1 bis 6 sein, nicht {value!r}.",
             field=field,
+            code="invalid_dice",
         )
     if count is not None and len(value) != count:
         raise MalformedInput(
             f"„{field}“ muss genau {count} Würfel enthalten, nicht {len(value)}: {list(value)}.",
             field=field,
+            code="dice_count_wrong",
         )
     return tuple(value)
 
@@ -135,6 +137,7 @@ def _check_keys(obj: Mapping[str, Any], allowed: frozenset[str], what: str) -> N
         raise MalformedInput(
             f"Unbekannte Felder in {what}: {', '.join(sorted(map(str, unknown)))}.",
             field=sorted(map(str, unknown))[0],
+            code="unknown_field",
         )
 
 
@@ -160,12 +163,16 @@ def _check_blind(blind: bool, throws: int, rules: Ruleset) -> None:
     if not blind:
         return
     if not rules.blind:
-        raise RuleViolation(
-            "Blind spielen ist nach diesen Hausregeln nicht erlaubt.", field="blind"
+        raise MalformedInput(
+            "Blind spielen ist nach diesen Hausregeln nicht erlaubt.",
+            field="blind",
+            code="house_rule_forbids",
         )
     if throws != 1:
-        raise RuleViolation(
-            f"Wer blind spielt, hat genau einen Wurf, nicht {throws}.", field="blind"
+        raise MalformedInput(
+            f"Wer blind spielt, hat genau einen Wurf, nicht {throws}.",
+            field="blind",
+            code="detail_inconsistent",
         )
 
 
@@ -173,19 +180,22 @@ def _parse_summary(obj: Mapping[str, Any], rules: Ruleset) -> RecordTurn:
     _check_keys(obj, _SUMMARY_KEYS, "einem Zug")
     for key in ("player", "dice", "throws"):
         if key not in obj:
-            raise MalformedInput(f"Im Zug fehlt „{key}“.", field=key)
+            raise MalformedInput(f"Im Zug fehlt „{key}“.", field=key, code="missing_field")
     player = parse_player(obj["player"])
     dice = _pips(obj["dice"], "dice", rules.dice_count)
     throws = obj["throws"]
     if type(throws) is not int or throws < 1:
         raise MalformedInput(
-            f"„throws“ muss eine ganze Zahl ab 1 sein, nicht {throws!r}.", field="throws"
+            f"„throws“ muss eine ganze Zahl ab 1 sein, nicht {throws!r}.",
+            field="throws",
+            code="throws_invalid",
         )
-    if throws > rules.max_throws:
-        raise RuleViolation(
+    if throws > rules.max_throws:  # never right in this game, whatever its state: 422
+        raise MalformedInput(
             f"Nach diesen Hausregeln sind höchstens {throws_word(rules.max_throws)} erlaubt, "
             f"nicht {throws}.",
             field="throws",
+            code="throws_over_house_limit",
         )
     hand = obj.get("hand")
     if hand is not None and type(hand) is not bool:
@@ -197,6 +207,7 @@ def _parse_summary(obj: Mapping[str, Any], rules: Ruleset) -> RecordTurn:
             "Ein Ergebnis aus einem einzigen Wurf ist immer aus der Hand (hand darf nicht "
             "false sein).",
             field="hand",
+            code="detail_inconsistent",
         )
     blind = obj.get("blind", False)
     if blind is not False:
@@ -208,7 +219,7 @@ def _parse_summary(obj: Mapping[str, Any], rules: Ruleset) -> RecordTurn:
 def _parse_detail(obj: Mapping[str, Any], rules: Ruleset) -> RecordTurn:
     _check_keys(obj, _DETAIL_KEYS, "einem Zug")
     if "player" not in obj:
-        raise MalformedInput("Im Zug fehlt „player“.", field="player")
+        raise MalformedInput("Im Zug fehlt „player“.", field="player", code="missing_field")
     player = parse_player(obj["player"])
     return _detail_turn(player, obj["detail"], obj, rules)
 
@@ -226,10 +237,11 @@ def _detail_turn(player: str, raw: Any, obj: Mapping[str, Any], rules: Ruleset) 
             "„detail“ muss eine nicht leere Liste von Würfen sein.", field="detail"
         )
     if len(raw) > rules.max_throws:
-        raise RuleViolation(
+        raise MalformedInput(
             f"Nach diesen Hausregeln sind höchstens {throws_word(rules.max_throws)} erlaubt, "
             f"nicht {len(raw)}.",
             field="detail",
+            code="throws_over_house_limit",
         )
     count = rules.dice_count
     kept: list[int] = []  # dice out of the cup: set aside or turned, never thrown again
@@ -256,18 +268,22 @@ def _parse_throw(item: Any, i: int, is_last: bool, in_cup: int, rules: Ruleset) 
         raise MalformedInput(f"Wurf {n} muss ein Objekt sein.", field=where)
     _check_keys(item, _THROW_KEYS, f"Wurf {n}")
     if "dice" not in item:
-        raise MalformedInput(f"In Wurf {n} fehlen die Würfel („dice“).", field=where)
+        raise MalformedInput(
+            f"In Wurf {n} fehlen die Würfel („dice“).", field=where, code="missing_field"
+        )
     if in_cup == 0:
-        raise RuleViolation(
+        raise MalformedInput(
             f"Wurf {n}: alle Würfel liegen schon heraus, es kann nicht weitergewürfelt werden.",
             field=where,
+            code="dice_count_wrong",
         )
     dice = _pips(item["dice"], f"{where}.dice", None)
     if len(dice) != in_cup:
-        raise RuleViolation(
+        raise MalformedInput(
             f"Wurf {n}: im Becher sind {in_cup} Würfel, geworfen wurden aber {len(dice)} "
             f"({list(dice)}). Herausgelegte Würfel werden nicht noch einmal geworfen.",
             field=where,
+            code="dice_count_wrong",
         )
     sixes = item.get("sixes", 0)
     if not _is_int(sixes) or sixes not in (0, 1, 2):
@@ -278,15 +294,17 @@ def _parse_throw(item: Any, i: int, is_last: bool, in_cup: int, rules: Ruleset) 
     aside = _pips(item.get("aside", []), f"{where}.aside", None)
     for pip in aside:
         if pip not in pool:
-            raise RuleViolation(
+            raise MalformedInput(
                 f"Wurf {n}: {pip} kann nicht herausgelegt werden, der Wurf zeigt {list(dice)}.",
                 field=where,
+                code="detail_inconsistent",
             )
         pool.remove(pip)
     if rules.ones_only_aside and any(p != 1 for p in aside):
-        raise RuleViolation(
+        raise MalformedInput(
             f"Wurf {n}: nach diesen Hausregeln dürfen nur Einsen herausgelegt werden.",
             field=where,
+            code="house_rule_forbids",
         )
     return Throw(dice, aside, sixes)
 
@@ -298,19 +316,24 @@ def _turn_sixes(
     turned sixes are out, the six that goes back into the cup is thrown again)."""
     where = f"detail[{n - 1}]"
     if not rules.sixes_turning:
-        raise RuleViolation(
-            "Sechsen umdrehen ist nach diesen Hausregeln nicht erlaubt.", field=where
+        raise MalformedInput(
+            "Sechsen umdrehen ist nach diesen Hausregeln nicht erlaubt.",
+            field=where,
+            code="house_rule_forbids",
         )
     needed = sixes + 1
     if dice.count(6) < needed:
-        raise RuleViolation(
+        raise MalformedInput(
             f"Wurf {n}: um {'eine Eins' if sixes == 1 else 'zwei Einsen'} zu bekommen, "
             f"braucht der Wurf {needed} Sechsen, er zeigt {dice.count(6)}.",
             field=where,
+            code="detail_inconsistent",
         )
     if is_last:
-        raise RuleViolation(
-            f"Wurf {n}: wer Sechsen umdreht, muss danach noch einmal würfeln.", field=where
+        raise MalformedInput(
+            f"Wurf {n}: wer Sechsen umdreht, muss danach noch einmal würfeln.",
+            field=where,
+            code="detail_inconsistent",
         )
     pool = list(dice)
     for _ in range(needed):
@@ -325,7 +348,9 @@ def _parse_penalty(obj: Mapping[str, Any], rules: Ruleset) -> RecordPenalty:
         raise MalformedInput("„penalty“ muss ein Objekt sein.", field="penalty")
     _check_keys(body, frozenset({"player", "deckel", "reason"}), "einer Strafe")
     if "player" not in body:
-        raise MalformedInput("In der Strafe fehlt der Spieler („player“).", field="player")
+        raise MalformedInput(
+            "In der Strafe fehlt der Spieler („player“).", field="player", code="missing_field"
+        )
     player = parse_player(body["player"])
     reason = body.get("reason")
     if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
@@ -335,15 +360,17 @@ def _parse_penalty(obj: Mapping[str, Any], rules: Ruleset) -> RecordPenalty:
     deckel = body.get("deckel")
     if rules.penalty_mode is PenaltyMode.ROUND_LOSER:
         if deckel is not None:
-            raise RuleViolation(
+            raise MalformedInput(
                 "Nach diesen Hausregeln verliert der Sünder die Runde; Strafdeckel gibt es nicht.",
                 field="deckel",
+                code="house_rule_forbids",
             )
     elif deckel is None:
         if rules.penalty is None:
-            raise RuleViolation(
+            raise MalformedInput(
                 "Die Hausregeln legen keine Zahl von Strafdeckeln fest: bitte angeben, wie viele.",
                 field="deckel",
+                code="missing_field",
             )
     elif deckel not in PENALTY:
         raise MalformedInput(
