@@ -58,6 +58,8 @@ KEY_PATTERN = r"^[\x21-\x7e]{1,255}$"
 _KEY = re.compile(KEY_PATTERN)
 #: endpoints whose GET answers with a game's state (and its ETag)
 GAME_READ_ENDPOINTS = frozenset({"games.GameItem"})
+#: POST operations that store nothing (a computation): no Idempotency-Key, no If-Match
+READ_ONLY_POSTS = frozenset({"/api/v1/rules/evaluate"})
 
 
 def key_hash(key: str) -> str:
@@ -305,7 +307,8 @@ def _guarded(view: Any, endpoint: str) -> Any:
             "If-Match" not in request.headers or game_id is None
         ):
             response = make_response(view(*args, **kwargs))
-            return _with_etag(response) if game_id is not None else response
+            # a game's answer (also of a new game: its version noted) carries its ETag
+            return _with_etag(response) if game_id is not None or "game_seq" in g else response
         return _guarded_write(view, args, kwargs)
 
     return wrapped
@@ -319,6 +322,7 @@ def guard_writes(app: Flask) -> None:
         rule.endpoint
         for rule in app.url_map.iter_rules()
         if rule.rule.startswith("/api/v1/")
+        and rule.rule not in READ_ONLY_POSTS
         and not rule.endpoint.startswith("admin.")
         and ((rule.methods or set()) & WRITE_METHODS or rule.endpoint in GAME_READ_ENDPOINTS)
     }
@@ -326,4 +330,4 @@ def guard_writes(app: Flask) -> None:
         app.view_functions[endpoint] = _guarded(app.view_functions[endpoint], endpoint)
 
 
-__all__ = ["KEY_HEADER", "guard_writes", "if_match_allows", "seal"]
+__all__ = ["KEY_HEADER", "READ_ONLY_POSTS", "guard_writes", "if_match_allows", "seal"]

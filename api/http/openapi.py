@@ -8,7 +8,7 @@ from typing import Any
 from schemas.reliability import PreconditionFailedSchema
 
 from ..domain.problems import CATALOGUE
-from .idempotency import KEY_HEADER, KEY_PATTERN, WRITE_METHODS
+from .idempotency import KEY_HEADER, KEY_PATTERN, READ_ONLY_POSTS, WRITE_METHODS
 from .problems import PROBLEM_JSON
 
 _KEY_PARAM = {
@@ -104,12 +104,16 @@ def document(api: Any) -> None:
             on_game = "{game_id}" in path
             if method.upper() in WRITE_METHODS:
                 params = operation.setdefault("parameters", [])
-                params.append(copy.deepcopy(_KEY_PARAM))  # no YAML aliases in openapi.yaml
+                if path not in READ_ONLY_POSTS:  # a computation stores nothing to replay
+                    params.append(copy.deepcopy(_KEY_PARAM))  # no YAML aliases in openapi.yaml
                 responses["429"] = copy.deepcopy(_TOO_MANY)
                 if on_game:
                     params.append(copy.deepcopy(_IF_MATCH_PARAM))
                     responses["412"] = copy.deepcopy(stale)
-            if on_game and (method.upper() in WRITE_METHODS or path.endswith("{game_id}")):
+            creates_game = method.upper() == "POST" and path.endswith(("/games", "/imports"))
+            if creates_game or (
+                on_game and (method.upper() in WRITE_METHODS or path.endswith("{game_id}"))
+            ):
                 for code, answer in responses.items():
                     if str(code).startswith("2") and isinstance(answer, dict):
                         answer.setdefault("headers", {})["ETag"] = copy.deepcopy(_ETAG_HEADER)

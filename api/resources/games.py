@@ -103,8 +103,7 @@ class Games(MethodView):
 
         Players in seat order, the first starter, when it is played, and house rules
         (default: the Stammtisch's), stored expanded with the game."""
-        svc = services()
-        return svc.start_game(g.stammtisch, data).to_dict()
+        return _shown(services().start_game(g.stammtisch, data).to_dict())
 
 
 @blp.route("/<int:game_id>")

@@ -37,5 +37,5 @@ class Imports(MethodView):
 
         Validated completely before anything is stored; errors name the event
         ("event 7: …"). Players the Stammtisch does not know yet are added."""
-        svc = services()
-        return svc.import_game(g.stammtisch, doc).to_dict()
+        g.game_seq = (body := services().import_game(g.stammtisch, doc).to_dict())["seq"]
+        return body  # its version noted: the answer carries the new game's ETag
