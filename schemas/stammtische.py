@@ -39,7 +39,11 @@ class StammtischCreateSchema(Schema):
     )
     private = Bool(
         load_default=False,
-        metadata=doc("Statistics and games readable only with the token (default: public).", False),
+        metadata=doc(
+            "Statistics and games readable only with the token (default: public); without it a "
+            "private Stammtisch answers 404, as if it did not exist.",
+            False,
+        ),
     )
 
 

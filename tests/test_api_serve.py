@@ -271,7 +271,7 @@ def test_a_stammtisch_made_private_in_one_process_is_private_in_the_other(pair):
     tisch = Tisch(a)
     assert request(b, "GET", tisch.url)[0] == 200  # b has read it while public
     assert request(a, "PATCH", tisch.url, {"private": True}, tisch.token)[0] == 200
-    assert request(b, "GET", tisch.url)[0] == 401
+    assert request(b, "GET", tisch.url)[0] == 404  # private: hidden
 
 
 def test_the_rate_limit_holds_across_processes(pair):

@@ -90,10 +90,25 @@ def test_a_private_stammtisch_hides_everything_without_its_token(client):
     t = make_table(client, "Geheim", private=True)
     t.add_players(PLAYERS)
     game = t.start()
+    nobody = "/api/v1/stammtische/nirgends"
     for path in ("", "/players", "/games", f"/games/{game}", f"/games/{game}/log"):
-        assert t.get(path).status_code == 401, path
-        assert t.get(path, headers={"Authorization": "Bearer falsch"}).status_code == 403
+        # without its token a private Stammtisch answers as a slug nobody took: a 404 that
+        # does not tell whether it exists (only the slug in the sentence differs)
+        unknown = client.get(nobody + path).json
+        for headers in ({}, {"Authorization": "Bearer falsch"}):
+            r = t.get(path, headers=headers)
+            assert r.status_code == 404, path
+            assert r.json == {
+                **unknown,
+                "detail": unknown["detail"].replace("nirgends", t.slug),
+                "message": unknown["message"].replace("nirgends", t.slug),
+            }
         assert t.get(path, headers=t.auth).status_code == 200
+    # writes too: neither a missing nor a wrong key learns that it exists
+    for headers in ({}, {"Authorization": "Bearer falsch"}):
+        r = client.post(f"{t.base}/players", json={"name": "Eve"}, headers=headers)
+        assert r.status_code == 404 and r.json["code"] == "stammtisch_not_found"
+    assert "Eve" not in [p["name"] for p in t.get("/players", headers=t.auth).json]
 
 
 def test_house_rules_changes_affect_only_games_started_afterwards(table):

@@ -283,7 +283,7 @@ def test_a_stammtisch_changed_in_another_process_is_seen_at_once(two_apps):
     tb = Table(b.test_client(), ta.slug, ta.token)
     assert tb.get().status_code == 200
     assert ta.patch("", {"private": True, "name": "Neuer Name"}).status_code == 200
-    assert tb.get().status_code == 401
+    assert tb.get().status_code == 404  # private now: hidden
     assert tb.get(headers=tb.auth).json["name"] == "Neuer Name"
 
 

@@ -71,16 +71,16 @@ def test_verlierer_and_player_numbers_match_the_games_recorded(stats_app):
         "/attendance",
     ],
 )
-def test_every_statistics_endpoint_answers_and_a_private_stammtisch_needs_its_token(
+def test_every_statistics_endpoint_answers_and_a_private_stammtisch_is_hidden_without_its_token(
     stats_app, path
 ):
     client = stats_app.test_client()
     public = make_table(client, "Zur Post")
     secret = make_table(client, "Geheimbund", private=True)
     assert client.get(f"{public.base}/statistics{path}").status_code == 200
-    assert client.get(f"{secret.base}/statistics{path}").status_code == 401
+    assert client.get(f"{secret.base}/statistics{path}").status_code == 404  # hidden
     wrong = {"Authorization": f"Bearer {public.token}"}
-    assert client.get(f"{secret.base}/statistics{path}", headers=wrong).status_code == 403
+    assert client.get(f"{secret.base}/statistics{path}", headers=wrong).status_code == 404
     assert client.get(f"{secret.base}/statistics{path}", headers=secret.auth).status_code == 200
     assert client.get(f"/api/v1/stammtische/nirgends/statistics{path}").status_code == 404
 

@@ -71,7 +71,7 @@ class StammtischUseCases(UseCases):
         name, privacy or rules in another server process counts at once."""
         st = self.repo.get_stammtisch(slug)
         if st is None:
-            raise NotFound(f"Keinen Stammtisch „{slug}“ gefunden.", code="stammtisch_not_found")
+            raise _not_found(slug)
         return st
 
     @staticmethod
@@ -85,13 +85,24 @@ class StammtischUseCases(UseCases):
     def readable(self, slug: str, token: str | None) -> Stammtisch:
         st = self.stammtisch(slug)
         if st.private:
-            self.authorize(st, token)
+            self._hidden(st, token)
         return st
 
     def writable(self, slug: str, token: str | None) -> Stammtisch:
         st = self.stammtisch(slug)
-        self.authorize(st, token)
+        if st.private:
+            self._hidden(st, token)
+        else:
+            self.authorize(st, token)
         return st
+
+    def _hidden(self, st: Stammtisch, token: str | None) -> None:
+        """A private Stammtisch does not show that it exists: without its token (none, or
+        another's) the answer is the 404 of a slug nobody took."""
+        try:
+            self.authorize(st, token)
+        except (Unauthorized, Forbidden) as err:
+            raise _not_found(st.slug) from err
 
     def update_stammtisch(self, st: Stammtisch, data: dict[str, Any]) -> Stammtisch:
         rules = rules_of(data["rules"]).to_config() if "rules" in data else st.rules
@@ -100,3 +111,7 @@ class StammtischUseCases(UseCases):
         with self.repo.transaction():
             self.repo.update_stammtisch(st.id, name, rules, private)
         return self.stammtisch(st.slug)
+
+
+def _not_found(slug: str) -> NotFound:
+    return NotFound(f"Keinen Stammtisch „{slug}“ gefunden.", code="stammtisch_not_found")

@@ -61,7 +61,7 @@ class StammtischItem(MethodView):
     @blp.doc(security=OPTIONAL_BEARER)
     @blp.doc(operationId="getStammtisch")
     def get(self, slug: str) -> dict[str, Any]:
-        """Read a Stammtisch (needs the token when it is private)"""
+        """Read a Stammtisch (a private one needs its token; without it: 404)"""
         return _dump(g.stammtisch)
 
     @write_access
