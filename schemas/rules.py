@@ -127,7 +127,10 @@ class RulesConfigSchema(Schema):
         load_default=dict,
         metadata=doc(
             "Options that differ from the preset, by key (deckel, max_throws, sixes_turning, "
-            "jule, …; the table in GAMELOG.md). An unknown key or value is rejected with 422.",
+            "jule, …; the table in GAMELOG.md). An unknown key or value is rejected with 422. "
+            "Stored and answered as the differences only: an override equal to the preset's "
+            "value changes nothing and is left out of the answer's `rules.overrides` (every "
+            "option's value is in `options`).",
             {"deckel": 15, "jule": "sieben"},
         ),
     )

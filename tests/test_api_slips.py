@@ -51,3 +51,16 @@ def test_evaluate_is_a_computation_without_idempotency_key(client):
     assert first.status_code == second.status_code == 200
     assert (first.json["name"], second.json["name"]) == ("Schock 4", "General")
     assert "Idempotent-Replayed" not in second.headers
+
+
+def test_an_override_equal_to_the_preset_is_left_out_as_documented(table):
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))
+    text = spec["components"]["schemas"]["RulesConfig"]["properties"]["overrides"]["description"]
+    assert "differences only" in text
+    r = table.patch(
+        "", {"rules": {"preset": "standard", "overrides": {"deckel": 13, "jule": "sieben"}}}
+    )
+    assert r.status_code == 200
+    assert r.json["rules"] == {"preset": "standard", "overrides": {"jule": "sieben"}}
+    game = table.game(table.start())
+    assert game["rules"]["overrides"] == {"jule": "sieben"} and game["options"]["deckel"] == 13
