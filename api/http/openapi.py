@@ -103,12 +103,12 @@ def document(api: Any) -> None:
             responses = operation.setdefault("responses", {})
             on_game = "{game_id}" in path
             if method.upper() in WRITE_METHODS:
-                params = operation.setdefault("parameters", [])
                 if path not in READ_ONLY_POSTS:  # a computation stores nothing to replay
-                    params.append(copy.deepcopy(_KEY_PARAM))  # no YAML aliases in openapi.yaml
+                    key = copy.deepcopy(_KEY_PARAM)  # no YAML aliases in openapi.yaml
+                    operation.setdefault("parameters", []).append(key)
                 responses["429"] = copy.deepcopy(_TOO_MANY)
                 if on_game:
-                    params.append(copy.deepcopy(_IF_MATCH_PARAM))
+                    operation.setdefault("parameters", []).append(copy.deepcopy(_IF_MATCH_PARAM))
                     responses["412"] = copy.deepcopy(stale)
             creates_game = method.upper() == "POST" and path.endswith(("/games", "/imports"))
             if creates_game or (
