@@ -14,7 +14,7 @@ import random
 import schemathesis
 from conftest import PLAYERS, make_table
 from hypothesis import HealthCheck, settings
-from schemathesis.specs.openapi.checks import positive_data_acceptance
+from schemathesis.specs.openapi.checks import ignored_auth, positive_data_acceptance
 
 from api.app import create_app
 from api.rules import PRESETS, simulate_game, to_log
@@ -37,17 +37,52 @@ def _seeded_schema(**config):
             "parameters": {"path.slug": "zur-post", "path.game_id": 1, "path.player_id": 1},
             # declared auth (not a plain header): schemathesis then knows it is valid
             "auth": {"openapi": {"bearerAuth": {"bearer": table.token}}},
+            # a schema-violating body over the 1 MB limit is rejected before it is read: 413
+            "checks": {
+                "negative_data_rejection": {
+                    "expected-statuses": [
+                        "400",
+                        "401",
+                        "403",
+                        "404",
+                        "405",
+                        "406",
+                        "409",
+                        "413",
+                        "415",
+                        "422",
+                        "428",
+                        "429",
+                        "5xx",
+                    ]
+                }
+            },
         }
     )
-    return schemathesis.openapi.from_wsgi("/openapi.json", app, config=config)
+    return schemathesis.openapi.from_wsgi("/openapi.json", app, config=config), app
 
 
-schema = _seeded_schema()
+schema, APP = _seeded_schema()
+
+
+def excluded_checks(case, app) -> list:
+    """The checks a case skips. Schemas check shape, the engine checks legality: a
+    well-shaped request the rules forbid is a documented 409/422, so "schema-valid request
+    rejected" is no failure here. A private Stammtisch answers 404 without its token (it does
+    not show that it exists) where schemathesis expects 401/403: every case starts on the
+    public Stammtisch (made public again straight in the store: no rate-limit token), and
+    only the request that makes it private is excused from that check."""
+    repo = app.extensions["schocken"].store.repository()
+    st = repo.get_stammtisch("zur-post")
+    if st is not None and st.private:
+        with repo.transaction():
+            repo.update_stammtisch(st.id, st.name, st.rules, False)
+    if isinstance(case.body, dict) and case.body.get("private") is True:
+        return [positive_data_acceptance, ignored_auth]
+    return [positive_data_acceptance]
 
 
 @schema.parametrize()
 @settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_the_api_keeps_its_contract(case):
-    # Schemas check shape, the engine checks legality: a well-shaped request the rules forbid
-    # is a documented 409/422, so "schema-valid request rejected" is not a failure here.
-    case.call_and_validate(excluded_checks=[positive_data_acceptance])
+    case.call_and_validate(excluded_checks=excluded_checks(case, APP))

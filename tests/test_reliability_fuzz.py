@@ -12,7 +12,7 @@ import copy
 import pytest
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
-from test_api_contract import _seeded_schema
+from test_api_contract import _seeded_schema, excluded_checks
 
 from api.bench.fuzz_check import fuzz_engine, fuzz_imports, fuzz_operations, fuzz_turn_detail
 from api.domain import GameCache
@@ -57,7 +57,7 @@ def test_the_engine_survives_many_fuzzed_logs():
     assert fuzz_engine(SLOW * 5)["examples"] == SLOW * 5
 
 
-slow_schema = _seeded_schema(WRITE_RATE_PER_MINUTE=0, CREATE_RATE_PER_HOUR=0)
+slow_schema, SLOW_APP = _seeded_schema(WRITE_RATE_PER_MINUTE=0, CREATE_RATE_PER_HOUR=0)
 
 
 @pytest.mark.slow
@@ -66,7 +66,7 @@ slow_schema = _seeded_schema(WRITE_RATE_PER_MINUTE=0, CREATE_RATE_PER_HOUR=0)
     max_examples=SLOW, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
 )
 def test_every_operation_keeps_its_contract_over_many_examples(case):
-    case.call_and_validate(excluded_checks=[positive_data_acceptance])
+    case.call_and_validate(excluded_checks=excluded_checks(case, SLOW_APP))
 
 
 def _memory_state(app):

@@ -12,6 +12,7 @@ from api.rules import (
     PRESETS,
     Game,
     Half,
+    MalformedInput,
     OpenTurn,
     RecordPenalty,
     RecordThrow,
@@ -282,8 +283,9 @@ def _check_limit(game: Game, t) -> None:
         entry = {"player": t.player, "dice": dice, "throws": throws, "hand": throws == 1}
         if throws == t.limit:
             game.copy().apply(parse_event(entry, game.rules))
-        else:
-            with pytest.raises(RuleViolation):
+        else:  # over the house rules' cap: malformed (422); under it, this round's limit (409)
+            refused = MalformedInput if throws > game.rules.max_throws else RuleViolation
+            with pytest.raises(refused):
                 game.copy().apply(parse_event(entry, game.rules))
 
 
