@@ -6,10 +6,13 @@ turn.must_stop says so, an undo, a 409 handled by its code)."""
 from __future__ import annotations
 
 import importlib
+import json
+import queue
 import shutil
 import subprocess
 import sys
 import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
@@ -237,3 +240,57 @@ def test_a_generated_client_plays_a_complete_game_driven_by_the_turn_state(clien
     assert state.outcome.loser == "Dieter"
     over = table.refused_turn("Anna", [1, 1, 1], 1)
     assert over.status_code == 409 and over.parsed.code is models.ErrorCode.GAME_FINISHED
+
+
+def readme_bot() -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```python\n# bot.py", 1)[1].split("```", 1)[0]
+    assert len(("# bot.py" + block).splitlines()) <= 15  # the README promises a short bot
+    return "# bot.py" + block
+
+
+@pytest.fixture
+def webhook_receiver():
+    """A chat's webhook receiver on localhost: every JSON body posted to it, in a queue."""
+    received: queue.Queue[dict] = queue.Queue()
+
+    class Receiver(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers["Content-Length"])
+            received.put(json.loads(self.rfile.read(length)))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args) -> None:
+            pass
+
+    receiver = HTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{receiver.server_port}/hook", received
+    receiver.shutdown()
+    receiver.server_close()
+
+
+def test_the_readme_bot_posts_every_lost_game_to_a_webhook(
+    client_package, server, webhook_receiver, tmp_path
+):
+    table = Table(client_package, server, "Zur Linde", ["Dieter", "Anna"])
+    for _half in (1, 2):  # Anna's Schock aus twice: Dieter loses the game (Blattschuss)
+        table.turn("Dieter", [2, 3, 5], 1, hand=True)
+        game = table.turn("Anna", [1, 1, 1], 1, hand=True)
+    assert game.status == "finished" and game.outcome.loser == "Dieter"
+    running = table.models.GameStart(players=["Anna", "Dieter"], starter="Anna")
+    op(client_package, "games", "start_game").sync(table.slug, client=table.client, body=running)
+
+    hook, received = webhook_receiver
+    bot = tmp_path / "bot.py"
+    bot.write_text(readme_bot(), encoding="utf-8")
+    process = subprocess.Popen([sys.executable, str(bot), server, table.slug, hook])
+    try:
+        assert received.get(timeout=20) == {"text": "Dieter hat verloren"}
+        with pytest.raises(queue.Empty):  # the running game is not posted, nothing twice
+            received.get(timeout=1)
+        assert process.poll() is None  # still polling
+    finally:
+        process.kill()
+        process.wait(timeout=10)
