@@ -112,6 +112,7 @@ async function play(baseUrl: string) {
   check(opened?.throws_left === 2 && opened.dice_in_cup === 2, "open turn", opened);
   check(opened.next_player === "Anna" && game.turn?.must_stop === false, "no stop", game.turn);
   game = await table.throw({ player: "Dieter", dice: [6, 6] }); // mistyped: undone
+  check(game.turn?.open?.throws_used === 2, "a second throw", game.turn);
   const undone = await table.undo("Dieter");
   check(undone[0]?.kind === "undone", "undone", undone);
   check(table.game.turn?.open?.throws_used === 1, "one throw left after undo", table.game.turn);
