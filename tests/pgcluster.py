@@ -13,35 +13,19 @@ Every test gets a fresh database, ``CREATE DATABASE … TEMPLATE`` a database mi
 
 from __future__ import annotations
 
-import glob
 import itertools
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
 
 import psycopg
 
+from api.bench.loadgen import free_port
+from api.bench.pgserver import binary
+
 TEMPLATE = "schocken_template"
-
-
-def binary(name: str) -> str:
-    """The PostgreSQL program ``name`` (PATH first, then Debian's folders, newest first)."""
-    found = shutil.which(name)
-    if found:
-        return found
-    for folder in sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True):
-        if os.access(os.path.join(folder, name), os.X_OK):
-            return os.path.join(folder, name)
-    raise RuntimeError(f"PostgreSQL's {name} is missing: apt-get install postgresql")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class Cluster:

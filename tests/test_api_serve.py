@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -25,17 +24,13 @@ from typing import Any
 
 import pytest
 
+from api.bench.loadgen import free_port
+
 ROOT = Path(__file__).resolve().parents[1]
 TURNS = [
     {"player": "Anna", "dice": [1, 1, 4], "throws": 2, "hand": False},
     {"player": "Bert", "dice": [6, 3, 2], "throws": 1},
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def call(base, method, path, body=None, token=None):

@@ -34,7 +34,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -56,15 +55,10 @@ from api.bench.crash_audit import (
     check_logs,
     check_read_model,
 )
+from api.bench.loadgen import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Server:

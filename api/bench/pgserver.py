@@ -23,6 +23,7 @@ from typing import Any
 
 import psycopg
 
+from api.bench.loadgen import free_port
 from api.storage import PostgresStore
 
 #: the settings that differ from PostgreSQL's defaults (none of them durability)
@@ -40,14 +41,6 @@ def binary(name: str) -> str:
     raise RuntimeError(f"PostgreSQL's {name} is missing: apt-get install postgresql")
 
 
-def _port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 class Server:
     """A PostgreSQL server: started here (``url`` None) or an existing one at ``url``."""
 
@@ -62,7 +55,7 @@ class Server:
         self._root = os.geteuid() == 0
         if self._root:
             shutil.chown(self.folder, "postgres", "postgres")
-        port = _port()
+        port = free_port()
         data = self.folder / "data"
         self._as_owner(binary("initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
                        "-E", "UTF8", "--locale=C.UTF-8")  # fmt: skip
