@@ -140,3 +140,20 @@ def table(client: Any) -> Table:
     t = make_table(client)
     t.add_players(PLAYERS)
     return t
+
+
+@pytest.fixture(scope="module")
+def api_server(tmp_path_factory: Any) -> Iterator[str]:
+    """A live server (werkzeug, threaded) on a SQLite file, per test module: its base URL,
+    for the clients generated from openapi.yaml."""
+    import threading
+
+    from werkzeug.serving import make_server
+
+    app = create_app({"DATABASE": str(tmp_path_factory.mktemp("client") / "c.sqlite3")})
+    srv = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{srv.server_port}"
+    srv.shutdown()
+    app.extensions["schocken"].store.close()

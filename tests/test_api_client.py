@@ -16,9 +16,6 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
-from werkzeug.serving import make_server
-
-from api.app import create_app
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -57,33 +54,22 @@ def client_package(tmp_path_factory):
         del sys.modules[name]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    app = create_app({"DATABASE": str(tmp_path_factory.mktemp("client") / "c.sqlite3")})
-    srv = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{srv.server_port}"
-    srv.shutdown()
-    app.extensions["schocken"].store.close()
-
-
 def op(pkg: str, tag: str, name: str):
     return importlib.import_module(f"{pkg}.api.{tag}.{name}")
 
 
-def test_a_generated_client_plays_a_round_records_throws_and_undoes(client_package, server):
+def test_a_generated_client_plays_a_round_records_throws_and_undoes(client_package, api_server):
     pkg = client_package
     client_mod = importlib.import_module(f"{pkg}.client")
     models = importlib.import_module(f"{pkg}.models")
 
-    anonymous = client_mod.Client(base_url=server)
+    anonymous = client_mod.Client(base_url=api_server)
     assert op(pkg, "health", "get_health").sync(client=anonymous).status == "ok"
     created = op(pkg, "stammtische", "create_stammtisch").sync(
         client=anonymous, body=models.StammtischCreate(name="Zur Post")
     )
     assert isinstance(created, models.StammtischCreated)
-    table = client_mod.AuthenticatedClient(base_url=server, token=created.token)
+    table = client_mod.AuthenticatedClient(base_url=api_server, token=created.token)
     for name in ("Anna", "Bert", "Clara", "Dieter"):
         op(pkg, "players", "add_player").sync(
             "zur-post", client=table, body=models.PlayerCreate(name=name)
@@ -195,12 +181,14 @@ class Table:
         )
 
 
-def test_a_generated_client_plays_a_complete_game_driven_by_the_turn_state(client_package, server):
+def test_a_generated_client_plays_a_complete_game_driven_by_the_turn_state(
+    client_package, api_server
+):
     """Anna and Dieter play until the game is over (Dieter loses both halves: Blattschuss).
 
     Dieter's first turn goes throw by throw; the client sends ``stop`` only when
     ``turn.must_stop`` says so, undoes a throw on the way, and handles a 409 by its code."""
-    table = Table(client_package, server, "Zum Anker", ["Anna", "Dieter"])
+    table = Table(client_package, api_server, "Zum Anker", ["Anna", "Dieter"])
     models, turn = table.models, table.game.turn
     assert (turn.player, turn.opener, turn.limit, turn.limit_fixed) == ("Anna", "Anna", 3, False)
     state = table.turn("Anna", [2, 3, 5], 3)  # Anna opens with three throws: the limit is 3
@@ -272,9 +260,9 @@ def webhook_receiver():
 
 
 def test_the_readme_bot_posts_every_lost_game_to_a_webhook(
-    client_package, server, webhook_receiver, tmp_path
+    client_package, api_server, webhook_receiver, tmp_path
 ):
-    table = Table(client_package, server, "Zur Linde", ["Dieter", "Anna"])
+    table = Table(client_package, api_server, "Zur Linde", ["Dieter", "Anna"])
     for _half in (1, 2):  # Anna's Schock aus twice: Dieter loses the game (Blattschuss)
         table.turn("Dieter", [2, 3, 5], 1, hand=True)
         game = table.turn("Anna", [1, 1, 1], 1, hand=True)
@@ -285,7 +273,7 @@ def test_the_readme_bot_posts_every_lost_game_to_a_webhook(
     hook, received = webhook_receiver
     bot = tmp_path / "bot.py"
     bot.write_text(readme_bot(), encoding="utf-8")
-    process = subprocess.Popen([sys.executable, str(bot), server, table.slug, hook])
+    process = subprocess.Popen([sys.executable, str(bot), api_server, table.slug, hook])
     try:
         assert received.get(timeout=20) == {"text": "Dieter hat verloren"}
         with pytest.raises(queue.Empty):  # the running game is not posted, nothing twice

@@ -14,13 +14,9 @@ import json
 import os
 import shutil
 import subprocess
-import threading
 from pathlib import Path
 
 import pytest
-from werkzeug.serving import make_server
-
-from api.app import create_app
 
 CLIENTS = Path(__file__).resolve().parent / "clients"
 STAMP = CLIENTS / "node_modules" / ".schocken-installed"
@@ -56,17 +52,6 @@ def npm() -> str:
     return npm
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    app = create_app({"DATABASE": str(tmp_path_factory.mktemp("client_ts") / "c.sqlite3")})
-    srv = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{srv.server_port}"
-    srv.shutdown()
-    app.extensions["schocken"].store.close()
-
-
 def test_the_packages_are_pinned_exactly():
     package = json.loads((CLIENTS / "package.json").read_text())
     pinned = {**package["dependencies"], **package["devDependencies"]}
@@ -77,10 +62,10 @@ def test_the_packages_are_pinned_exactly():
         assert locked[f"node_modules/{name}"]["version"] == version
 
 
-def test_a_typescript_client_plays_a_complete_game(npm, server):
+def test_a_typescript_client_plays_a_complete_game(npm, api_server):
     run(npm, "run", "--silent", "generate")  # openapi.yaml → build/schema.d.ts
     run(npm, "run", "--silent", "build")  # tsc: type-checks, then compiles to build/js
-    summary = json.loads(run("node", "build/js/src/play.js", server).strip().splitlines()[-1])
+    summary = json.loads(run("node", "build/js/src/play.js", api_server).strip().splitlines()[-1])
     assert summary["status"] == "finished" and summary["loser"] == "Dieter"
     assert summary["half_losers"] == ["Dieter", "Dieter"] and summary["blattschuss"]
     assert summary["must_stop"] is True

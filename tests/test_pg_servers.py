@@ -17,6 +17,10 @@ import psycopg
 import pytest
 from pgcluster import Cluster
 from test_api_serve import TURNS, Server, Tisch, both_at_once, request
+from test_api_serve import (
+    test_a_stammtisch_made_private_in_one_process_is_private_in_the_other as made_private_elsewhere,
+)
+from test_api_serve import test_the_rate_limit_holds_across_processes as rate_limit_across
 
 #: the rate limit of the pair: 20 writes at once per token, then one a second
 RATE = {"SCHOCKEN_WRITE_RATE_PER_MINUTE": "60", "SCHOCKEN_WRITE_RATE_BURST": "20"}
@@ -124,27 +128,11 @@ def test_a_write_on_one_server_is_seen_by_the_next_write_on_the_other(pg_pair):
 
 
 def test_a_stammtisch_made_private_on_one_server_is_private_on_the_other(pg_pair):
-    a, b, _ = pg_pair
-    tisch = Tisch(a)
-    for _ in range(4):
-        assert request(b, "GET", tisch.url)[0] == 200
-    assert request(a, "PATCH", tisch.url, {"private": True}, tisch.token)[0] == 200
-    for _ in range(4):
-        assert request(b, "GET", tisch.url)[0] == 404  # private: hidden
+    made_private_elsewhere(pg_pair[:2])  # the SQLite pair's test, on two PostgreSQL servers
 
 
 def test_the_rate_limit_is_shared_by_the_servers(pg_pair):
-    a, b, _ = pg_pair
-    tisch = Tisch(a)  # 3 writes of its token so far
-    statuses = [
-        request((a, b)[i % 2], "POST", tisch.url + "/players", {"name": f"P{i}"}, tisch.token)[0]
-        for i in range(30)
-    ]
-    granted = statuses.count(201)
-    # 20 at once minus the 3 of the set-up, plus about one a second: far below 2 × 20
-    assert 17 <= granted <= 17 + 5, statuses
-    assert statuses.count(429) == 30 - granted
-    assert {(a, b)[i % 2] for i, s in enumerate(statuses) if s == 429} == {a, b}
+    rate_limit_across(pg_pair[:2])  # the SQLite pair's test: 20 at once, then one a second
 
 
 def test_serve_on_postgresql_says_when_the_shared_secrets_are_not_configured(monkeypatch, capsys):
