@@ -48,12 +48,12 @@ from api.storage.sql import queries as named_queries
 from dashboard.bulk import BulkLoader, game_rows
 from dashboard.demo import fridays
 from dashboard.periods import period_rows
-from dashboard.readmodel import feed, refresh
+from dashboard.readmodel import feed
 from dashboard.site import build_site
 from dashboard.stats import PARAMS, SET_QUERIES, queries
 
 from .procstat import children_cpu, loadavg, peak_mb
-from .stats_bench_pg import Source
+from .stats_bench_pg import Source, incremental_times
 
 PLAYERS = [f"Spieler {i}" for i in range(1, 9)]
 PLAYER_IDS = {name: i + 1 for i, name in enumerate(PLAYERS)}
@@ -340,13 +340,7 @@ def time_refresh(lite_path: Path, args: argparse.Namespace, postgres: Source | N
 
 def time_incremental(repo: Any, ids: list[int], samples: int) -> None:
     print("\nIncremental refresh: one Stammtisch marked stale (a game finished)")
-    rng = random.Random(7)
-    times = []
-    for _ in range(samples):
-        repo.mark_stats_stale([rng.choice(ids)])
-        started = time.perf_counter()
-        refresh(repo)
-        times.append((time.perf_counter() - started) * 1000)
+    times = incremental_times(repo, ids, samples)
     line("refresh of the stale Stammtisch (all its periods)", describe(times))
 
 

@@ -128,11 +128,19 @@ def time_incremental(
     url: str, samples: int, describe: Callable[[list[float]], str], line: Callable[[str, str], None]
 ) -> None:
     """One Stammtisch marked stale, refreshed from PostgreSQL (as ``--watch`` does)."""
-    from dashboard.readmodel import refresh
 
     store = PostgresStore(url, pool_size=2)
     repo = store.repository()
-    ids = repo.stammtisch_ids()
+    times = incremental_times(repo, repo.stammtisch_ids(), samples)
+    line("refresh of the stale Stammtisch from PostgreSQL", describe(times))
+    store.close()
+
+
+def incremental_times(repo: Any, ids: list[int], samples: int) -> list[float]:
+    """Milliseconds of ``samples`` refreshes, each of one Stammtisch marked stale (the same
+    random choice on either store), as ``stats refresh --watch`` runs after a finished game."""
+    from dashboard.readmodel import refresh
+
     rng = random.Random(7)
     times = []
     for _ in range(samples):
@@ -140,8 +148,7 @@ def time_incremental(
         started = time.perf_counter()
         refresh(repo)
         times.append((time.perf_counter() - started) * 1000)
-    line("refresh of the stale Stammtisch from PostgreSQL", describe(times))
-    store.close()
+    return times
 
 
 class Source:
