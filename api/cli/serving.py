@@ -36,6 +36,9 @@ from gunicorn.arbiter import Arbiter
 from gunicorn.http import wsgi
 from gunicorn.workers.gthread import TConn, ThreadWorker
 
+from ..http.hub import StreamHub
+from ..http.sse import HUB_KEY, RETRY, STREAM_KEY, StreamSettings
+
 #: how long a stopping worker may finish the requests it is on
 GRACEFUL_SECONDS = 10
 #: a worker silent this long is restarted (an InlineWorker is silent while it serves a request:
@@ -167,6 +170,10 @@ class OneSend(wsgi.Response):  # type: ignore[misc]  # gunicorn has no type info
         super().close()
 
 
+#: what ``handle_request`` returns for a connection handed to the stream hub
+HANDED_OVER: Any = type("HandedOver", (), {"__repr__": lambda self: "HANDED_OVER"})()
+
+
 class InlineWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has no type information
     """gunicorn's ``gthread`` worker with one request thread, its main thread: the request of a
     connection that turns readable is served right there, not handed to a pool thread and its
@@ -179,9 +186,58 @@ class InlineWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has no type 
     another idles. So a connection is closed after :data:`REQUESTS_PER_CONNECTION` requests
     (``Connection: close``, as nginx's ``keepalive_requests``): the client connects again and
     an idle process, the one waiting in ``accept``, takes it. That rebalances within a second
-    at a cost of one connection per that many requests."""
+    at a cost of one connection per that many requests.
+
+    An event stream (a view that answers with an :class:`~api.http.sse.EventStream`) does not
+    hold this thread: its head goes out here, then the connection belongs to the process's
+    :class:`~api.http.hub.StreamHub` (one thread for every stream of the process; started on
+    the first stream, its streams closed when the worker stops)."""
 
     alive: bool
+    _hub: StreamHub | None = None
+
+    def hub(self) -> StreamHub:
+        if self._hub is None:
+            app = self.wsgi  # the Flask app (Server.load)
+            settings = StreamSettings.of(app.config)
+            self._hub = StreamHub(app.extensions["schocken"].store, settings)
+        return self._hub
+
+    def run(self) -> None:
+        try:
+            super().run()
+        finally:
+            if self._hub is not None:
+                self._hub.stop()
+
+    def _keepalive_after(self, conn: Any, keepalive: Any) -> Any:
+        if keepalive is HANDED_OVER:
+            return keepalive
+        return super()._keepalive_after(conn, keepalive)
+
+    def finish_request(self, conn: Any, fs: Any) -> None:
+        if not fs.cancelled() and fs.error is None and fs.value is HANDED_OVER:
+            self.nr_conns -= 1  # the hub's now
+            return
+        super().finish_request(conn, fs)
+
+    def _hand_over(self, conn: Any, resp: Any, environ: dict[str, Any], req: Any) -> bool:
+        """Give the connection of an event stream's answer to the hub (True), with the
+        answer's head and the stream's first line; or release the hub's place (False: an
+        error answer, a HEAD request: answered as usual)."""
+        stream = environ.get(STREAM_KEY)
+        if stream is None:
+            return False
+        hub = self.hub()
+        if resp.status_code != 200 or req.method != "GET":
+            hub.release()
+            return False
+        resp.force_close()  # the body ends when the connection does: no chunks
+        resp.chunked = False
+        resp.send_headers()
+        head, resp.held = resp.held or b"", None
+        hub.attach(conn.sock, stream.cursor, head + RETRY)
+        return True
 
     def accept(self, listener: Any) -> None:
         try:
@@ -224,8 +280,11 @@ class InlineWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has no type 
                 or len(self.keepalived_conns) >= self.max_keepalived
             ):
                 resp.force_close()  # answered with Connection: close
+            environ[HUB_KEY] = self.hub()
             respiter = self.wsgi(environ, resp.start_response)
             try:
+                if self._hand_over(conn, resp, environ, req):
+                    return HANDED_OVER
                 if isinstance(respiter, environ["wsgi.file_wrapper"]):
                     resp.write_file(respiter)
                 else:
