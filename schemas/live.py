@@ -22,6 +22,17 @@ class EventStreamQuerySchema(Schema):
     )
 
 
+class EventStreamHeadersSchema(Schema):
+    last_event_id = fields.String(
+        data_key="Last-Event-ID",
+        metadata=doc(
+            "Resume after this id (EventSource sends the last `id:` it got when it "
+            "reconnects); a value that is no number is ignored.",
+            "12",
+        ),
+    )
+
+
 class LiveEventSchema(Schema):
     """One domain event as a stream message's ``data:`` line (one line of JSON)."""
 
@@ -41,7 +52,9 @@ class LiveEventSchema(Schema):
     )
     position = fields.Integer(
         required=True,
-        metadata=doc("The entry's place in the Stammtisch's event log (the id per Stammtisch).", 40),
+        metadata=doc(
+            "The entry's place in the Stammtisch's event log (the id per Stammtisch).", 40
+        ),
     )
     recorded_at = UtcDateTime(
         required=True, metadata=doc("When the entry was stored.", "2026-12-01T20:15:00+00:00")

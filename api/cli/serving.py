@@ -255,9 +255,10 @@ class InlineWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has no type 
             sock, selectors.EVENT_READ, partial(self.on_pending_socket_readable, conn)
         )
 
-    def handle_request(self, req: Any, conn: Any) -> bool:
+    def handle_request(self, req: Any, conn: Any) -> Any:
         """gthread's ``handle_request`` with :class:`OneSend` answers, in one thread, and at
-        most :data:`REQUESTS_PER_CONNECTION` requests per connection. False: close it."""
+        most :data:`REQUESTS_PER_CONNECTION` requests per connection. False: close it;
+        :data:`HANDED_OVER`: the stream hub has it."""
         conn.served = getattr(conn, "served", 0) + 1
         environ: dict[str, Any] = {}
         resp = None

@@ -18,6 +18,10 @@ from .stammtische import StammtischUseCases
 
 class Services(
     EventUseCases,
-    StammtischUseCases, PlayerUseCases, GameUseCases, RecordingUseCases, RebuildUseCases
+    StammtischUseCases,
+    PlayerUseCases,
+    GameUseCases,
+    RecordingUseCases,
+    RebuildUseCases,
 ):
     """The use cases, on one repository (one request)."""

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import functools
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from flask import Response, current_app, g, request, session
 from flask.views import MethodView
 from werkzeug.exceptions import ServiceUnavailable
 
-from schemas.live import EventStreamQuerySchema, LiveEventSchema
+from schemas.live import EventStreamHeadersSchema, EventStreamQuerySchema, LiveEventSchema
 
 from ..http.auth import OPTIONAL_BEARER, bearer_token
 from ..http.blueprint import Blueprint
@@ -69,17 +70,13 @@ _STREAM_RESPONSE: dict[str, Any] = {
         "X-Accel-Buffering": {"schema": {"type": "string", "example": "no"}},
     },
 }
-_LAST_EVENT_ID = {
-    "name": "Last-Event-ID",
-    "in": "header",
-    "required": False,
-    "description": "Resume after this id (sent by EventSource when it reconnects).",
-    "schema": {"type": "string", "example": "12"},
-}
 
 
-def _documented(operation_id: str, summary: str) -> Any:
-    def wrap(func: Any) -> Any:
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _documented(operation_id: str, summary: str) -> Callable[[F], F]:
+    def wrap(func: F) -> F:
         func = blp.alt_response(503, response="SERVICE_UNAVAILABLE")(func)
         func = blp.alt_response(404, response="NOT_FOUND")(func)
         func = blp.alt_response(422, response="UNPROCESSABLE_ENTITY")(func)
@@ -87,17 +84,16 @@ def _documented(operation_id: str, summary: str) -> Any:
             operationId=operation_id,
             summary=summary,
             security=OPTIONAL_BEARER,
-            parameters=[_LAST_EVENT_ID],
             responses={"200": _STREAM_RESPONSE},
         )(func)
 
     return wrap
 
 
-def _last_event_id(query: dict[str, Any]) -> int | None:
+def _last_event_id(query: dict[str, Any], headers: dict[str, Any]) -> int | None:
     """The id to resume after: ``Last-Event-ID`` (a number; anything else is ignored), else
     the query's ``last_event_id``."""
-    header = request.headers.get("Last-Event-ID", "").strip()
+    header = str(headers.get("last_event_id") or "").strip()
     if header.isdigit():
         return int(header)
     value = query.get("last_event_id")
@@ -111,7 +107,7 @@ def _login(slug: str) -> str | None:
     return login if isinstance(login, str) else None
 
 
-def _access(func: Any) -> Any:
+def _access(func: F) -> F:
     """Outermost: who may follow (404 for a private Stammtisch without its token or login)
     before the query is parsed."""
 
@@ -121,11 +117,11 @@ def _access(func: Any) -> Any:
         g.stammtisch = services().followable(slug, bearer_token(), _login(slug))
         return func(*args, **kwargs)
 
-    return view
+    return view  # type: ignore[return-value]  # same signature, wrapped
 
 
-def _stream(game_id: int | None, query: dict[str, Any]) -> Response:
-    cursor = services().open_stream(g.stammtisch, game_id, _last_event_id(query))
+def _stream(game_id: int | None, query: dict[str, Any], headers: dict[str, Any]) -> Response:
+    cursor = services().open_stream(g.stammtisch, game_id, _last_event_id(query, headers))
     hub = request.environ.get(HUB_KEY)
     if hub is not None and not hub.reserve():
         exc = ServiceUnavailable()
@@ -138,29 +134,31 @@ def _stream(game_id: int | None, query: dict[str, Any]) -> Response:
     state = current_app.extensions["schocken"]
     stream = EventStream(state.store, cursor, StreamSettings.of(current_app.config))
     request.environ[STREAM_KEY] = stream
-    return Response(
-        stream, mimetype="text/event-stream", headers=HEADERS, direct_passthrough=True
-    )
+    return Response(stream, mimetype="text/event-stream", headers=HEADERS, direct_passthrough=True)
 
 
 @blp.route("/events")
 class StammtischEvents(MethodView):
     @_access
     @blp.arguments(EventStreamQuerySchema, location="query")
+    @blp.arguments(EventStreamHeadersSchema, location="headers")
     @_documented("streamStammtischEvents", "Follow the Stammtisch's events live (SSE)")
-    def get(self, query: dict[str, Any], slug: str) -> Response:
+    def get(self, query: dict[str, Any], headers: dict[str, Any], slug: str) -> Response:
         """Every game's domain events of the Stammtisch; ids are positions in its log."""
-        return _stream(None, query)
+        return _stream(None, query, headers)
 
 
 @blp.route("/games/<int:game_id>/events")
 class GameEvents(MethodView):
     @_access
     @blp.arguments(EventStreamQuerySchema, location="query")
+    @blp.arguments(EventStreamHeadersSchema, location="headers")
     @_documented("streamGameEvents", "Follow a game's events live (SSE)")
-    def get(self, query: dict[str, Any], slug: str, game_id: int) -> Response:
+    def get(
+        self, query: dict[str, Any], headers: dict[str, Any], slug: str, game_id: int
+    ) -> Response:
         """The game's domain events; ids are the entries' seq (the game's ETag)."""
-        return _stream(game_id, query)
+        return _stream(game_id, query, headers)
 
 
 def register(api: Any) -> None:
