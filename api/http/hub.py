@@ -126,11 +126,14 @@ class StreamHub:
         self._wake()
         if thread is not None:
             thread.join(timeout)
+        if thread is None or not thread.is_alive():
+            self._wake_r.close()
+            self._wake_w.close()
 
     def _wake(self) -> None:
         try:
             self._wake_w.send(b"x")
-        except OSError:  # full: a wake-up is pending anyway
+        except OSError:  # full: a wake-up is pending anyway (or stopped: closed)
             pass
 
     # ---- the hub thread -------------------------------------------------------------------
@@ -281,11 +284,10 @@ class StreamHub:
         if stream.closed:
             return
         stream.buf += data
+        self._flush(stream)
         if len(stream.buf) > self.settings.buffer:
             log.info("stream dropped: the client does not read")
             self._drop(stream)
-            return
-        self._flush(stream)
 
     def _flush(self, stream: Stream) -> None:
         """Write what the kernel takes; wait for the socket to be writable for the rest."""
