@@ -16,6 +16,7 @@ from api.app import create_app
 from api.domain.events import PAGE, Cursor
 from api.http.hub import StreamHub
 from api.http.sse import RETRY, StreamSettings
+from api.storage.watch import SQLiteWatch
 
 
 @pytest.fixture(params=["sqlite", "memory"])
@@ -184,3 +185,19 @@ def test_heartbeats_and_the_stop(app, table, hubs):
     while client.sock.recv(65536):  # then the end: the client reconnects elsewhere
         pass
     assert h.hub.count() == 0
+
+
+@pytest.mark.parametrize("app", ["sqlite"], indirect=True)
+def test_sqlite_writes_wake_the_hub_before_its_poll(app, table, hubs, monkeypatch):
+    """The WAL file's writes (inotify) wake the hub: a stream gets an entry long before the
+    poll would have looked."""
+    monkeypatch.setattr(SQLiteWatch, "interval", 30.0)
+    h = hub_of(hubs, app)
+    game = table.start(["Anna", "Bert"])
+    client = h.open(Cursor(st_id(app, table.slug), game, 0))
+    client.read_until(lambda t: "retry" in t)
+    time.sleep(0.1)  # the stream is live
+    started = time.monotonic()
+    table.post(f"/games/{game}/turns", ANNA)
+    client.read_until(lambda t: "id: 1\n" in t, 2)
+    assert time.monotonic() - started < 1

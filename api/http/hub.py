@@ -7,8 +7,8 @@ The thread waits in one selector on
 * every stream's socket, for reading: a client that closes its connection (or resets it) is
   freed at once; anything a client sends is read and ignored;
   and for writing while a stream has bytes the kernel would not take yet;
-* the watch of the event log (api/storage/watch.py): PostgreSQL's ``LISTEN`` socket, or a
-  poll of SQLite every 25 ms while streams are open;
+* the watch of the event log (api/storage/watch.py): PostgreSQL's ``LISTEN`` socket, or on
+  SQLite the WAL file's writes (inotify) and a poll every 25 ms while streams are open;
 * a socket pair the request thread writes to when it hands over a stream (or at the stop).
 
 Streams of one Stammtisch share a :class:`Channel`: the position up to which its rows went
@@ -45,6 +45,9 @@ log = logging.getLogger(__name__)
 
 #: bytes read (and dropped) from a client at a time
 READ_SIZE = 4096
+#: a wake-up by the watch that found nothing new yet (a commit not yet visible) looks again
+#: after this many seconds, once, before the watch's interval
+RECHECK_SECONDS = 0.002
 
 
 class Stream:
@@ -155,18 +158,21 @@ class StreamHub:
 
     def _loop(self) -> None:
         ping = time.monotonic() + self.settings.heartbeat
+        soon = False  # woken by the watch before the write was visible: look again shortly
         while not self._stopping:
             self._rewatch()
             interval = self._watch.interval
             timeout = max(0.0, ping - time.monotonic())
             if interval is not None and self.channels:
-                timeout = min(timeout, interval)
+                timeout = min(timeout, RECHECK_SECONDS if soon else interval)
             dirty: set[int] | None = set()
+            soon = False
             for key, mask in self._sel.select(timeout):
                 if key.data is None:
                     self._take_incoming()
                 elif key.data is self._watch:
                     dirty = _merge(dirty, self._watch.changed())
+                    soon = dirty == set()
                 else:
                     self._on_socket(key.data, mask)
             if self.channels and (interval is not None or dirty):

@@ -5,9 +5,10 @@ A watch only says *which Stammtische* may have new rows; the streams then read t
 position from the store, so a lost or merged wake-up costs a little latency, never an event.
 
 * SQLite (:class:`SQLiteWatch`): ``PRAGMA data_version`` on a connection of its own, a few
-  microseconds and no page read, asked every :data:`POLL_SECONDS` while someone listens; only
-  when another connection committed does it read the new rows' Stammtische by rowid (the
-  rowid grows in commit order: one writer at a time).
+  microseconds and no page read, asked whenever a process writes to the WAL file (inotify, on
+  Linux: the caller waits on its descriptor) and every :data:`POLL_SECONDS` while someone
+  listens; only when another connection committed does it read the new rows' Stammtische by
+  rowid (the rowid grows in commit order: one writer at a time).
 * PostgreSQL (:class:`PostgresWatch`): ``LISTEN schocken_events`` on a connection of its own
   whose socket the caller waits on; the payload starts with the Stammtisch's id. When the
   connection breaks it is opened again (every :data:`RETRY_SECONDS`) and the caller told to
@@ -19,6 +20,7 @@ position from the store, so a lost or merged wake-up costs a little latency, nev
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 import time
 from typing import Any
@@ -50,7 +52,10 @@ class PollWatch:
 
 
 class SQLiteWatch(PollWatch):
-    """New rows of ``game_events`` in the SQLite file ``path``, by rowid."""
+    """New rows of ``game_events`` in the SQLite file ``path``, by rowid. On Linux the WAL
+    file's writes also wake the caller at once (:class:`WalWrites`); the poll stays, for
+    what that misses (a wake-up just before the commit became visible, a WAL file made anew).
+    """
 
     def __init__(self, path: str) -> None:
         self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
@@ -58,11 +63,16 @@ class SQLiteWatch(PollWatch):
         self.version = self._version()
         row = self.conn.execute("SELECT coalesce(max(rowid), 0) FROM game_events").fetchone()
         self.rowid = int(row[0])
+        self.wal = WalWrites(path + "-wal")
+
+    def fileno(self) -> int | None:
+        return self.wal.fileno()
 
     def _version(self) -> int:
         return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
 
     def changed(self) -> set[int] | None:
+        self.wal.drain()
         version = self._version()
         if version == self.version:
             return set()
@@ -76,7 +86,49 @@ class SQLiteWatch(PollWatch):
         return {int(st) for _, st in rows}
 
     def close(self) -> None:
+        self.wal.close()
         self.conn.close()
+
+
+class WalWrites:
+    """inotify on a WAL file (Linux): its descriptor turns readable when any process writes a
+    transaction into it. Nothing (None) where inotify or the file is missing."""
+
+    IN_MODIFY, IN_NONBLOCK, IN_CLOEXEC = 0x2, 0o4000, 0o2000000
+
+    def __init__(self, path: str) -> None:
+        self.fd: int | None = None
+        try:
+            import ctypes
+            import ctypes.util
+
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            fd = int(libc.inotify_init1(self.IN_NONBLOCK | self.IN_CLOEXEC))
+        except (OSError, AttributeError):
+            return
+        if fd < 0:
+            return
+        if libc.inotify_add_watch(fd, os.fsencode(path), self.IN_MODIFY) < 0:
+            os.close(fd)
+            return
+        self.fd = fd
+
+    def fileno(self) -> int | None:
+        return self.fd
+
+    def drain(self) -> None:
+        if self.fd is None:
+            return
+        try:
+            while os.read(self.fd, 4096):
+                pass
+        except OSError:  # nothing more to read
+            pass
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
 
 
 class PostgresWatch(PollWatch):
