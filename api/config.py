@@ -97,7 +97,7 @@ class Config:
     EVENT_STREAMS_PER_PROCESS: int = 1000
     #: bytes a stream may have waiting for a slow client before it is dropped
     EVENT_BUFFER_BYTES: int = 256 * 1024
-    #: without ``schocken serve``'s stream hub (a development server, ``--threads`` > 1): a
+    #: without ``schocken serve``'s stream hub (a development server, the test client): a
     #: stream polls the store this often and ends after ``EVENT_STREAM_SECONDS`` (clients
     #: reconnect with their last id)
     EVENT_POLL_SECONDS: float = 0.25

@@ -176,3 +176,19 @@ def test_no_event_is_lost_when_another_server_writes_postgresql(pg_cluster: Clus
         for server in servers:
             server.stop()
         pg_cluster.drop(url)
+
+
+def test_streams_hold_no_thread_of_a_threaded_server(tmp_path):
+    """``--threads 2``: more streams than threads, and requests are still answered."""
+    server = Server(tmp_path / "data" / "threads.sqlite3", 1, ENV, threads=2)
+    try:
+        tisch = Tisch(server.base)
+        crowd = [Sse(server.base, tisch.game + "/events") for _ in range(6)]
+        assert [c.status for c in crowd] == [200] * 6
+        write_turns(tisch, (server.base,), 2)
+        for client in crowd:
+            client.wait_for_id(2)
+            assert client.ids() == [1, 2]
+            client.close()
+    finally:
+        server.stop()

@@ -14,7 +14,7 @@ its ``position``. The stream starts with ``retry: 3000``; a comment ``: ping`` e
 :class:`EventStream` is the answer's body. ``schocken serve``'s worker (api/cli/serving.py)
 recognises it and hands the connection to the process's stream hub (api/http/hub.py): one
 thread waits on every stream of the process, no request thread is held. Any other WSGI server
-(Flask's test client, ``--threads`` > 1, a development server) iterates it as a plain body: it
+(Flask's test client, a development server) iterates it as a plain body: it
 polls the store every ``EVENT_POLL_SECONDS`` and ends after ``EVENT_STREAM_SECONDS``; the
 client reconnects with its last id (EventSource does so by itself) and misses nothing.
 """
