@@ -201,3 +201,25 @@ def test_sqlite_writes_wake_the_hub_before_its_poll(app, table, hubs, monkeypatc
     table.post(f"/games/{game}/turns", ANNA)
     client.read_until(lambda t: "id: 1\n" in t, 2)
     assert time.monotonic() - started < 1
+
+
+def test_a_failing_store_delays_the_streams_without_ending_them(app, table, hubs, monkeypatch):
+    import api.http.hub as hub_module
+
+    failures = [RuntimeError("database down")] * 3
+    real_page = hub_module.page
+
+    def flaky(*args: Any) -> Any:
+        if failures:
+            raise failures.pop()
+        return real_page(*args)
+
+    monkeypatch.setattr(hub_module, "RETRY_SECONDS", 0.05)
+    h = hub_of(hubs, app)
+    game = table.start(["Anna", "Bert"])
+    client = h.open(Cursor(st_id(app, table.slug), game, 0))
+    client.read_until(lambda t: "retry" in t)
+    monkeypatch.setattr(hub_module, "page", flaky)
+    table.post(f"/games/{game}/turns", ANNA)
+    assert "id: 1\n" in client.read_until(lambda t: "id: 1\n" in t, 3)
+    assert failures == [] and h.hub.count() == 1

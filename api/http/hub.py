@@ -45,6 +45,8 @@ log = logging.getLogger(__name__)
 
 #: bytes read (and dropped) from a client at a time
 READ_SIZE = 4096
+#: a round that failed (the store unreachable) is tried again after this many seconds
+RETRY_SECONDS = 1.0
 #: a wake-up by the watch that found nothing new yet (a commit not yet visible) looks again
 #: after this many seconds, once, before the watch's interval
 RECHECK_SECONDS = 0.002
@@ -87,9 +89,11 @@ class StreamHub:
         self._stopping = False
         self.streams: dict[int, Stream] = {}  # by socket fd
         self.channels: dict[int, Channel] = {}
-        self._sel = selectors.DefaultSelector()
+        self._sel: selectors.BaseSelector  # the thread's (see _run)
         self._watch: PollWatch = PollWatch()
         self._watch_fd: int | None = None
+        self._ping = 0.0
+        self._soon = False
 
     # ---- the request thread's side --------------------------------------------------------
     def reserve(self) -> bool:
@@ -141,50 +145,63 @@ class StreamHub:
 
     # ---- the hub thread -------------------------------------------------------------------
     def _run(self) -> None:
+        self._sel = selectors.DefaultSelector()
+        self._watch_fd = None
         try:
             self._watch = watch_of(self.store)
         except Exception:  # noqa: BLE001 - no watch: every channel is polled
             log.exception("event log watch")
+            self._watch = PollWatch()
         self._sel.register(self._wake_r, selectors.EVENT_READ, None)
         try:
             self._loop()
-        except Exception:  # noqa: BLE001 - the streams end, their clients reconnect
-            log.exception("stream hub")
         finally:
             for stream in list(self.streams.values()):
                 self._drop(stream)
+            while self._stopping and self._incoming:
+                self._close(self._incoming.popleft())
             self._watch.close()
             self._sel.close()
+            with self._lock:
+                self._thread = None  # a later stream starts it again
 
     def _loop(self) -> None:
-        ping = time.monotonic() + self.settings.heartbeat
-        soon = False  # woken by the watch before the write was visible: look again shortly
+        self._ping = time.monotonic() + self.settings.heartbeat
+        self._soon = False  # woken by the watch before the write was visible: look again soon
         while not self._stopping:
-            self._rewatch()
-            interval = self._watch.interval
-            timeout = max(0.0, ping - time.monotonic())
-            if interval is not None and self.channels:
-                timeout = min(timeout, RECHECK_SECONDS if soon else interval)
-            dirty: set[int] | None = set()
-            soon = False
-            for key, mask in self._sel.select(timeout):
-                if key.data is None:
-                    self._take_incoming()
-                elif key.data is self._watch:
-                    dirty = _merge(dirty, self._watch.changed())
-                    soon = dirty == set()
-                else:
-                    self._on_socket(key.data, mask)
-            if self.channels and (interval is not None or dirty):
-                if interval is not None:
-                    dirty = _merge(dirty, self._watch.changed())
-                self._dispatch(set(self.channels) if dirty is None else dirty)
-            if time.monotonic() >= ping:  # the heartbeat; and a look at every channel
-                ping = time.monotonic() + self.settings.heartbeat
-                self._dispatch(set(self.channels))
-                for stream in list(self.streams.values()):
-                    self._send(stream, PING)
-            self._catch_up()
+            try:
+                self._round()
+            except Exception:  # noqa: BLE001 - the store failed: the streams wait, then retry
+                log.exception("stream hub: a round failed; again in %s s", RETRY_SECONDS)
+                time.sleep(RETRY_SECONDS)
+
+    def _round(self) -> None:
+        """Wait for sockets, the watch, new streams or the next poll; then send what is new."""
+        self._rewatch()
+        interval = self._watch.interval
+        timeout = max(0.0, self._ping - time.monotonic())
+        if interval is not None and self.channels:
+            timeout = min(timeout, RECHECK_SECONDS if self._soon else interval)
+        dirty: set[int] | None = set()
+        self._soon = False
+        for key, mask in self._sel.select(timeout):
+            if key.data is None:
+                self._take_incoming()
+            elif key.data is self._watch:
+                dirty = _merge(dirty, self._watch.changed())
+                self._soon = dirty == set()
+            else:
+                self._on_socket(key.data, mask)
+        if self.channels and (interval is not None or dirty):
+            if interval is not None:
+                dirty = _merge(dirty, self._watch.changed())
+            self._dispatch(set(self.channels) if dirty is None else dirty)
+        if time.monotonic() >= self._ping:  # the heartbeat; and a look at every channel
+            self._ping = time.monotonic() + self.settings.heartbeat
+            for stream in list(self.streams.values()):
+                self._send(stream, PING)
+            self._dispatch(set(self.channels))
+        self._catch_up()
 
     def _rewatch(self) -> None:
         """Wait on the watch's socket (a new one after a reconnect)."""
@@ -211,12 +228,16 @@ class StreamHub:
                 if not self._incoming:
                     return
                 stream = self._incoming.popleft()
-            fd = stream.sock.fileno()
-            self.streams[fd] = stream
-            self._sel.register(stream.sock, selectors.EVENT_READ, stream)
             st = stream.cursor.stammtisch_id
-            if st not in self.channels:
-                self.channels[st] = Channel(self._repo_call(_last_position, st))
+            try:
+                if st not in self.channels:
+                    self.channels[st] = Channel(self._repo_call(_last_position, st))
+            except Exception:  # noqa: BLE001 - the store failed: the client reconnects
+                log.exception("stream hub: a new stream's channel")
+                self._close(stream)
+                continue
+            self.streams[stream.sock.fileno()] = stream
+            self._sel.register(stream.sock, selectors.EVENT_READ, stream)
             self.channels[st].streams.add(stream)
             self._flush(stream)
 
@@ -326,6 +347,10 @@ class StreamHub:
             channel.streams.discard(stream)
             if not channel.streams:
                 del self.channels[stream.cursor.stammtisch_id]
+        self._close(stream)
+
+    def _close(self, stream: Stream) -> None:
+        stream.closed = True
         try:
             stream.sock.close()
         except OSError:

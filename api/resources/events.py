@@ -79,6 +79,7 @@ def _documented(operation_id: str, summary: str) -> Callable[[F], F]:
     def wrap(func: F) -> F:
         func = blp.alt_response(503, response="SERVICE_UNAVAILABLE")(func)
         func = blp.alt_response(404, response="NOT_FOUND")(func)
+        func = blp.alt_response(401, response="UNAUTHORIZED")(func)
         func = blp.alt_response(422, response="UNPROCESSABLE_ENTITY")(func)
         return blp.doc(
             operationId=operation_id,
