@@ -88,6 +88,7 @@ class StreamHub:
         self._thread: threading.Thread | None = None
         self._stopping = False
         self.streams: dict[int, Stream] = {}  # by socket fd
+        self._behind: set[Stream] = set()  # streams still catching up
         self.channels: dict[int, Channel] = {}
         self._sel: selectors.BaseSelector  # the thread's (see _run)
         self._watch: PollWatch = PollWatch()
@@ -204,8 +205,11 @@ class StreamHub:
         self._catch_up()
 
     def _rewatch(self) -> None:
-        """Wait on the watch's socket (a new one after a reconnect)."""
+        """Wait on the watch's descriptor (a new one after a reconnect); one that needs no
+        reading (SQLite's WAL writes) only while streams are open."""
         fd = self._watch.fileno()
+        if not self.channels and not self._watch.must_read:
+            fd = None
         if fd == self._watch_fd:
             return
         if self._watch_fd is not None:
@@ -237,6 +241,7 @@ class StreamHub:
                 self._close(stream)
                 continue
             self.streams[stream.sock.fileno()] = stream
+            self._behind.add(stream)
             self._sel.register(stream.sock, selectors.EVENT_READ, stream)
             self.channels[st].streams.add(stream)
             self._flush(stream)
@@ -288,8 +293,8 @@ class StreamHub:
 
     def _catch_up(self) -> None:
         """One page for each stream still catching up whose socket took what it had."""
-        for stream in list(self.streams.values()):
-            if stream.live or stream.buf or stream.closed:
+        for stream in list(self._behind):
+            if stream.buf or stream.closed:
                 continue
             rows: list[StoredEvents] = self._repo_call(page, stream.cursor)
             by_game = stream.cursor.game_id is not None
@@ -297,6 +302,7 @@ class StreamHub:
                 stream.cursor = stream.cursor.past(row)
             if len(rows) < PAGE:
                 stream.live = True
+                self._behind.discard(stream)
             if rows:
                 self._send(stream, b"".join(encode(row, by_game) for row in rows))
 
@@ -338,6 +344,7 @@ class StreamHub:
         stream.closed = True
         fd = stream.sock.fileno()
         self.streams.pop(fd, None)
+        self._behind.discard(stream)
         try:
             self._sel.unregister(stream.sock)
         except (KeyError, ValueError):
