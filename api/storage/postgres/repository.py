@@ -42,6 +42,7 @@ from ..repository import Repository, StorageConflict, StorageUnavailable, stats_
 from ..sql import queries as named_queries
 from ..sqlite.rows import to_json
 from .counters import CountersMixin
+from .events import EventsMixin
 from .readmodel import ReadModelMixin
 from .rows import Kinds, encode, mapped, naive
 from .sessions import WebSessionsMixin
@@ -75,7 +76,7 @@ def _insert_sql(table: str) -> str:
     return sql
 
 
-class PostgresRepository(CountersMixin, WebSessionsMixin, ReadModelMixin, Repository):
+class PostgresRepository(CountersMixin, WebSessionsMixin, EventsMixin, ReadModelMixin, Repository):
     """Repository on a pooled PostgreSQL connection."""
 
     def __init__(self, pool: ConnectionPool[psycopg.Connection[Any]], kinds: Kinds) -> None:
