@@ -48,9 +48,9 @@ def _tv_stammtisch(slug: str) -> Stammtisch | None:
 
 
 def _event_position(st: Stammtisch) -> int:
-    """The Stammtisch's last event position: the stream resumes after it."""
-    last = getattr(services().repo, "last_event_position", None)
-    return int(last(st.id)) if last is not None else 0
+    """The Stammtisch's last event position: the stream resumes after it. Read before the
+    board, so an event stored in between is sent again, never lost."""
+    return services().repo.last_event_position(st.id)
 
 
 def _version() -> str:
@@ -160,10 +160,11 @@ def _verlierer(st: Stammtisch) -> dict[str, Any] | None:
 
 def tv_context(st: Stammtisch) -> dict[str, Any]:
     """What the board shows: a running game, or the pause between games."""
+    position = _event_position(st)
     game_id = _chosen_game(st)
     ctx: dict[str, Any] = {
         "st": st,
-        "position": _event_position(st),
+        "position": position,
         "version": _version(),
         "game": None,
         "verlierer": None,

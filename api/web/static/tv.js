@@ -3,7 +3,8 @@
 //
 // * every event: its German sentence goes to the ticker at once, then the board is re-read
 //   (/tv/<slug>/tafel?spiel=<id>, the server-rendered fragment) and swapped in;
-// * game_started: follow the new game; an event of another game while ours is over: follow it;
+// * game_started: follow the new game (not an imported one); an event of another game while
+//   ours is over: follow it;
 // * the stream drops (server restart, Wi-Fi): EventSource reconnects by itself (sending
 //   Last-Event-ID); if it gives up, a new one resumes after the last position seen; every
 //   (re)connect re-reads the board; a board read every `data-refresh` seconds catches what a
@@ -154,17 +155,24 @@
     }
     var game = String(data.game_id);
     var now = shown();
+    var lastId = parseInt(e.lastEventId, 10) || 0;
+    if (data.kind === "game_started" && data.data && data.data.source === "import") {
+      // an old game entered afterwards: the year's numbers may change, nothing else
+      position = Math.max(position, lastId);
+      if (now.state !== "running") read();
+      return;
+    }
     if (data.kind === "game_started") {
       wanted = game;
     } else if (game !== now.game && game !== wanted) {
       if (now.state === "running") {
         // another table's game; ours goes on, but resume after it all the same
-        if (e.lastEventId) position = Math.max(position, parseInt(e.lastEventId, 10) || 0);
+        position = Math.max(position, lastId);
         return;
       }
       wanted = game; // nothing running here: show where the dice are
     }
-    remember(data, parseInt(e.lastEventId, 10) || 0);
+    remember(data, lastId);
     showTicker(true);
     read();
   }
