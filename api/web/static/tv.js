@@ -9,7 +9,8 @@
 //   Last-Event-ID); if it gives up, a new one resumes after the last position seen; every
 //   (re)connect re-reads the board; a board read every `data-refresh` seconds catches what a
 //   silently dead connection misses, and reconnects when the board is ahead of the stream;
-// * the board names the version of this script and its CSS: a new one reloads the page.
+// * the board names the version of this script and its CSS: a new one reloads the page;
+// * <body data-stream="open|lost">: the state of the stream (for a look from outside).
 (function () {
   "use strict";
 
@@ -137,7 +138,7 @@
     if (!fresh && (now.state !== "running" || now.game !== ticker.game ||
         now.position > ticker.position)) return;
     var h = headline();
-    line.textContent = h.message;
+    line.querySelector(".msg").textContent = h.message;
     line.className = "ticker kind-" + h.kind;
     if (fresh) {
       void line.offsetWidth; // restart the flash
@@ -184,11 +185,13 @@
     source = new EventSource(EVENTS + "?last_event_id=" + position);
     KINDS.forEach(function (kind) { source.addEventListener(kind, onEvent); });
     source.onopen = function () {
+      body.setAttribute("data-stream", "open");
       retryDelay = 3000;
       offline(false);
       read(); // what happened while we were away
     };
     source.onerror = function () {
+      body.setAttribute("data-stream", "lost");
       offline(true);
       if (source.readyState === 2) { // closed for good (an HTTP error): start anew later
         retryTimer = setTimeout(connect, retryDelay);
