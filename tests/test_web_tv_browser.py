@@ -5,13 +5,16 @@ played through the REST API (as a phone app would), and the board must change fr
 within seconds (the page's own board read comes only every minute). Then the server is killed
 and started again on the same port: the page reconnects, re-reads the board and goes on.
 Screenshots (1920 × 1080 and 390 × 844, a running game and the pause between games) go to the
-test's ``tmp_path``.
+test's ``tmp_path``, or to the folder ``TV_SCREENSHOTS`` names (never into the repository).
 
-Without Chromium the tests are skipped, unless ``CI`` is set: then they fail.
+Without Chromium the tests are skipped, unless ``CI`` is set: then they fail. They are also
+skipped while the event stream endpoint (``api/resources/events.py``, the sse branch) is not
+merged.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +25,15 @@ import test_api_serve
 from test_api_serve import Server, request
 from test_web_browser import browser_type_launch_args  # noqa: F401 - Debian's Chromium
 
-pytestmark = pytest.mark.browser
+ROOT = Path(__file__).resolve().parent.parent
+#: the event stream (GET …/events) comes with the sse branch; until it is merged these tests
+#: cannot pass (they passed on a scratch merge of tv and sse)
+STREAM = ROOT / "api" / "resources" / "events.py"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not STREAM.exists(), reason="the event stream is not merged yet"),
+]
 
 PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
 RULES = {"preset": "standard", "overrides": {"deckel": 3}}
@@ -160,6 +171,14 @@ class Screen:
 
 
 @pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    """Where the screenshots go."""
+    folder = Path(os.environ.get("TV_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture
 def screens(browser: Any, serve: Serve) -> Iterator[Any]:
     made: list[Screen] = []
 
@@ -173,15 +192,15 @@ def screens(browser: Any, serve: Serve) -> Iterator[Any]:
 
 
 def test_the_board_follows_the_stream_through_a_game(
-    serve: Serve, screens: Any, tmp_path: Path
+    serve: Serve, screens: Any, shots: Path
 ) -> None:
     pub = Pub(serve.base)
     tv, phone = screens(), screens(390, 844)
     for s in (tv, phone):
         s.open(pub.slug)
     tv.wait_text("#ticker", "Warte auf das nächste Spiel …")
-    tv.shot(tmp_path / "tv-pause-1920.png")
-    phone.shot(tmp_path / "tv-pause-390.png")
+    tv.shot(shots / "tv-pause-1920.png")
+    phone.shot(shots / "tv-pause-390.png")
 
     game = pub.start()  # game_started: both screens switch to the new game
     for s in (tv, phone):
@@ -193,9 +212,9 @@ def test_the_board_follows_the_stream_through_a_game(
     tv.wait_text("#tv-am-zug", "Clara")
     tv.wait_text("#ticker", messages[-1])
     assert tv.text("#tv-throws") == "höchstens 1 Wurf"
-    tv.shot(tmp_path / "tv-running-1920.png")
+    tv.shot(shots / "tv-running-1920.png")
     phone.wait_text("#tv-am-zug", "Clara")
-    phone.shot(tmp_path / "tv-running-390.png")
+    phone.shot(shots / "tv-running-390.png")
 
     messages = [m for player, dice in HALF1[2:] for m in pub.turn(player, dice)]
     tv.wait_text("#tv-phase", "2. Hälfte")
