@@ -208,7 +208,14 @@ def test_the_board_follows_the_stream_through_a_game(
         s.wait_text("#tv-am-zug", "Anna")
     assert tv.text("#ticker") == "Neues Spiel: Anna, Bert, Clara und Dieter. Anna fängt an."
 
-    messages = [m for player, dice in HALF1[:2] for m in pub.turn(player, dice)]
+    pub.turn(*HALF1[0])
+    pub.turn("Bert", "654")  # mistyped: taken back, the board goes back with it
+    tv.wait_text("#tv-am-zug", "Clara")
+    undone = pub.call("POST", f"/games/{game}/undo", {"by": "Test"})["events"][0]["message"]
+    tv.wait_text("#ticker", undone)  # the stream's sentence stays: the board is no newer
+    tv.wait_text("#tv-am-zug", "Bert")
+    assert undone.startswith("Rückgängig gemacht: ")
+    messages = pub.turn(*HALF1[1])
     tv.wait_text("#tv-am-zug", "Clara")
     tv.wait_text("#ticker", messages[-1])
     assert tv.text("#tv-throws") == "höchstens 1 Wurf"

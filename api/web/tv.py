@@ -191,7 +191,7 @@ def tv(slug: str) -> ResponseReturnValue:
         return redirect(url_for("web.home", stammtisch=slug))
     ctx = tv_context(st)
     ctx["events_url"] = f"/api/v1/stammtische/{st.slug}/events"
-    ctx["refresh"] = int(current_app.config.get("TV_REFRESH_SECONDS", 60))
+    ctx["refresh"] = max(5, int(current_app.config["TV_REFRESH_SECONDS"]))
     return render_template("tv.html", **ctx)
 
 

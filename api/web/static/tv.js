@@ -100,7 +100,7 @@
     var next = tpl.content.getElementById("screen");
     if (!next) return;
     if (next.getAttribute("data-version") !== shown().version) {
-      window.location.reload(); // a new version of the TV page
+      reloadOnce(); // a new version of the TV page
       return;
     }
     screen().replaceWith(next);
@@ -110,6 +110,22 @@
     behind = now.position > position ? behind + 1 : 0;
     if (behind >= 2) connect(); // the stream missed what the board shows: start it anew
     showTicker(false);
+  }
+
+  // a new version: reload, but not again within a minute (servers of two versions)
+  function reloadOnce() {
+    var last = 0;
+    try {
+      last = parseInt(window.sessionStorage.getItem("tv-reloaded") || "0", 10);
+      window.sessionStorage.setItem("tv-reloaded", String(Date.now()));
+    } catch (err) { /* no storage: reload all the same */ }
+    if (Date.now() - last > 60000) window.location.reload();
+  }
+
+  // the screen stays on while the page is shown (where the browser allows it)
+  function keepAwake() {
+    if (!navigator.wakeLock || document.visibilityState !== "visible") return;
+    navigator.wakeLock.request("screen").catch(function () { /* not allowed: never mind */ });
   }
 
   // ------------------------------------------------------------------ the ticker
@@ -203,6 +219,8 @@
   window.addEventListener("online", function () {
     connect();
   });
+  document.addEventListener("visibilitychange", keepAwake);
+  keepAwake();
   setInterval(read, REFRESH);
   connect();
 })();
