@@ -277,6 +277,40 @@ def test_a_new_game_replaces_the_finished_one(app: Flask, table: Table) -> None:
     assert screen(tv(app, table.slug, "/tafel"))["game"] == str(second)
 
 
+def test_the_tv_shows_where_the_dice_are(app: Flask, table: Table) -> None:
+    left = table.start(PLAYERS, "Anna")
+    play(table, left, [("Anna", "113")])
+    played = table.start(PLAYERS, "Bert")
+    play(table, played, [("Bert", "113")])
+    play(table, left, [("Bert", "653")])  # the older game goes on: it is shown
+    assert screen(tv(app, table.slug))["game"] == str(left)
+    play(table, played, [("Clara", "653")])
+    assert screen(tv(app, table.slug))["game"] == str(played)
+    # an imported game is no activity at the table
+    old = {
+        "played_at": "2025-11-27T20:15:00+01:00",
+        "rules": RULES,
+        "players": PLAYERS,
+        "starter": "Anna",
+        "events": [{"player": p, "dice": [int(d) for d in x], "throws": 1} for p, x in HALF1],
+    }
+    assert table.post("/imports", old).status_code == 201
+    assert screen(tv(app, table.slug))["game"] == str(played)
+
+
+def test_a_game_left_running_long_ago_gives_way(
+    app: Flask, table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    left = table.start(PLAYERS, "Anna")
+    play(table, left, [("Anna", "113")])
+    done = table.start(PLAYERS, "Anna", rules=RULES)
+    play(table, done, HALF1 + HALF2 + FINALE)
+    assert screen(tv(app, table.slug))["game"] == str(left)  # still running, recently played
+    monkeypatch.setattr("api.web.tv.ACTIVITY", 5)  # left's events are no longer among them
+    r = tv(app, table.slug)
+    assert screen(r)["game"] == str(done) and screen(r)["state"] == "finished"
+
+
 # ----------------------------------------------------------------------------- who may see it
 
 

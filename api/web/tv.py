@@ -6,8 +6,8 @@ re-reads the board as an HTML fragment, ``/tv/<slug>/tafel?spiel=<id>``: the sam
 part the page was rendered with, so the first load and every update look alike.
 
 Which game: ``?spiel=<id>`` if given (``tv.js`` follows the stream's ``game_started``), else the
-newest running game; with none running, the last finished game's result, the year's
-Verlierer des Jahres and "Warte auf das nächste Spiel …".
+running game played last (by the Stammtisch's stored events); with none running, the last
+game's result, the year's Verlierer des Jahres and "Warte auf das nächste Spiel …".
 
 A private Stammtisch needs the pub form's login (the form's other pages redirect the same way);
 the fragment answers 403 instead of a redirect, and ``tv.js`` then reloads the page.
@@ -26,7 +26,7 @@ from dashboard.readmodel import ReadModel
 from ..domain import NotFound
 from ..http.context import services
 from ..rules import DomainEvent, throws_word
-from ..storage import Stammtisch
+from ..storage import Stammtisch, StoredEvents
 from .blueprint import asset, bp, zone
 from .protocol import BIG, TURN, board
 from .session import may_write
@@ -35,6 +35,8 @@ from .session import may_write
 RECENT = 6
 #: how many places of the Verlierer ranking the pause screen shows
 RANKING = 5
+#: how many of the last stored event rows tell which games are being played
+ACTIVITY = 50
 #: above this many Deckel in a game a stack is a bar, not one pictogram per Deckel
 PICTOGRAMS_MAX = 21
 
@@ -58,14 +60,34 @@ def _version() -> str:
     return asset("tv.js") + " " + asset("tv.css")
 
 
-def _newest(st: Stammtisch, status: str) -> int | None:
-    found = services().games(st, {"page": 1, "page_size": 1, "status": status})["items"]
-    return int(found[0]["id"]) if found else None
+def _newest(st: Stammtisch, status: str, size: int = 1) -> list[int]:
+    """The ids of the newest games of ``st`` with ``status``, newest first."""
+    query = {"page": 1, "page_size": size, "status": status}
+    return [int(g["id"]) for g in services().games(st, query)["items"]]
 
 
-def _chosen_game(st: Stammtisch) -> int | None:
-    """``?spiel=<id>`` if it is a game of ``st``; else the newest running, else the newest
-    finished game."""
+def _imported(row: StoredEvents) -> bool:
+    return any(
+        e.get("kind") == "game_started" and e.get("data", {}).get("source") == "import"
+        for e in row.events
+    )
+
+
+def _active_games(st: Stammtisch, position: int) -> list[int]:
+    """The games of the Stammtisch's last stored events, the latest activity first (an
+    imported game's start is no activity at the table)."""
+    rows = services().repo.stammtisch_events(st.id, max(0, position - ACTIVITY), ACTIVITY)
+    found: list[int] = []
+    for row in reversed(rows):
+        if row.game_id not in found and not _imported(row):
+            found.append(row.game_id)
+    return found
+
+
+def _chosen_game(st: Stammtisch, position: int) -> int | None:
+    """``?spiel=<id>`` if it is a game of ``st``; else the running game with the latest
+    activity, else the game of the latest activity (its result), else the newest running or
+    finished game. A game left running long ago is not shown once others were played."""
     wanted = request.args.get("spiel", "")
     if wanted.isdigit():
         try:
@@ -74,7 +96,15 @@ def _chosen_game(st: Stammtisch) -> int | None:
             pass
         else:
             return int(wanted)
-    return _newest(st, "running") or _newest(st, "finished")
+    active = _active_games(st, position)
+    running = set(_newest(st, "running", ACTIVITY))
+    for game_id in active:
+        if game_id in running:
+            return game_id
+    if active:
+        return active[0]
+    fallback = _newest(st, "running") or _newest(st, "finished")
+    return fallback[0] if fallback else None
 
 
 def _recent(entry_events: list[tuple[int, list[DomainEvent]]]) -> list[dict[str, str]]:
@@ -161,7 +191,7 @@ def _verlierer(st: Stammtisch) -> dict[str, Any] | None:
 def tv_context(st: Stammtisch) -> dict[str, Any]:
     """What the board shows: a running game, or the pause between games."""
     position = _event_position(st)
-    game_id = _chosen_game(st)
+    game_id = _chosen_game(st, position)
     ctx: dict[str, Any] = {
         "st": st,
         "position": position,
