@@ -147,6 +147,8 @@ def test_the_page_keeps_the_strict_policy_and_names_its_stream(app: Flask, table
     assert re.search(r'<script src="/assets/tv\.js\?v=\w+" defer></script>', r.text)
     assert f'data-events="/api/v1/stammtische/{table.slug}/events"' in r.text
     assert f'data-board="/tv/{table.slug}/tafel"' in r.text
+    # without JavaScript the page reloads itself every minute
+    assert '<noscript><meta http-equiv="refresh" content="60"></noscript>' in r.text
     for asset in re.findall(r'(?:href|src)="(/assets/[^"]+)"', r.text):
         got = app.test_client().get(asset)
         got.close()

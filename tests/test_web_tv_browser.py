@@ -255,11 +255,15 @@ def test_the_board_survives_a_server_restart(serve: Serve, screens: Any) -> None
 
     serve.kill()
     tv.page.wait_for_selector("body[data-stream=lost]")
+    assert tv.page.locator("#verbindung").is_hidden()  # a short drop is not worth a word
+    tv.page.wait_for_selector("#verbindung", state="visible", timeout=15000)
+    assert tv.text("#verbindung") == "Keine Verbindung – neuer Versuch läuft …"
     serve.start()
     # recorded before the page can have reconnected: the re-read after the reconnect shows it
     pub.turn("Bert", "653")
     tv.page.wait_for_selector("body[data-stream=open]", timeout=30000)
     tv.wait_text("#tv-am-zug", "Clara")
+    tv.page.wait_for_selector("#verbindung", state="hidden")
     # and the stream goes on after the reconnect
     message = pub.turn("Clara", "542")[-1]
     tv.wait_text("#ticker", message)

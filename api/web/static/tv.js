@@ -57,13 +57,17 @@
   // ------------------------------------------------------------------ connection line
   function offline(on) {
     var line = document.getElementById("verbindung");
-    clearTimeout(offlineTimer);
     if (!on) {
+      clearTimeout(offlineTimer);
+      offlineTimer = null;
       line.hidden = true;
       return;
     }
-    // a normal reconnect takes a few seconds: say nothing unless it lasts
-    offlineTimer = setTimeout(function () { line.hidden = false; }, 5000);
+    // a normal reconnect takes a few seconds: say nothing unless it lasts (the first
+    // failure starts the clock; further ones do not reset it)
+    if (offlineTimer === null && line.hidden) {
+      offlineTimer = setTimeout(function () { line.hidden = false; }, 5000);
+    }
   }
 
   // ------------------------------------------------------------------ the board
