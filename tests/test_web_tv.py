@@ -165,6 +165,7 @@ def test_a_running_game_shows_the_board_in_seat_order(app: Flask, table: Table) 
     board = rows(r)
     assert [b["name"] for b in board] == PLAYERS
     assert [b["deckel"] for b in board] == [0, 0, 0, 0]
+    assert '<ol class="players n-4" id="tv-players">' in r.text  # one column
     assert by_id(r, "tv-phase") == "1. Hälfte"
     assert by_id(r, "tv-mitte") == "Mitte 13"
     clara = board[2]
@@ -239,6 +240,20 @@ def test_a_player_without_deckel_in_an_empty_mitte_is_out(app: Flask, table: Tab
     assert [n for n, b in board.items() if "is-out" in b["classes"]] == ["Anna", "Bert"]
     assert board["Dieter"]["deckel"] == 2 and board["Clara"]["deckel"] == 1
     assert by_id(r, "tv-mitte") == "Mitte 0"
+
+
+def test_many_players_sit_in_two_columns_and_many_deckel_are_bars(app: Flask, table: Table) -> None:
+    names = [*PLAYERS, "Eva", "Franz", "Gisela", "Heinz", "Ilse"]
+    table.add_players(names[4:])
+    rules = {"preset": "standard", "overrides": {"deckel": 30}}
+    game = table.start(names, "Anna", rules=rules)
+    play(table, game, [("Anna", "116"), *[(n, "653") for n in names[1:8]], ("Ilse", "421")])
+    r = tv(app, table.slug)
+    assert '<ol class="players n-9 two-cols" id="tv-players">' in r.text
+    ilse = rows(r)[8]
+    assert ilse["deckel"] == 6 and ilse["dots"] == 0  # 30 Deckel: a bar, not 30 pictograms
+    assert '<span class="bar t2"></span>' in r.text  # 6 of 30: two tenths
+    assert r.text.count('<span class="bar t0"></span>') == 8
 
 
 # ----------------------------------------------------------------------------- a finished game
