@@ -136,6 +136,7 @@ def test_without_a_game_the_tv_waits_for_the_next(app: Flask, table: Table) -> N
     assert "Warte auf das nächste Spiel …" in text
     assert "Verlierer des Jahres" in text and "Noch niemand" in text
     assert rows(r) == []
+    assert by_id(r, "tv-phase") == "Pause"
     assert screen(r)["state"] == "none" and screen(r)["game"] == ""
 
 
