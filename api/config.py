@@ -117,6 +117,9 @@ class Config:
     STATS_URL: str = "/dashboard/{slug}/"
     #: time zone of the pub table (dates shown on the pages, ``played_at`` of new games)
     WEB_TIMEZONE: str = "Europe/Berlin"
+    #: the pub TV (``/tv/<slug>``) re-reads its board this often (seconds) besides every event
+    #: of the stream: what a silently dead connection missed shows up by then
+    TV_REFRESH_SECONDS: int = 60
 
     # ---- the statistics site (dashboard/web.py) ------------------------------------------
     #: folder of the dashboard's assets; ``None``: ``<instance>/dashboard`` (the database's
