@@ -223,3 +223,30 @@ def test_a_failing_store_delays_the_streams_without_ending_them(app, table, hubs
     table.post(f"/games/{game}/turns", ANNA)
     assert "id: 1\n" in client.read_until(lambda t: "id: 1\n" in t, 3)
     assert failures == [] and h.hub.count() == 1
+
+
+def test_a_lost_listen_connection_loses_no_event(pg_url, hubs):
+    """PostgreSQL: the LISTEN connection ends (a restart, a network cut); the hub opens it
+    again and reads what came meanwhile from the store."""
+    import psycopg
+
+    app = create_app({"STORAGE": "postgresql", "DATABASE_URL": pg_url, "TESTING": True})
+    try:
+        table = make_table(app.test_client())
+        table.add_players(["Anna", "Bert"])
+        h = hub_of(hubs, app)
+        game = table.start(["Anna", "Bert"])
+        client = h.open(Cursor(st_id(app, table.slug), game, 0))
+        client.read_until(lambda t: "retry" in t)
+        time.sleep(0.2)  # the stream is live, the watch listens
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            ended = conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE query = 'LISTEN schocken_events' AND pid <> pg_backend_pid()"
+            ).fetchall()
+        assert ended == [(True,)]
+        table.post(f"/games/{game}/turns", ANNA)
+        assert "id: 1\n" in client.read_until(lambda t: "id: 1\n" in t, 5)
+        h.stop()
+    finally:
+        app.extensions["schocken"].store.close()

@@ -95,6 +95,7 @@ class StreamHub:
         self._watch_fd: int | None = None
         self._ping = 0.0
         self._soon = False
+        self._everywhere = False  # every channel to be looked at (after a failed round)
 
     # ---- the request thread's side --------------------------------------------------------
     def reserve(self) -> bool:
@@ -174,6 +175,7 @@ class StreamHub:
                 self._round()
             except Exception:  # noqa: BLE001 - the store failed: the streams wait, then retry
                 log.exception("stream hub: a round failed; again in %s s", RETRY_SECONDS)
+                self._everywhere = True  # the wake-up it had is used up: look at every channel
                 time.sleep(RETRY_SECONDS)
 
     def _round(self) -> None:
@@ -183,8 +185,8 @@ class StreamHub:
         timeout = max(0.0, self._ping - time.monotonic())
         if interval is not None and self.channels:
             timeout = min(timeout, RECHECK_SECONDS if self._soon else interval)
-        dirty: set[int] | None = set()
-        self._soon = False
+        dirty: set[int] | None = None if self._everywhere else set()
+        self._soon = self._everywhere = False
         for key, mask in self._sel.select(timeout):
             if key.data is None:
                 self._take_incoming()
@@ -193,7 +195,7 @@ class StreamHub:
                 self._soon = dirty == set()
             else:
                 self._on_socket(key.data, mask)
-        if self.channels and (interval is not None or dirty):
+        if self.channels and (interval is not None or dirty is None or dirty):
             if interval is not None:
                 dirty = _merge(dirty, self._watch.changed())
             self._dispatch(set(self.channels) if dirty is None else dirty)
@@ -304,7 +306,7 @@ class StreamHub:
                 stream.live = True
                 self._behind.discard(stream)
             if rows:
-                self._send(stream, b"".join(encode(row, by_game) for row in rows))
+                self._send(stream, b"".join(encode(row, by_game) for row in rows), False)
 
     def _repo_call(self, func: Any, *args: Any) -> Any:
         repo = self.store.repository()
@@ -313,12 +315,14 @@ class StreamHub:
         finally:
             repo.close()  # a pooled connection goes back to the pool
 
-    def _send(self, stream: Stream, data: bytes) -> None:
+    def _send(self, stream: Stream, data: bytes, bounded: bool = True) -> None:
+        """Queue and write ``data``; a stream whose queue passes the limit is dropped
+        (``bounded`` False: a catch-up page, sent only onto an empty queue: one page at most)."""
         if stream.closed:
             return
         stream.buf += data
         self._flush(stream)
-        if len(stream.buf) > self.settings.buffer:
+        if bounded and len(stream.buf) > self.settings.buffer:
             log.info("stream dropped: the client does not read")
             self._drop(stream)
 
