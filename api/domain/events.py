@@ -47,6 +47,24 @@ class Cursor:
         return Cursor(self.stammtisch_id, self.game_id, self.key(row))
 
 
+@dataclass(frozen=True, slots=True)
+class Access:
+    """What let a stream in, for the check at every heartbeat: a stream opened on a public
+    Stammtisch ends once it is private; one opened with its key (token or login) once the key
+    changed; any once the Stammtisch is gone."""
+
+    slug: str
+    key_hash: str | None  # the key's hash of a private Stammtisch when the stream opened
+
+    @classmethod
+    def of(cls, st: Stammtisch) -> Access:
+        return cls(st.slug, st.token_hash if st.private else None)
+
+    def holds(self, repo: Repository) -> bool:
+        st = repo.get_stammtisch(self.slug)
+        return st is not None and (not st.private or st.token_hash == self.key_hash)
+
+
 def page(repo: Repository, cursor: Cursor, limit: int = PAGE) -> list[StoredEvents]:
     """The stream's next stored rows after the cursor, oldest first (at most ``limit``)."""
     if cursor.game_id is None:

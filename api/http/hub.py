@@ -36,7 +36,7 @@ import time
 from collections import deque
 from typing import Any
 
-from ..domain.events import PAGE, Cursor, page
+from ..domain.events import PAGE, Access, Cursor, page
 from ..storage.records import StoredEvents
 from ..storage.watch import PollWatch, watch_of
 from .sse import PING, StreamSettings, encode
@@ -55,10 +55,10 @@ RECHECK_SECONDS = 0.002
 class Stream:
     """One client's stream: its socket, cursor and bytes not yet written."""
 
-    __slots__ = ("buf", "closed", "cursor", "live", "sock")
+    __slots__ = ("access", "buf", "closed", "cursor", "live", "sock")
 
-    def __init__(self, sock: socket.socket, cursor: Cursor, head: bytes) -> None:
-        self.sock, self.cursor = sock, cursor
+    def __init__(self, sock: socket.socket, cursor: Cursor, access: Access, head: bytes) -> None:
+        self.sock, self.cursor, self.access = sock, cursor, access
         self.buf = bytearray(head)
         self.live = False  # caught up: fed by its channel
         self.closed = False
@@ -111,12 +111,13 @@ class StreamHub:
         with self._lock:
             self._held -= 1
 
-    def attach(self, sock: socket.socket, cursor: Cursor, head: bytes) -> None:
+    def attach(self, sock: socket.socket, cursor: Cursor, access: Access, head: bytes) -> None:
         """Serve this connection from now on: ``head`` (answer head, ``retry``) first, then
-        the stream from ``cursor``. The caller no longer touches the socket."""
+        the stream from ``cursor`` while ``access`` holds. The caller no longer touches the
+        socket."""
         sock.setblocking(False)
         with self._lock:
-            self._incoming.append(Stream(sock, cursor, head))
+            self._incoming.append(Stream(sock, cursor, access, head))
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="streams", daemon=True)
                 self._thread.start()
@@ -201,6 +202,7 @@ class StreamHub:
             self._dispatch(set(self.channels) if dirty is None else dirty)
         if time.monotonic() >= self._ping:  # the heartbeat; and a look at every channel
             self._ping = time.monotonic() + self.settings.heartbeat
+            self._recheck()
             for stream in list(self.streams.values()):
                 self._send(stream, PING)
             self._dispatch(set(self.channels))
@@ -261,6 +263,16 @@ class StreamHub:
                 return
         if mask & selectors.EVENT_WRITE:
             self._flush(stream)
+
+    def _recheck(self) -> None:
+        """End the streams whose access no longer holds (one look-up per Stammtisch)."""
+        for channel in list(self.channels.values()):
+            verdicts: dict[Access, bool] = {}
+            for stream in list(channel.streams):
+                if stream.access not in verdicts:
+                    verdicts[stream.access] = self._repo_call(_holds, stream.access)
+                if not verdicts[stream.access]:
+                    self._drop(stream)
 
     def _dispatch(self, stammtische: set[int]) -> None:
         """Send each named Stammtisch's new rows to its caught-up streams."""
@@ -368,6 +380,10 @@ class StreamHub:
             pass
         with self._lock:
             self._held -= 1
+
+
+def _holds(repo: Any, access: Access) -> bool:
+    return access.holds(repo)
 
 
 def _last_position(repo: Any, stammtisch_id: int) -> int:

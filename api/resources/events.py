@@ -12,6 +12,7 @@ from werkzeug.exceptions import ServiceUnavailable
 
 from schemas.live import EventStreamHeadersSchema, EventStreamQuerySchema, LiveEventSchema
 
+from ..domain.events import Access
 from ..http.auth import OPTIONAL_BEARER, bearer_token
 from ..http.blueprint import Blueprint
 from ..http.context import services
@@ -44,7 +45,8 @@ does not read, a server without the stream hub after `EVENT_STREAM_SECONDS`): re
 the last id.
 * A private Stammtisch needs its token (`Authorization: Bearer`) or the pub form's login \
 (its session cookie, same origin: the TV page); without either the answer is the 404 of a \
-Stammtisch that does not exist.
+Stammtisch that does not exist. An open stream ends (at its next heartbeat) once its \
+Stammtisch is made private, or, when it was opened with the key, once the key changes.
 * Behind a reverse proxy, disable response buffering for `…/events` (the answer carries \
 `X-Accel-Buffering: no` for nginx).
 * 503 (`too_many_streams`, `Retry-After`) when the server process holds \
@@ -133,7 +135,8 @@ def _stream(game_id: int | None, query: dict[str, Any], headers: dict[str, Any])
         }
         raise exc
     state = current_app.extensions["schocken"]
-    stream = EventStream(state.store, cursor, StreamSettings.of(current_app.config))
+    access = Access.of(g.stammtisch)
+    stream = EventStream(state.store, cursor, access, StreamSettings.of(current_app.config))
     request.environ[STREAM_KEY] = stream
     return Response(stream, mimetype="text/event-stream", headers=HEADERS, direct_passthrough=True)
 
