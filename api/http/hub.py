@@ -19,6 +19,9 @@ cursor, page by page as its socket takes them, then joins the channel: a row is 
 between its catch-up and the channel (both read in this thread, the catch-up after the
 channel's position was taken) and never sent twice (each stream's cursor only moves on).
 
+At every heartbeat each stream's access is checked again (api/domain/events.py ``Access``):
+a Stammtisch made private, a changed key or a logged-out login ends the streams it let in.
+
 Writes never block: what the kernel does not take waits in the stream's buffer; a client whose
 buffer passes ``EVENT_BUFFER_BYTES`` is dropped (it reconnects and resumes by its last id). At
 most ``EVENT_STREAMS_PER_PROCESS`` streams per process (the view answers 503 beyond, see
