@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import plotly.graph_objects as go
+import plotly.io as pio
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
@@ -64,18 +65,6 @@ class Source(Protocol):
     ) -> Verlierer: ...
 
     def attendance(self, stammtisch_id: int, year: int | None) -> list[Row]: ...
-
-
-#: Plotly's tool bar only on hover (and hidden on a phone by the stylesheet, where it would
-#: cover the chart's title); no dragging to zoom, so a finger on a chart scrolls the page
-PLOTLY_CONFIG = {
-    "displaylogo": False,
-    "displayModeBar": "hover",
-    "responsive": True,
-    "scrollZoom": False,
-    "modeBarButtonsToRemove": ["zoom", "pan", "select", "lasso", "zoomIn", "zoomOut",
-                               "autoScale", "resetScale"],
-}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,10 +136,13 @@ def write_assets(out: Path) -> None:
 
 
 def _html(fig: go.Figure, div_id: str) -> Markup:
-    html: str = fig.to_html(
-        full_html=False, include_plotlyjs=False, div_id=div_id, config=PLOTLY_CONFIG
+    """A chart: its place and its figure as JSON data, drawn by ``dashboard.js`` (no inline
+    code). ``<`` is escaped in the JSON, so nothing in it can end the script element."""
+    data = pio.to_json(fig, validate=False, pretty=False).replace("<", "\\u003c")
+    return Markup(
+        f'<div id="{div_id}"></div>\n'
+        f'<script type="application/json" data-chart="{div_id}">{data}</script>'
     )
-    return Markup(html)
 
 
 def _charts(stats: Period, year: int | None, colors: dict[int, str]) -> dict[str, Markup]:

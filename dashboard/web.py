@@ -5,7 +5,8 @@ which every server process reads from the row store: no built folder, no per-pro
 keep coherent, so several processes can serve it at once. A Stammtisch found stale is refreshed
 first (under the one-refresher lock). Pages are sent gzip-compressed with a weak ETag and
 ``Cache-Control: no-cache`` (a repeat visit costs a 304). The shared assets (plotly.js, the
-stylesheet: :mod:`dashboard.assets`) have content-hashed names and are sent precompressed with
+stylesheet, dashboard.js: :mod:`dashboard.assets`) have content-hashed names and are sent
+precompressed (Brotli or gzip) with
 ``Cache-Control: public, max-age=31536000, immutable``; they are written once into
 ``DASHBOARD_DIR`` (default: instance/dashboard) atomically (temp file + rename), so processes
 writing them at once are harmless; a folder that cannot be written costs nothing but that:
@@ -46,7 +47,7 @@ def _read_model() -> Iterator[ReadModel]:
 
 
 def _accepts_gzip() -> bool:
-    return "gzip" in request.headers.get("Accept-Encoding", "").lower()
+    return request.accept_encodings["gzip"] > 0
 
 
 def _html(text: str) -> Response:
@@ -118,24 +119,30 @@ def blueprint() -> Blueprint:
     return bp
 
 
+def _encoding() -> str:
+    """The best encoding of a precompressed asset that the browser takes."""
+    taken = request.accept_encodings
+    return next((e for e in assets.ENCODINGS if taken[e] > 0), "identity")
+
+
 def _asset(asset: assets.Asset) -> Response:
-    """A hashed asset, kept by the browser for a year; gzip-compressed to a browser that takes
-    it. From the folder (written there first if missing), or from memory when the folder
-    cannot be written (the pages work all the same)."""
+    """A hashed asset, kept by the browser for a year; Brotli- or gzip-compressed to a browser
+    that takes it. From the folder (written there first if missing), or from memory when the
+    folder cannot be written (the pages work all the same)."""
     folder: Path | None = current_app.extensions[EXTENSION]
     if folder is not None and not (folder / asset.name).exists():
         try:
             write_assets(folder)
         except OSError as err:
             current_app.logger.warning("dashboard assets not written: %s", err)
-    gz = _accepts_gzip()
-    name = f"{asset.name}.gz" if gz else asset.name
+    encoding = _encoding()
+    name = asset.name + assets.ENCODINGS.get(encoding, "")
     if folder is not None and (folder / name).exists():
         response = send_file(folder / name, mimetype=asset.mimetype, conditional=True)
     else:
-        response = Response(asset.gzipped if gz else asset.body, mimetype=asset.mimetype)
-    if gz:
-        response.headers["Content-Encoding"] = "gzip"
+        response = Response(asset.encoded(encoding), mimetype=asset.mimetype)
+    if encoding != "identity":
+        response.headers["Content-Encoding"] = encoding
     response.vary.add("Accept-Encoding")
     response.headers["Cache-Control"] = assets.IMMUTABLE
     return response

@@ -9,6 +9,7 @@ import re
 from datetime import datetime
 from pathlib import Path
 
+import brotli
 import pytest
 from conftest import make_table
 from dashboard_data import cursor, make_store
@@ -34,26 +35,29 @@ def test_the_vendored_plotly_js_is_the_version_plotly_py_writes_for_and_carries_
     assert f"plotly.js (basic - minified) v{get_plotlyjs_version()}" in head
 
 
-def test_asset_names_carry_their_content_hash_and_the_gzip_is_the_same_file():
+def test_asset_names_carry_their_content_hash_and_the_compressed_ones_are_the_same_file():
     for logical, asset in assets.assets().items():
         stem, _, ext = logical.rpartition(".")
         digest = hashlib.sha256(asset.body).hexdigest()[:12]
         assert asset.name == f"{stem}.{digest}.{ext}"
-        assert gzip.decompress(asset.gzipped) == asset.body
+        assert gzip.decompress(asset.encoded("gzip")) == asset.body
+        assert brotli.decompress(asset.encoded("br")) == asset.body
     plotly = assets.assets()["plotly.js"]
-    assert len(plotly.body) < 1_300_000 and len(plotly.gzipped) < 420_000  # the basic bundle
+    assert len(plotly.body) < 1_300_000  # the basic bundle
+    assert len(plotly.encoded("br")) < 340_000 < len(plotly.encoded("gzip")) < 420_000
 
 
 def test_writing_the_assets_replaces_older_versions_and_keeps_other_files(tmp_path):
     (tmp_path / "plotly.0123456789ab.js").write_text("old")
     (tmp_path / "plotly.0123456789ab.js.gz").write_text("old")
+    (tmp_path / "style.0123456789ab.css.br").write_text("old")
     (tmp_path / "plotly.min.js").write_text("unhashed, of an earlier version")
     (tmp_path / "index.html").write_text("a page")
     assets.write(tmp_path)
     assets.write(tmp_path)  # again: nothing changes
     names = assets.names()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        ["index.html", *names.values(), *(f"{n}.gz" for n in names.values())]
+        ["index.html", *(n + end for n in names.values() for end in ("", ".br", ".gz"))]
     )
 
 
@@ -72,15 +76,20 @@ def served(tmp_path_factory):
     app.extensions["schocken"].store.close()
 
 
-@pytest.mark.parametrize("logical", ["plotly.js", "style.css"])
+@pytest.mark.parametrize("logical", ["plotly.js", "style.css", "dashboard.js"])
 def test_assets_are_sent_compressed_and_kept_for_a_year(served, logical):
     asset = assets.assets()[logical]
-    r = served.get(f"/dashboard/{asset.name}", headers={"Accept-Encoding": "gzip, br"})
-    assert r.status_code == 200 and r.headers["Content-Encoding"] == "gzip"
-    assert r.headers["Cache-Control"] == "public, max-age=31536000, immutable"
-    assert "Accept-Encoding" in r.headers["Vary"]
-    assert gzip.decompress(r.get_data()) == asset.body
-    r.close()
+    for accepted, encoding, decompress in (
+        ("gzip, deflate, br, zstd", "br", brotli.decompress),
+        ("gzip", "gzip", gzip.decompress),
+        ("br;q=0, gzip", "gzip", gzip.decompress),
+    ):
+        r = served.get(f"/dashboard/{asset.name}", headers={"Accept-Encoding": accepted})
+        assert r.status_code == 200 and r.headers["Content-Encoding"] == encoding
+        assert r.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+        assert "Accept-Encoding" in r.headers["Vary"]
+        assert decompress(r.get_data()) == asset.body
+        r.close()
     plain = served.get(f"/dashboard/{asset.name}", headers={"Accept-Encoding": "identity"})
     assert "Content-Encoding" not in plain.headers and plain.get_data() == asset.body
     plain.close()
@@ -120,8 +129,27 @@ def test_a_year_page_opens_with_a_summary_and_folds_its_long_sections(served):
         for row in re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1], re.S):
             cells = re.findall(r"<td([^>]*)>", row)
             assert all("data-label=" in c for c in cells[1:]), row
-    assert '"displayModeBar": "hover"' in html
+    assert 'displayModeBar: "hover"' in assets.assets()["dashboard.js"].body.decode()
     assert ".modebar-container { display: none; }" in assets.assets()["style.css"].body.decode()
+
+
+def test_a_page_carries_its_figures_as_data_and_no_inline_code(served):
+    """The strict Content-Security-Policy (no inline scripts) holds on the dashboard too:
+    ``dashboard.js`` draws the figures from JSON that nothing in it can break out of."""
+    r = served.get("/dashboard/zur-post/2024.html")
+    html = r.get_data(as_text=True)
+    scripts = re.findall(r"<script([^>]*)>(.*?)</script>", html, re.S)
+    assert [attrs for attrs, body in scripts if body.strip()] == [
+        ' type="application/json" data-chart="chart-verlierer"',
+        ' type="application/json" data-chart="chart-deckel"',
+        ' type="application/json" data-chart="chart-serien"',
+        ' type="application/json" data-chart="chart-wuerfe"',
+        ' type="application/json" data-chart="chart-finale"',
+        ' type="application/json" data-chart="chart-trend"',
+    ]
+    assert all("<" not in body for _, body in scripts)
+    policy = r.headers["Content-Security-Policy"]
+    assert "script-src 'self'" in policy and "unsafe-inline' " not in policy.split("style-src")[0]
 
 
 def test_the_served_pages_link_to_the_form_the_docs_and_the_demo(served):
