@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, TextIO
 
 import click
 
+from api.rules import count
+
 from .base import Group, command
 from .database import database_url_option, pick_url
 
@@ -141,7 +143,8 @@ def build(
     finally:
         store.close()
     print(
-        f"{result.pages} Seiten für {result.stammtische} Stammtisch(e) in "
+        f"{count(result.pages, 'Seite', 'Seiten')} für "
+        f"{count(result.stammtische, 'Stammtisch', 'Stammtische')} in "
         f"{time.perf_counter() - started:.1f} s: {folder / 'index.html'}",
         file=sys.stderr,
     )
@@ -163,7 +166,7 @@ def _from_server(url: str, out: Path, slug: str | None) -> int:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(zf.read(name))
     print(
-        f"Dashboard vom Server {url} nach {out} geschrieben ({len(names)} Dateien).",
+        f"Dashboard vom Server {url} nach {out} geschrieben ({count(len(names), 'Datei', 'Dateien')}).",
         file=sys.stderr,
     )
     return 0
