@@ -87,6 +87,7 @@ def test_a_year_page_on_a_phone_opens_with_its_summary_and_folds_the_rest(browse
         assert page.locator("#verlierer-des-jahres").bounding_box()["y"] < 640 - 100
         opened = page.eval_on_selector_all("details.block", "ds => ds.map(d => d.open)")
         assert opened == [True] + [False] * (len(SECTIONS) - 1)
+        assert not page.locator("#verlauf details").evaluate("d => d.open")
         assert phone.height() < 2600  # was ~7,300 CSS px with everything open
         phone.shot("top")
         chart = page.locator("#chart-verlierer")
@@ -138,6 +139,7 @@ def test_a_wide_screen_shows_every_section_open(browser, base):
         desk.open(base + PAGE)
         opened = desk.page.eval_on_selector_all("details.block", "ds => ds.map(d => d.open)")
         assert opened == [True] * len(SECTIONS)
+        assert desk.page.locator("#verlauf details").evaluate("d => d.open")
         assert desk.errors == []
     finally:
         desk.context.close()

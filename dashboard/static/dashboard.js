@@ -1,6 +1,7 @@
 /* The dashboard's charts, drawn from the JSON beside each of them (the pages carry no inline
-   code: their Content-Security-Policy allows none). A wide screen shows every section open; on
-   a phone a section's charts are fitted to it when it is opened (drawn while hidden). */
+   code: their Content-Security-Policy allows none). A wide screen shows every section open (and
+   a year's monthly numbers); on a phone a section's charts are fitted to it when it is opened
+   (drawn while hidden). */
 (function () {
   "use strict";
   // Plotly's tool bar only on hover (the stylesheet hides it on a phone, where it would cover
@@ -14,8 +15,12 @@
                              "autoScale2d", "resetScale2d"]
   };
   var wide = window.matchMedia("(min-width: 761px)").matches;
+  if (wide) {
+    document.querySelectorAll("details.block, details.wide-open").forEach(function (details) {
+      details.open = true;
+    });
+  }
   document.querySelectorAll("details.block").forEach(function (section) {
-    if (wide) section.open = true;
     section.addEventListener("toggle", function () {
       if (!section.open) return;
       section.querySelectorAll(".js-plotly-plot").forEach(function (plot) {
