@@ -125,7 +125,9 @@ class Config:
                 "Record Schocken games from any client. The API validates every throw against "
                 "the Stammtisch's house rules and computes Deckel, halves (Hälften), the Finale "
                 "and Blattschuss. Writes need the Stammtisch's token as "
-                "`Authorization: Bearer …`. Errors: see below."
+                "`Authorization: Bearer …`. Errors: see below. On this server: the pub form "
+                "[Deckelzähler](/), the [statistics](/dashboard/) and the demo Stammtisch's "
+                "[statistics](/dashboard/demo/) (after `schocken demo`)."
             ),
             "license": {"name": "MIT", "identifier": "MIT"},
         },

@@ -164,6 +164,9 @@ def test_the_served_pages_link_to_the_form_the_docs_and_the_demo(served):
     assert '<a href="../">Deckelzähler</a>' in index and '<a href="../docs">API-Doku</a>' in index
     form = served.get("/").get_data(as_text=True)
     assert 'href="/dashboard/"' in form and 'href="/docs"' in form
+    docs = served.get("/openapi.json").json["info"]["description"]  # what /docs shows first
+    for link in ("[Deckelzähler](/)", "(/dashboard/)", "(/dashboard/demo/)"):
+        assert link in docs
 
 
 def test_a_built_folder_links_nowhere_outside_itself(tmp_path):
