@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask_smorest import Api
 
-from . import games, health, imports, players, rules, stammtische
+from . import events, games, health, imports, players, rules, stammtische
 
 BLUEPRINTS = (
     health.blp,
@@ -19,3 +19,4 @@ BLUEPRINTS = (
 def register(api: Api) -> None:
     for blp in BLUEPRINTS:
         api.register_blueprint(blp)
+    events.register(api)
