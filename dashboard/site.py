@@ -117,7 +117,7 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(num=_num, pct=_pct, date=_date, half=_half, counted=count, years=_years)
+    env.filters.update(num=_num, pct=_pct, date=_date, half=_half, count=count, years=_years)
     env.globals["assets"] = assets.names()
     return env
 

@@ -198,7 +198,7 @@ def test_count_groups_thousands_and_uses_the_plural_for_all_but_one():
 
 
 def test_no_template_writes_a_number_before_a_plural_noun_itself():
-    """Counts go through the ``counted`` filter (``api.rules.count``), never "{{ n }} Spiele"."""
+    """Counts go through the ``count`` filter (``api.rules.count``), never "{{ n }} Spiele"."""
     nouns = "Spiele|Spielen|Spiel|Hälften|Würfe|Züge|Runden|Monate|Blattschuss|Blattschüsse|Finale"
     copy = re.compile(rf"\}}\}}\s+(beendete\s+)?({nouns})\b")
     found = {p.name: copy.findall(p.read_text()) for p in TEMPLATES.glob("*.html")}
