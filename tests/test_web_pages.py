@@ -505,7 +505,7 @@ def test_a_turn_takes_three_dice_and_one_throws_button_and_is_announced_like_the
     ref = Game.start(rules, PLAYERS, "Anna")
     page = web.get(game)
     assert throw_buttons(page) == ["1", "2", "3"]  # Anna opens: up to the maximum
-    assert "Anna beginnt die Runde und legt vor" in text_of(page)
+    assert "Runde 1: Anna legt vor: bis zu 3 Würfe." in text_of(page)
 
     entries = [
         ("Anna", "114", "2"),
