@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (the fixtures imported from the other test module)
 """The turn input in the first screen: at 360 × 640 and 390 × 664 (a phone's viewport minus
 the browser's bars) the whole turn form – who is at turn, the dice, every throws button – is
 visible without scrolling in every state of a game, the banners of a round, a half, the Finale,
@@ -82,7 +83,7 @@ def penalty(p: Phone, player: str, reason: str) -> None:
     p.tap(page.get_by_role("button", name="Strafe eintragen"))
 
 
-def test_the_turn_input_stays_in_the_first_screen(phone: Any) -> None:  # noqa: F811
+def test_the_turn_input_stays_in_the_first_screen(phone: Any) -> None:
     p = phone(width=390, javascript=True)
     page = p.page
     ref = Referee("Anna")

@@ -39,6 +39,7 @@ class Browser:
         self.client = app.test_client()
         self.base_url = "https://localhost" if https else "http://localhost"
         self.csrf = ""
+        self.posted: Any = None
 
     def get(self, url: str, **kw: Any) -> Any:
         r = self.client.get(url, base_url=self.base_url, **kw)
@@ -54,6 +55,9 @@ class Browser:
         if csrf:
             body.setdefault("csrf_token", self.csrf)
         r = self.client.post(url, data=body, base_url=self.base_url)
+        self.posted = r
+        if r.status_code == 303:  # Post/Redirect/Get: the browser follows at once
+            return self.get(r.headers["Location"])
         found = re.search(r'name="csrf_token" value="([^"]+)"', r.text)
         if found:
             self.csrf = found.group(1)
@@ -112,7 +116,8 @@ def web(app: Flask) -> Browser:
 
 def create(web: Browser, name: str = "Zur Post", **fields: Any) -> tuple[str, str]:
     r = web.post("/stammtisch", {"name": name, "preset": "standard", "public": "1", **fields})
-    assert r.status_code == 201, errors_of(r, "name") + errors_of(r, "slug") + [text_of(r)]
+    assert r.status_code == 200, errors_of(r, "name") + errors_of(r, "slug") + [text_of(r)]
+    assert web.posted.status_code == 303
     slug = re.search(r'<code id="created-slug">([^<]+)</code>', r.text).group(1)
     token = re.search(r'<code id="created-token">([^<]+)</code>', r.text).group(1)
     return slug, token
@@ -277,7 +282,8 @@ def test_creating_a_stammtisch_shows_its_key_once_and_logs_in(app: Flask) -> Non
         "/stammtisch",
         {"name": "Knobelrunde Zur Post", "preset": "wolbeck", "opt_deckel": "15", "public": "1"},
     )
-    assert r.status_code == 201
+    assert web.posted.status_code == 303 and r.status_code == 200
+    assert web.posted.headers["Location"] == "/s/knobelrunde-zur-post/schluessel"
     page = text_of(r)
     assert "wird nur jetzt angezeigt" in page
     cookie = r.headers["Set-Cookie"]

@@ -157,6 +157,15 @@ class MemoryRepository(MemoryStatsMixin, Repository):
             for key in [k for k, s in self.web_sessions.items() if s.expires_at < before]:
                 del self.web_sessions[key]
 
+    def replace_key(self, stammtisch_id: int, token_hash: str) -> None:
+        with self.transaction():
+            for slug, record in self.stammtische.items():
+                if record.id == stammtisch_id:
+                    self.stammtische[slug] = replace(record, token_hash=token_hash)
+            for key, login in list(self.web_sessions.items()):
+                if login.stammtisch_id == stammtisch_id and login.token_hash != token_hash:
+                    del self.web_sessions[key]
+
     def add_stammtisch(
         self,
         slug: str,

@@ -222,6 +222,11 @@ class Repository(ABC):
         """Forget logins that expired before ``before``."""
         raise NotImplementedError
 
+    def replace_key(self, stammtisch_id: int, token_hash: str) -> None:
+        """Give the Stammtisch a new key (its hash): the old key stops working, and every
+        login made with it ends (its own transaction, or the caller's)."""
+        raise NotImplementedError
+
     # Stammtische
     @abstractmethod
     def add_stammtisch(

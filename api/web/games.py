@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import asdict
 from typing import Any
 
 from flask import (
@@ -31,6 +32,7 @@ from ..rules import DomainEvent, SchockenError, limits
 from ..storage import Stammtisch
 from .blueprint import bp
 from .forms import FormErrors, TurnInput, describe_rules, field_of, parse_turn
+from .prg import reject, rejected
 from .protocol import BIG, TURN, board, last_round, protocol, turn_options
 from .session import logged_in_to_stammtisch
 
@@ -88,7 +90,16 @@ def _game_page(
 @bp.get("/s/<slug>/spiel/<int:game_id>")
 @logged_in_to_stammtisch
 def game(st: Stammtisch, game_id: int) -> ResponseReturnValue:
-    return _game_page(st, game_id)
+    status, errors, kept = rejected()
+    entered = TurnInput(**kept["turn"]) if "turn" in kept else None
+    return _game_page(st, game_id, status, entered, errors, kept.get("penalty"))
+
+
+def _rejected(
+    st: Stammtisch, game_id: int, status: int, errors: FormErrors, **kept: Any
+) -> ResponseReturnValue:
+    """Back to the game screen, which shows the messages and what was entered (once)."""
+    return reject(url_for("web.game", slug=st.slug, game_id=game_id), status, errors, **kept)
 
 
 @contextmanager
@@ -125,7 +136,7 @@ def record_turn(st: Stammtisch, game_id: int) -> ResponseReturnValue:
                 result = svc.record(st, game_id, "turn", body)
         except _Stale:
             errors.add("form", STALE)
-            return _game_page(st, game_id, 409, TurnInput(), errors)
+            return _rejected(st, game_id, 409, errors)
         except SchockenError as err:
             errors.add(field_of(err.field), err.message)
         except DomainError as err:
@@ -133,7 +144,7 @@ def record_turn(st: Stammtisch, game_id: int) -> ResponseReturnValue:
         else:
             _announce(result.events)
             return _back_to_game(st, game_id)
-    return _game_page(st, game_id, 422, entered, errors)
+    return _rejected(st, game_id, 422, errors, turn=asdict(entered))
 
 
 def _penalty_body(
@@ -182,7 +193,7 @@ def record_penalty(st: Stammtisch, game_id: int) -> ResponseReturnValue:
         else:
             _announce(result.events)
             return _back_to_game(st, game_id)
-    return _game_page(st, game_id, 422, errors=errors, penalty=entered)
+    return _rejected(st, game_id, 422, errors, penalty=entered)
 
 
 @bp.post("/s/<slug>/spiel/<int:game_id>/rueckgaengig")
@@ -194,9 +205,9 @@ def undo(st: Stammtisch, game_id: int) -> ResponseReturnValue:
             result = services().undo(st, game_id, {"by": "Formular"})
     except _Stale:
         errors.add("undo", STALE + " Es wurde nichts rückgängig gemacht.")
-        return _game_page(st, game_id, 409, errors=errors)
+        return _rejected(st, game_id, 409, errors)
     except DomainError as err:
         errors.add("undo", err.message)
-        return _game_page(st, game_id, status_of(err), errors=errors)
+        return _rejected(st, game_id, status_of(err), errors)
     _announce(result.events)
     return _back_to_game(st, game_id)

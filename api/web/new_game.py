@@ -15,6 +15,7 @@ from ..rules import MAX_PLAYERS, MIN_PLAYERS, SchockenError
 from ..storage import Player, Stammtisch
 from .blueprint import bp, zone
 from .forms import FormErrors
+from .prg import reject, rejected
 from .session import logged_in_to_stammtisch
 
 
@@ -86,18 +87,18 @@ def new_game(st: Stammtisch) -> ResponseReturnValue:
     """Players are tapped in clockwise order (links), the opener chosen, the game started."""
     active = [p for p in services().players(st) if not p.retired]
     by_id = {str(p.id): p for p in active}
-    errors = FormErrors()
-    if request.method == "GET":
-        seats = _seats_asked(st, active)
-        starter = ""  # the first seat, until chosen
-    else:
-        seats = request.form.getlist("seat")
-        starter = request.form.get("starter", "")
-    seats = list(dict.fromkeys(s for s in seats if s in by_id))
     if request.method == "POST":
+        seats = [s for s in dict.fromkeys(request.form.getlist("seat")) if s in by_id]
+        starter = request.form.get("starter", "")
+        errors = FormErrors()
         game_id = _start(st, seats, starter, by_id, errors)
         if game_id is not None:
             return redirect(url_for("web.game", slug=st.slug, game_id=game_id))
+        back = url_for("web.new_game", slug=st.slug, sitze=",".join(seats))
+        return reject(back, 422, errors, starter=starter)
+    status, errors, kept = rejected()
+    seats = list(dict.fromkeys(s for s in _seats_asked(st, active) if s in by_id))
+    starter = str(kept.get("starter", ""))  # the first seat, until chosen
     if starter not in seats:
         starter = seats[0] if seats else ""
     waiting = [p for p in active if str(p.id) not in seats]
@@ -109,4 +110,4 @@ def new_game(st: Stammtisch) -> ResponseReturnValue:
         starter=starter,
         links=_seat_links(slug=st.slug, seats=seats, waiting=waiting),
         errors=errors,
-    ), (422 if errors else 200)
+    ), status
