@@ -59,6 +59,12 @@ def asset(filename: str) -> str:
     return url_for("web.static", filename=filename, v=versions[filename])
 
 
+@bp.get("/favicon.ico")
+def favicon() -> Response:
+    """The icon browsers ask for on every page without one of its own (``/docs``)."""
+    return bp.send_static_file("icon.svg")
+
+
 @bp.after_request
 def _security_headers(response: Response) -> Response:
     """Every answer of the form (pages, assets, error pages): the strict policy; pages are

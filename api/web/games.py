@@ -83,6 +83,7 @@ def _game_page(
         errors=errors or FormErrors(),
         penalty=penalty or {"player": "", "reason": "", "deckel": penalty_default},
         stats_url=current_app.config["STATS_URL"].format(slug=st.slug),
+        confirm_undo=request.args.get("rueckgaengig") == "1",
     )
     return render_template("game.html", **ctx), status
 
@@ -200,9 +201,14 @@ def record_penalty(st: Stammtisch, game_id: int) -> ResponseReturnValue:
 @logged_in_to_stammtisch
 def undo(st: Stammtisch, game_id: int) -> ResponseReturnValue:
     errors = FormErrors()
+    svc = services()
     try:
         with _current(st, game_id):
-            result = services().undo(st, game_id, {"by": "Formular"})
+            decided = svc.game(st, game_id).runtime.game.loser is not None
+            if decided and request.form.get("bestaetigt") != "1":  # asked first
+                url = url_for("web.game", slug=st.slug, game_id=game_id, rueckgaengig=1)
+                return redirect(url + "#undo", 303)
+            result = svc.undo(st, game_id, {"by": "Formular"})
     except _Stale:
         errors.add("undo", STALE + " Es wurde nichts rückgängig gemacht.")
         return _rejected(st, game_id, 409, errors)

@@ -42,18 +42,20 @@ def _seat_links(slug: str, seats: list[str], waiting: list[Player]) -> dict[str,
     return links
 
 
-def _seats_asked(st: Stammtisch, active: list[Player]) -> list[str]:
-    """The seat order of the link (``?sitze=``), or that of an earlier game (``?wie=<id>``)."""
+def _seats_asked(st: Stammtisch, active: list[Player]) -> tuple[list[str], str]:
+    """The seat order of the link (``?sitze=``), or that of an earlier game (``?wie=<id>``),
+    whose loser then opens (as the house rule of most tables has it: the loser starts)."""
     seats = (request.args.get("sitze") or "").split(",")
     again = request.args.get("wie")
-    if again and again.isdigit():
-        try:
-            previous: tuple[str, ...] = services().game(st, int(again)).runtime.game.players
-        except NotFound:
-            previous = ()
-        ids = {p.name: str(p.id) for p in active}
-        seats = [ids[name] for name in previous if name in ids]
-    return seats
+    if not (again and again.isdigit()):
+        return seats, ""
+    try:
+        previous = services().game(st, int(again)).runtime.game
+    except NotFound:
+        return [], ""
+    ids = {p.name: str(p.id) for p in active}
+    seats = [ids[name] for name in previous.players if name in ids]
+    return seats, ids.get(previous.loser or "", "")
 
 
 def _start(
@@ -97,8 +99,9 @@ def new_game(st: Stammtisch) -> ResponseReturnValue:
         back = url_for("web.new_game", slug=st.slug, sitze=",".join(seats))
         return reject(back, 422, errors, starter=starter)
     status, errors, kept = rejected()
-    seats = list(dict.fromkeys(s for s in _seats_asked(st, active) if s in by_id))
-    starter = str(kept.get("starter", ""))  # the first seat, until chosen
+    asked, loser = _seats_asked(st, active)
+    seats = list(dict.fromkeys(s for s in asked if s in by_id))
+    starter = str(kept.get("starter", loser))  # the first seat, until chosen
     if starter not in seats:
         starter = seats[0] if seats else ""
     waiting = [p for p in active if str(p.id) not in seats]
