@@ -104,6 +104,12 @@ def zone() -> tzinfo:
         return UTC
 
 
+@bp.app_template_filter("count")
+def _count(n: int, singular: str, plural: str) -> str:
+    """A number and its noun: ``1|count("Spiel", "Spiele")`` → "1 Spiel", 2 → "2 Spiele"."""
+    return f"{n} {singular if n == 1 else plural}"
+
+
 @bp.app_template_filter("when")
 def _when(value: Any) -> str:
     """An ISO timestamp as local date and time ("27.11.2026, 20:15")."""
