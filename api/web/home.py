@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flask import flash, redirect, render_template, request, url_for
+from flask import current_app, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
 from ..domain import Conflict, DomainError, NotFound
+from ..domain.demo_key import key_fits, saved_demo_key
 from ..domain.stammtische import SLUG_PATTERN, SLUG_RULE
 from ..http.context import services
 from ..http.ratelimit import (
@@ -28,6 +29,23 @@ from .stammtisch import options_open, stammtisch_form
 #: a Kurzname as the API accepts it
 SLUG = re.compile(SLUG_PATTERN)
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+
+
+def _local_demo() -> dict[str, str] | None:
+    """The demo's Kurzname and key, on a server that listens on loopback only (no proxy in
+    front): everyone who can open the page sits at this computer."""
+    host = str(current_app.config.get("LISTEN_HOST") or "")
+    local = host in ("localhost", "::1", "[::1]") or host.startswith("127.")
+    if not local or current_app.config.get("TRUSTED_PROXIES"):
+        return None
+    saved = saved_demo_key(current_app.instance_path)
+    if saved is None:
+        return None
+    try:
+        st = services().stammtisch(saved[0])
+    except NotFound:
+        return None
+    return {"slug": st.slug, "name": st.name, "token": saved[1]} if key_fits(st, saved[1]) else None
 
 
 def _home(status: int = 200, **ctx: Any) -> tuple[str, int]:
@@ -50,6 +68,7 @@ def _home(status: int = 200, **ctx: Any) -> tuple[str, int]:
     page = render_template(
         "home.html",
         known=known,
+        demo=_local_demo(),
         presets=presets(),
         options_open=options_open(ctx["errors"]),
         **ctx,
