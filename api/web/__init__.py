@@ -47,12 +47,12 @@ from pathlib import Path
 from flask import Flask, Request
 from flask.sessions import SecureCookieSessionInterface
 
-from . import games, home, keys, new_game, players, session, stammtisch
+from . import games, home, invite, keys, new_game, players, session, stammtisch
 from .blueprint import bp
 
 SECRET_FILE = "secret_key"
 #: the modules that register their hooks and pages on :data:`bp`
-MODULES = (session, home, keys, stammtisch, players, new_game, games)
+MODULES = (session, home, keys, invite, stammtisch, players, new_game, games)
 
 
 class _AutoSecureSessionInterface(SecureCookieSessionInterface):

@@ -32,6 +32,7 @@ from ..rules import DomainEvent, SchockenError, limits
 from ..storage import Stammtisch
 from .blueprint import bp
 from .forms import FormErrors, TurnInput, describe_rules, field_of, parse_turn
+from .invite import invite_url
 from .prg import reject, rejected
 from .protocol import BIG, TURN, board, last_round, protocol, turn_options
 from .session import logged_in_to_stammtisch
@@ -84,6 +85,7 @@ def _game_page(
         penalty=penalty or {"player": "", "reason": "", "deckel": penalty_default},
         stats_url=current_app.config["STATS_URL"].format(slug=st.slug),
         confirm_undo=request.args.get("rueckgaengig") == "1",
+        invite=invite_url(st, game_id),
     )
     return render_template("game.html", **ctx), status
 
