@@ -199,6 +199,7 @@ def create_stammtisch(p: Phone, name: str = "Zur Post") -> str:
     page.goto("/")
     p.shot("01-start")
     page.fill("#name", name)
+    page.locator("input[name=public][value='1']").check()  # asked, never assumed
     page.locator("details.options > summary").click()
     page.fill("#opt_deckel", "3")
     p.shot("02-stammtisch-anlegen")

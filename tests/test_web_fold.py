@@ -62,6 +62,7 @@ def create_stammtisch(p: Phone) -> None:
     page = p.page
     page.goto("/")
     page.fill("#name", "Zum Falz")
+    page.locator("input[name=public][value='1']").check()  # asked, never assumed
     page.locator("details.options > summary").click()
     page.fill("#opt_deckel", "3")
     page.select_option("#opt_penalty", label="1 Deckel")

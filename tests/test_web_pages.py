@@ -314,12 +314,20 @@ def test_a_rejected_stammtisch_keeps_the_entered_values_and_stores_nothing(
     r = web.post("/stammtisch", {"name": "", "slug": "meine-runde", "preset": "nrw"})
     assert r.status_code == 422
     assert errors_of(r, "name") == ["Bitte einen Namen für den Stammtisch eintragen."]
+    assert errors_of(r, "public") == ["Bitte wählen: öffentlich oder privat."]  # asked
+    assert not re.search(r'name="public" value="[01]" checked', r.text)
     assert input_value(r, "slug") == "meine-runde"
     assert re.search(r'value="nrw" checked', r.text)
 
     r = web.post(
         "/stammtisch",
-        {"name": "Zur Post", "preset": "standard", "opt_deckel": "1", "opt_jule": '"sieben"'},
+        {
+            "name": "Zur Post",
+            "preset": "standard",
+            "opt_deckel": "1",
+            "opt_jule": '"sieben"',
+            "public": "0",
+        },  # fmt: skip
     )
     assert r.status_code == 422
     assert errors_of(r, "opt_deckel") == [
@@ -329,8 +337,12 @@ def test_a_rejected_stammtisch_keeps_the_entered_values_and_stores_nothing(
     assert '<option value="&#34;sieben&#34;" selected>' in r.text
     assert '<details class="options" open>' in r.text
     assert input_value(r, "name") == "Zur Post"
+    assert re.search(r'name="public" value="0" checked', r.text)  # the choice is kept
 
-    r = web.post("/stammtisch", {"name": "Zur Post", "slug": "Zur Post!", "preset": "standard"})
+    r = web.post(
+        "/stammtisch",
+        {"name": "Zur Post", "slug": "Zur Post!", "preset": "standard", "public": "1"},
+    )
     assert errors_of(r, "slug") == [
         "Nur Kleinbuchstaben, Ziffern und Bindestriche (höchstens 40 Zeichen)."
     ]
@@ -340,7 +352,9 @@ def test_a_rejected_stammtisch_keeps_the_entered_values_and_stores_nothing(
 
 def test_a_kurzname_that_is_taken_is_rejected_next_to_the_field(web: Browser) -> None:
     create(web, slug="post")
-    r = web.post("/stammtisch", {"name": "Andere", "slug": "post", "preset": "standard"})
+    r = web.post(
+        "/stammtisch", {"name": "Andere", "slug": "post", "preset": "standard", "public": "1"}
+    )
     assert r.status_code == 422
     assert errors_of(r, "slug") == ["Den Stammtisch „post“ gibt es schon."]
 
@@ -820,16 +834,16 @@ def test_name_and_house_rules_can_be_changed_for_the_games_that_follow(
     assert errors_of(r, "name") == ["Bitte einen Namen für den Stammtisch eintragen."]
     assert re.search(r'value="nrw" checked', r.text) and input_value(r, "opt_deckel") == "15"
 
-    r = web.post(
-        f"/s/{slug}/regeln", {"name": "Zur alten Post", "preset": "nrw", "opt_deckel": "15"}
-    )
+    assert re.search(r'name="public" value="1" checked', page.text)  # public, as created
+    form = {"name": "Zur alten Post", "preset": "nrw", "opt_deckel": "15", "public": "0"}
+    r = web.post(f"/s/{slug}/regeln", form)
     page = web.follow(r)
     assert "Gespeichert. Neue Hausregeln gelten ab dem nächsten Spiel." in text_of(page)
     assert "Zur alten Post" in text_of(page)
     with app.app_context():
         st = services().stammtisch(slug)
         assert st.rules == {"preset": "nrw", "overrides": {"deckel": 15}}
-        assert st.private is True  # the box was not ticked
+        assert st.private is True  # "Nur wir" was chosen
     assert game_state(app, slug, game)["mitte"] == 3  # the running game keeps its rules
     assert game_state(app, slug, start(web, slug))["mitte"] == 15
 

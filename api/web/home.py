@@ -59,7 +59,7 @@ def _home(status: int = 200, **ctx: Any) -> tuple[str, int]:
             continue
         if may_write(st):
             known.append(st)
-    ctx.setdefault("create", {"name": "", "slug": "", "preset": "standard", "public": True})
+    ctx.setdefault("create", {"name": "", "slug": "", "preset": "standard", "public": None})
     ctx.setdefault("options", option_fields())
     ctx.setdefault("login", {"slug": request.args.get("stammtisch", ""), "token": ""})
     ctx.setdefault("errors", FormErrors())

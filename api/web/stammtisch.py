@@ -79,13 +79,15 @@ def stammtisch_form(errors: FormErrors) -> tuple[dict[str, Any], dict[str, Any]]
         "name": name,
         "slug": (form.get("slug") or "").strip().lower(),
         "preset": preset,
-        "public": bool(form.get("public")),
+        "public": {"1": True, "0": False}.get(form.get("public") or ""),
         "selected": {k[4:]: v for k, v in form.items() if k.startswith("opt_")},
     }
     if not name:
         errors.add("name", "Bitte einen Namen für den Stammtisch eintragen.")
     elif len(name) > NAME_MAX:
         errors.add("name", f"Der Name ist zu lang (höchstens {NAME_MAX} Zeichen).")
+    if entered["public"] is None:
+        errors.add("public", "Bitte wählen: öffentlich oder privat.")
     if preset not in PRESETS:
         errors.add("preset", "Bitte eines der Regelwerke wählen.")
     rules = {"preset": preset, "overrides": parse_overrides(form, errors)}
