@@ -220,7 +220,10 @@ class MemoryRepository(MemoryStatsMixin, Repository):
     def add_game(self, game: NewGame) -> int:
         with self._lock:
             game_id = len(self.games) + 1
-            self.games[game_id] = copy.deepcopy(game).stored(game_id)
+            number = 1 + sum(
+                1 for g in self.games.values() if g.stammtisch_id == game.stammtisch_id
+            )
+            self.games[game_id] = replace(copy.deepcopy(game).stored(game_id), number=number)
             self.logs[game_id] = []
             return game_id
 

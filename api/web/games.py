@@ -49,7 +49,8 @@ def _snapshot(st: Stammtisch, game_id: int) -> tuple[dict[str, Any], str]:
     no write changes the game meanwhile."""
     svc = services()
     with svc.cache.locked(game_id):
-        rt = svc.game(st, game_id).runtime
+        view = svc.game(st, game_id)
+        rt = view.runtime
         game = rt.game
         last = rt.entries[-1] if rt.entries else None
         ctx: dict[str, Any] = {
@@ -61,6 +62,8 @@ def _snapshot(st: Stammtisch, game_id: int) -> tuple[dict[str, Any], str]:
             "open_turn": rt.open_turn.player if rt.open_turn else None,
             "last_entry": describe_entry(last.kind, last.body) if last else None,
             "rules_list": describe_rules(game.rules),
+            "number": view.record.number,
+            "abandoned": view.record.status == "abandoned",
         }
         return ctx, str(game.rules.penalty or "")
 

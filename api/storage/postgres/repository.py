@@ -57,7 +57,7 @@ def _game_record(row: Sequence[Any], players: tuple[GamePlayer, ...]) -> GameRec
         id=row[0], stammtisch_id=row[1], header=row[2], rules=row[3], options=row[4],
         played_at=row[5], played_at_utc=row[6], year=row[7], source=row[8],
         created_at=row[9], players=players, played_local=row[13], status=row[10],
-        phase=row[11], loser=row[12],
+        phase=row[11], loser=row[12], number=int(row[14] or 0),
     )  # fmt: skip
 
 

@@ -71,6 +71,7 @@ def _game_record(row: Sequence[Any], players: tuple[GamePlayer, ...]) -> GameRec
         created_at=datetime.fromisoformat(row[9]),
         players=players,
         played_local=datetime.fromisoformat(row[13]),
+        number=int(row[14] or 0),
         status=row[10],
         phase=row[11],
         loser=row[12],
