@@ -172,6 +172,7 @@ class GameUseCases(UseCases):
     def game(self, st: Stammtisch, game_id: int) -> GameView:
         with self.cache.locked(game_id):
             rt = self._runtime(st, game_id)
+            self.abandoned(rt, game_id)  # called off meanwhile, perhaps in another process
             assert rt.record is not None
             return GameView(rt.record, st.slug, rt)
 

@@ -8,6 +8,7 @@ plain functions (``api/domain/catalog.py``).
 
 from __future__ import annotations
 
+from .abandon import AbandonUseCases
 from .games import GameUseCases
 from .players import PlayerUseCases
 from .rebuild import RebuildUseCases
@@ -16,6 +17,11 @@ from .stammtische import StammtischUseCases
 
 
 class Services(
-    StammtischUseCases, PlayerUseCases, GameUseCases, RecordingUseCases, RebuildUseCases
+    StammtischUseCases,
+    PlayerUseCases,
+    GameUseCases,
+    RecordingUseCases,
+    RebuildUseCases,
+    AbandonUseCases,
 ):
     """The use cases, on one repository (one request)."""

@@ -157,6 +157,14 @@ class MemoryRepository(MemoryStatsMixin, Repository):
             for key in [k for k, s in self.web_sessions.items() if s.expires_at < before]:
                 del self.web_sessions[key]
 
+    def abandon_game(self, game_id: int, at: datetime) -> bool:
+        with self.transaction():
+            game = self.games[game_id]
+            if game.status == "abandoned":
+                return False
+            self.games[game_id] = replace(game, status="abandoned")
+            return True
+
     def replace_key(self, stammtisch_id: int, token_hash: str) -> None:
         with self.transaction():
             for slug, record in self.stammtische.items():

@@ -134,7 +134,7 @@ def _back_to_game(st: Stammtisch, game_id: int) -> ResponseReturnValue:
 def record_turn(st: Stammtisch, game_id: int) -> ResponseReturnValue:
     svc = services()
     rules = svc.game(st, game_id).runtime.rules
-    errors = FormErrors()
+    errors, status = FormErrors(), 422
     entered, body = parse_turn(request.form, rules.dice_count, errors)
     if body is not None:
         try:
@@ -147,10 +147,11 @@ def record_turn(st: Stammtisch, game_id: int) -> ResponseReturnValue:
             errors.add(field_of(err.field), err.message)
         except DomainError as err:
             errors.add("form", err.message)
+            status = status_of(err)
         else:
             _announce(result.events)
             return _back_to_game(st, game_id)
-    return _rejected(st, game_id, 422, errors, turn=asdict(entered))
+    return _rejected(st, game_id, status, errors, turn=asdict(entered))
 
 
 def _penalty_body(
@@ -221,4 +222,17 @@ def undo(st: Stammtisch, game_id: int) -> ResponseReturnValue:
         errors.add("undo", err.message)
         return _rejected(st, game_id, status_of(err), errors)
     _announce(result.events)
+    return _back_to_game(st, game_id)
+
+
+@bp.post("/s/<slug>/spiel/<int:game_id>/abbrechen")
+@logged_in_to_stammtisch
+def abandon(st: Stammtisch, game_id: int) -> ResponseReturnValue:
+    errors = FormErrors()
+    try:
+        services().abandon_game(st, game_id)
+    except DomainError as err:
+        errors.add("abandon", err.message)
+        return _rejected(st, game_id, status_of(err), errors)
+    flash("Spiel abgebrochen: es zählt nicht in der Statistik.", "penalty")
     return _back_to_game(st, game_id)

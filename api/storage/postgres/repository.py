@@ -41,6 +41,7 @@ from ..records import (
 from ..repository import Repository, StorageConflict, StorageUnavailable, stats_changed
 from ..sql import queries as named_queries
 from ..sqlite.rows import to_json
+from .abandon import AbandonMixin
 from .counters import CountersMixin
 from .events import EventsMixin
 from .readmodel import ReadModelMixin
@@ -76,7 +77,9 @@ def _insert_sql(table: str) -> str:
     return sql
 
 
-class PostgresRepository(CountersMixin, WebSessionsMixin, EventsMixin, ReadModelMixin, Repository):
+class PostgresRepository(
+    CountersMixin, WebSessionsMixin, AbandonMixin, EventsMixin, ReadModelMixin, Repository
+):
     """Repository on a pooled PostgreSQL connection."""
 
     def __init__(self, pool: ConnectionPool[psycopg.Connection[Any]], kinds: Kinds) -> None:

@@ -36,6 +36,7 @@ from ..repository import (
     file_fault,
     stats_changed,
 )
+from .abandon import AbandonMixin
 from .counters import Counters, Writing, probe_write_lock
 from .errors import taken as _taken
 from .errors import unavailable as _unavailable
@@ -78,7 +79,7 @@ def _game_record(row: Sequence[Any], players: tuple[GamePlayer, ...]) -> GameRec
     )
 
 
-class SQLiteRepository(ReadModelMixin, WebSessionsMixin, EventsMixin, Repository):
+class SQLiteRepository(ReadModelMixin, WebSessionsMixin, AbandonMixin, EventsMixin, Repository):
     """Repository on one SQLite connection."""
 
     def __init__(
