@@ -173,8 +173,8 @@ def phone(browser: Any, server: str) -> Iterator[Any]:
 class Referee:
     """The same entries replayed through the engine, for comparison with the page."""
 
-    def __init__(self, starter: str) -> None:
-        self.rules = ruleset_from_config(RULES)
+    def __init__(self, starter: str, preset: str = "standard") -> None:
+        self.rules = ruleset_from_config({**RULES, "preset": preset})
         self.entries: list[dict[str, Any]] = []
         self.starter = starter
         self.game = Game.start(self.rules, PLAYERS, starter)
