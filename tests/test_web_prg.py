@@ -174,3 +174,21 @@ def test_a_new_key_is_shown_once_and_ends_the_old_key_and_its_logins(app: Flask)
         assert r.status_code == status
     r = other.post("/anmelden", {"slug": slug, "token": old})
     assert "passt nicht" in " ".join(errors_of(r, "login_token"))
+
+
+def test_a_refused_csrf_token_is_shown_on_the_page_the_form_came_from(
+    web: Browser, table: tuple[str, str]
+) -> None:
+    slug, game = table
+    before = game_state(web.app, slug, game)
+    r = web.client.post(
+        game + "/zug",
+        data={"csrf_token": "falsch", "seq": "0", "player": "Anna", "throws": "1", "wurf": "114"},
+        headers={"Referer": "http://localhost" + game},
+    )
+    assert r.status_code == 303 and r.headers["Location"] == game
+    page = web.get(game)
+    assert page.status_code == 400 and "Sicherheitsprüfung" in text_of(page)
+    assert game_state(web.app, slug, game) == before
+    r = web.client.post("/anmelden", data={"csrf_token": "x"}, headers={"Referer": "http://evil/"})
+    assert r.headers["Location"] == "/"  # another site's page is never the way back
