@@ -25,7 +25,9 @@ Pages (German URLs, the users' language):
 * ``/s/<slug>/spieler`` — add, rename, retire players;
 * ``/s/<slug>/schluessel`` — a new key for the Stammtisch (the old one and its logins end);
 * ``/s/<slug>/neu`` — a new game: tap the players in seat order, choose who opens, start;
-* ``/s/<slug>/spiel/<id>`` — the game screen: board, turn entry, penalty, undo, history.
+* ``/s/<slug>/spiel/<id>`` — the game screen: turn entry first (always in the first screen at
+  360 × 640), board, penalty, undo, history, the invite link and "Spiel abbrechen";
+* ``/einladung/<token>`` — the invite link of a game (``invite``): opens it logged in.
 
 Every POST answers with a redirect (Post/Redirect/Get, ``prg``): so a reload never sends a
 form twice. A rejected form is shown once more by its page (the entered values kept, the
