@@ -59,6 +59,12 @@ def asset(filename: str) -> str:
     return url_for("web.static", filename=filename, v=versions[filename])
 
 
+@bp.get("/favicon.ico")
+def favicon() -> Response:
+    """The icon browsers ask for on every page without one of its own (``/docs``)."""
+    return bp.send_static_file("icon.svg")
+
+
 @bp.after_request
 def _security_headers(response: Response) -> Response:
     """Every answer of the form (pages, assets, error pages): the strict policy; pages are
@@ -96,6 +102,12 @@ def zone() -> tzinfo:
         return ZoneInfo(current_app.config["WEB_TIMEZONE"])
     except (ZoneInfoNotFoundError, ValueError):
         return UTC
+
+
+@bp.app_template_filter("count")
+def _count(n: int, singular: str, plural: str) -> str:
+    """A number and its noun: ``1|count("Spiel", "Spiele")`` → "1 Spiel", 2 → "2 Spiele"."""
+    return f"{n} {singular if n == 1 else plural}"
 
 
 @bp.app_template_filter("when")
