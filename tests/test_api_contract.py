@@ -19,7 +19,6 @@ from schemathesis.specs.openapi.checks import ignored_auth, positive_data_accept
 from api.app import create_app
 from api.rules import PRESETS, simulate_game, to_log
 
-
 #: the app under schemathesis: streams end at once, and the write limit per address (1,000 at
 #: once) is not what the contract is about (its thousands of requests come from one address)
 CONTRACT_CONFIG = {
