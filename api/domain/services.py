@@ -13,9 +13,15 @@ from .players import PlayerUseCases
 from .rebuild import RebuildUseCases
 from .recording import RecordingUseCases
 from .stammtische import StammtischUseCases
+from .webhooks import WebhookUseCases
 
 
 class Services(
-    StammtischUseCases, PlayerUseCases, GameUseCases, RecordingUseCases, RebuildUseCases
+    StammtischUseCases,
+    PlayerUseCases,
+    GameUseCases,
+    RecordingUseCases,
+    RebuildUseCases,
+    WebhookUseCases,
 ):
     """The use cases, on one repository (one request)."""

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from .memory_stats import MemoryStatsMixin
+from .memory_webhooks import MemoryWebhooksMixin
 from .records import (
     FACT_COLUMNS,
     ROW_TABLES,
@@ -28,6 +29,7 @@ from .records import (
     WebSession,
 )
 from .repository import Background, Repository, StorageConflict, StorageUnavailable, stats_changed
+from .webhook_records import Delivery, Webhook
 
 
 class MemoryStore:
@@ -44,7 +46,7 @@ class MemoryStore:
         self.background.stop()
 
 
-class MemoryRepository(MemoryStatsMixin, Repository):
+class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._depth = 0
@@ -61,6 +63,8 @@ class MemoryRepository(MemoryStatsMixin, Repository):
         self.buckets: dict[str, tuple[float, float]] = {}  # who -> (tokens, when)
         self.failures: dict[str, tuple[int, float]] = {}  # who -> (in a row, last)
         self.web_sessions: dict[str, WebSession] = {}  # logins of the pub form, by id hash
+        self.webhooks: dict[int, Webhook] = {}
+        self.deliveries: dict[int, Delivery] = {}  # the webhooks' outbox
         self._pending: list[Callable[[], None]] = []
 
     def close(self) -> None:
@@ -72,7 +76,7 @@ class MemoryRepository(MemoryStatsMixin, Repository):
 
     _STATE = (
         "stammtische", "players", "games", "logs", "facts", "responses", "stats_periods",
-        "stats_stale", "web_sessions",
+        "stats_stale", "web_sessions", "webhooks", "deliveries",
     )  # fmt: skip
 
     @contextmanager

@@ -38,6 +38,7 @@ from .postgres.store import redacted
 from .records import RESPONSE_COLUMNS, TABLE_COLUMNS
 from .sqlite import SQLiteStore
 from .sqlite.rows import column_kinds, decode, encode, to_json
+from .webhook_records import WEBHOOK_COLUMNS
 
 #: every table copied, with its columns, in load order (parents first)
 COPIED: dict[str, tuple[str, ...]] = {
@@ -48,9 +49,10 @@ COPIED: dict[str, tuple[str, ...]] = {
     "rate_limits": ("who", "tokens", "updated_at", "granted"),
     "login_failures": ("who", "failures", "last_at"),
     "web_sessions": ("id_hash", "stammtisch_id", "token_hash", "expires_at"),
+    **WEBHOOK_COLUMNS,
 }
 #: the tables whose ids PostgreSQL draws from an identity sequence
-IDENTITIES = ("stammtische", "players", "games")
+IDENTITIES = ("stammtische", "players", "games", "webhooks", "webhook_deliveries")
 #: rows per batch
 BATCH = 5000
 

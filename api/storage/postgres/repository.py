@@ -45,6 +45,7 @@ from .counters import CountersMixin
 from .readmodel import ReadModelMixin
 from .rows import Kinds, encode, mapped, naive
 from .sessions import WebSessionsMixin
+from .webhooks import WebhooksMixin
 
 #: seconds the health probe waits for a connection (requests wait the pool's timeout)
 PROBE_TIMEOUT = 2.0
@@ -75,7 +76,9 @@ def _insert_sql(table: str) -> str:
     return sql
 
 
-class PostgresRepository(CountersMixin, WebSessionsMixin, ReadModelMixin, Repository):
+class PostgresRepository(
+    CountersMixin, WebSessionsMixin, WebhooksMixin, ReadModelMixin, Repository
+):
     """Repository on a pooled PostgreSQL connection."""
 
     def __init__(self, pool: ConnectionPool[psycopg.Connection[Any]], kinds: Kinds) -> None:

@@ -43,6 +43,7 @@ from .readmodel import ReadModelMixin
 from .rows import Kinds, decode, decode_row, encode, moment, timestamp, to_json
 from .sessions import WebSessionsMixin
 from .sql import queries
+from .webhooks import WebhooksMixin
 
 
 @functools.cache
@@ -76,7 +77,7 @@ def _game_record(row: Sequence[Any], players: tuple[GamePlayer, ...]) -> GameRec
     )
 
 
-class SQLiteRepository(ReadModelMixin, WebSessionsMixin, Repository):
+class SQLiteRepository(ReadModelMixin, WebSessionsMixin, WebhooksMixin, Repository):
     """Repository on one SQLite connection."""
 
     def __init__(
