@@ -9,7 +9,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from ..rules import GameHeader, MalformedInput, SchockenError, parse_header
+from ..rules import (
+    DomainEvent,
+    GameHeader,
+    GameStarted,
+    MalformedInput,
+    SchockenError,
+    parse_header,
+)
 from ..storage import GamePlayer, LogEntry, NewGame, Player, Stammtisch
 from .base import UseCases, rules_of
 from .errors import Conflict, Invalid
@@ -44,6 +51,18 @@ def _entries(rt: GameRuntime, raw_events: list[Any], now: datetime) -> list[LogE
             raise err.at_event(index) from err
         entries.append(entry)
     return entries
+
+
+def started(game_id: int, header: GameHeader, source: str) -> dict[str, Any]:
+    """The event of a game's start (or import): the first of the game in the outbox."""
+    names = list(header.players)
+    listed = ", ".join(names[:-1]) + f" und {names[-1]}" if len(names) > 1 else names[0]
+    if source == "import":
+        message = f"Spiel importiert: {listed}."
+    else:
+        message = f"Neues Spiel: {listed}. {header.starter} fängt an."
+    data = GameStarted(game_id, tuple(names), header.starter, source)
+    return DomainEvent(message, data).to_json()
 
 
 class GameUseCases(UseCases):
@@ -139,6 +158,7 @@ class GameUseCases(UseCases):
             rt.entries = stored
             facts = derive_facts(Seating(game_id, seats, st.id, year, local), rt)
             self.repo.write_facts(game_id, facts_write(facts, NO_FACTS))
+            self.repo.append_events(st.id, game_id, 0, [started(game_id, header, source)], now)
         rt.facts = facts
         # what get_game would read back, without asking
         record = new.stored(game_id).with_facts(facts["game_facts"][0])

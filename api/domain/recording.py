@@ -49,6 +49,7 @@ class RecordingUseCases(UseCases):
             events = rt.feed(entry)
             facts = derive_facts(seating_of(record), rt, rt.facts)
             self._append(entry, facts_write(facts, rt.facts))
+            self._announce(st, entry, events)
             rt.facts = facts
             self._cache_after_commit(game_id, rt)
             return WriteResult(entry.seq, events, GameView(record, st.slug, rt))
@@ -60,6 +61,13 @@ class RecordingUseCases(UseCases):
             self.repo.append_entry(entry, facts)
         except StorageConflict as err:
             raise Conflict(CONCURRENT_CHANGE, code="concurrent_change") from err
+
+    def _announce(self, st: Stammtisch, entry: LogEntry, events: list[DomainEvent]) -> None:
+        """The entry's events into the outbox, in the write's transaction (the event streams
+        and webhooks read them from there); an entry without events writes none."""
+        if events:
+            payload = [event.to_json() for event in events]
+            self.repo.append_events(st.id, entry.game_id, entry.seq, payload, entry.recorded_at)
 
     def undo(self, st: Stammtisch, game_id: int, data: dict[str, Any]) -> WriteResult:
         """Undo the last effective entry; the log keeps an ``undo`` entry as audit record."""
@@ -80,12 +88,13 @@ class RecordingUseCases(UseCases):
             new_rt.record = record
             facts = derive_facts(seating_of(record), new_rt)
             self._append(entry, facts_write(facts, None))
-            new_rt.facts = facts
-            self._cache_after_commit(game_id, new_rt)
             event = DomainEvent(
                 f"Rückgängig gemacht: {describe_entry(target.kind, target.body)}.",
                 Undone(target.seq, target.kind, target.body),
             )
+            self._announce(st, entry, [event])
+            new_rt.facts = facts
+            self._cache_after_commit(game_id, new_rt)
             return WriteResult(seq, [event], GameView(record, st.slug, new_rt))
 
     def undo_history(self, st: Stammtisch, game_id: int) -> list[dict[str, Any]]:

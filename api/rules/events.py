@@ -1,9 +1,10 @@
 """Domain events: what a command caused, each with a German sentence a client can show as it is
 and a typed payload (one small frozen class per :class:`EventKind`).
 
-Every event kind the API sends is defined here: the engine emits all of them but two —
-``throw_recorded`` comes from :mod:`.throws` (a single throw of a throw-by-throw turn) and
-``undone`` from the service layer (an entry taken back). Deckel moves are part of the event
+Every event kind the API sends is defined here: the engine emits all of them but three —
+``throw_recorded`` comes from :mod:`.throws` (a single throw of a throw-by-throw turn),
+``undone`` and ``game_started`` from the service layer (an entry taken back; a game started or
+imported, the first event of every game in the event streams and webhooks). Deckel moves are part of the event
 that moves them: ``round_lost`` and ``penalty`` name the receiver, the amount and the source.
 
 The JSON shape of the API is ``{"kind", "message", "data"}``::
@@ -23,6 +24,7 @@ from .records import Half
 
 
 class EventKind(StrEnum):
+    GAME_STARTED = "game_started"
     TURN_RECORDED = "turn_recorded"
     THROW_RECORDED = "throw_recorded"
     ROUND_LOST = "round_lost"
@@ -202,8 +204,30 @@ class Undone:
         return {"seq": self.seq, "kind": self.kind, "entry": self.entry}
 
 
+@dataclass(frozen=True, slots=True)
+class GameStarted:
+    """A game was started (``source`` ``api``) or imported (``import``); ``players`` in seat
+    order, ``starter`` opens its first round.
+
+    Emitted by the service layer; the event streams and webhooks send it, a write's answer
+    does not."""
+
+    KIND: ClassVar[EventKind] = EventKind.GAME_STARTED
+    game_id: int
+    players: tuple[str, ...]
+    starter: str
+    source: str = "api"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game_id": self.game_id, "players": list(self.players), "starter": self.starter,
+            "source": self.source,
+        }  # fmt: skip
+
+
 EventData = (
-    TurnRecorded
+    GameStarted
+    | TurnRecorded
     | ThrowRecorded
     | RoundLost
     | RoundRepeated
@@ -220,6 +244,7 @@ EventData = (
 PAYLOADS: dict[EventKind, type[EventData]] = {
     cls.KIND: cls
     for cls in (
+        GameStarted,
         TurnRecorded,
         ThrowRecorded,
         RoundLost,

@@ -21,6 +21,7 @@ from .records import (
     NewGame,
     Player,
     Stammtisch,
+    StoredEvents,
     StoredResponse,
     WebSession,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "StorageUnavailable",
     "StorageUnreachable",
     "RateLimited",
+    "StoredEvents",
     "StoredResponse",
     "WebSession",
     "open_store",

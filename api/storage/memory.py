@@ -25,6 +25,7 @@ from .records import (
     NewGame,
     Player,
     Stammtisch,
+    StoredEvents,
     StoredResponse,
     WebSession,
 )
@@ -65,6 +66,7 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
         self.web_sessions: dict[str, WebSession] = {}  # logins of the pub form, by id hash
         self.webhooks: dict[int, Webhook] = {}
         self.deliveries: dict[int, Delivery] = {}  # the webhooks' outbox
+        self.events: list[StoredEvents] = []  # the outbox, in commit order
         self._pending: list[Callable[[], None]] = []
 
     def close(self) -> None:
@@ -76,7 +78,7 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
 
     _STATE = (
         "stammtische", "players", "games", "logs", "facts", "responses", "stats_periods",
-        "stats_stale", "web_sessions", "webhooks", "deliveries",
+        "stats_stale", "web_sessions", "events", "webhooks", "deliveries",
     )  # fmt: skip
 
     @contextmanager
@@ -284,6 +286,27 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
     def read_facts(self, game_id: int) -> dict[str, list[dict[str, Any]]]:
         facts = self.facts.get(game_id, {t: [] for t in FACT_COLUMNS})
         return {t: copy.deepcopy(facts.get(t, [])) for t in ("game_facts", *ROW_TABLES)}
+
+    def append_events(
+        self, stammtisch_id: int, game_id: int, seq: int, events: list[dict[str, Any]], at: datetime
+    ) -> int:
+        with self.transaction():
+            position = self.last_event_position(stammtisch_id) + 1
+            row = StoredEvents(stammtisch_id, position, game_id, seq, copy.deepcopy(events), at)
+            self.events.append(row)
+            self.enqueue_deliveries(stammtisch_id, position, [e["kind"] for e in events], at)
+        return position
+
+    def stammtisch_events(self, stammtisch_id: int, after: int, limit: int) -> list[StoredEvents]:
+        rows = [e for e in self.events if e.stammtisch_id == stammtisch_id and e.position > after]
+        return rows[:limit]
+
+    def game_events(self, game_id: int, after: int, limit: int) -> list[StoredEvents]:
+        return [e for e in self.events if e.game_id == game_id and e.seq > after][:limit]
+
+    def last_event_position(self, stammtisch_id: int) -> int:
+        positions = [e.position for e in self.events if e.stammtisch_id == stammtisch_id]
+        return max(positions, default=0)
 
     def get_response(self, stammtisch_id: int, key_hash: str) -> StoredResponse | None:
         return self.responses.get((stammtisch_id, key_hash))

@@ -14,8 +14,8 @@ from .webhook_records import PENDING, Delivery, Outgoing, Webhook, event_of
 
 
 class MemoryWebhooksMixin:
-    """Needs the fake's lock, ``transaction``, its Stammtische and (once stored) the events of
-    its entries (``event_rows``: (stammtisch_id, position) → (game_id, seq, events, at))."""
+    """Needs the fake's lock, ``transaction``, its Stammtische and the stored events of its
+    entries (``events``)."""
 
     _lock: threading.RLock
     stammtische: dict[str, Stammtisch]
@@ -26,8 +26,10 @@ class MemoryWebhooksMixin:
 
     def _stored_event(self, stammtisch_id: int, position: int) -> Any:
         """(game_id, seq, events, recorded_at) of a stored entry; None if there is none."""
-        rows = getattr(self, "event_rows", {})
-        return rows.get((stammtisch_id, position))
+        for row in getattr(self, "events", ()):
+            if (row.stammtisch_id, row.position) == (stammtisch_id, position):
+                return row.game_id, row.seq, row.events, row.recorded_at
+        return None
 
     def add_webhook(
         self,

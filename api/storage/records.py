@@ -103,6 +103,21 @@ class LogEntry:
     recorded_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class StoredEvents:
+    """The domain events of one stored log entry (or of a game's start or import, ``seq`` 0),
+    as the write answered them (``[{"kind", "message", "data"}, ...]``): the outbox that the
+    event streams and the webhooks read (migration 0012). ``position`` counts a Stammtisch's
+    rows from 1 in commit order."""
+
+    stammtisch_id: int
+    position: int
+    game_id: int
+    seq: int
+    events: list[dict[str, Any]]
+    recorded_at: datetime
+
+
 #: column order of the tables of Stammtische, players and games (DDL in
 #: migrations/0001_initial.sql); with :data:`FACT_COLUMNS` every table a game's data lives in
 BASE_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -156,6 +171,12 @@ RESPONSE_COLUMNS: dict[str, tuple[str, ...]] = {
         "created_at",
     ),
 }  # fmt: skip
+
+#: the outbox of domain events (migration 0012): read by the event streams and the webhooks
+EVENT_COLUMNS: dict[str, tuple[str, ...]] = {
+    "event_positions": ("stammtisch_id", "position"),
+    "game_events": ("stammtisch_id", "position", "game_id", "seq", "events", "recorded_at"),
+}
 
 #: the fact tables with many rows per game, in a stable order
 ROW_TABLES: tuple[str, ...] = (

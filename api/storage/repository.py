@@ -27,6 +27,7 @@ from .records import (
     NewGame,
     Player,
     Stammtisch,
+    StoredEvents,
     StoredResponse,
     WebSession,
 )
@@ -302,6 +303,27 @@ class Repository(WebhooksPort, ABC):
         with self.transaction():
             self.append_log(entry)
             self.write_facts(entry.game_id, facts)
+
+    # The outbox of domain events (migration 0012): the event streams and webhooks read it
+    @abstractmethod
+    def append_events(
+        self, stammtisch_id: int, game_id: int, seq: int, events: list[dict[str, Any]], at: datetime
+    ) -> int:
+        """Store the events of the log entry ``seq`` of a game (0: its start or import) inside
+        the caller's transaction; the Stammtisch's position of the row (its next, from 1, in
+        commit order)."""
+
+    @abstractmethod
+    def stammtisch_events(self, stammtisch_id: int, after: int, limit: int) -> list[StoredEvents]:
+        """The Stammtisch's rows after position ``after``, oldest first, at most ``limit``."""
+
+    @abstractmethod
+    def game_events(self, game_id: int, after: int, limit: int) -> list[StoredEvents]:
+        """The game's rows after its log entry ``after``, oldest first, at most ``limit``."""
+
+    @abstractmethod
+    def last_event_position(self, stammtisch_id: int) -> int:
+        """The Stammtisch's last position (0: none yet)."""
 
     # Facts
     @abstractmethod

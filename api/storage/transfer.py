@@ -35,7 +35,7 @@ from .convert import ConvertError, _remove
 from .postgres import PostgresStore, is_postgres_url
 from .postgres.rows import encode as pg_encode
 from .postgres.store import redacted
-from .records import RESPONSE_COLUMNS, TABLE_COLUMNS
+from .records import EVENT_COLUMNS, RESPONSE_COLUMNS, TABLE_COLUMNS
 from .sqlite import SQLiteStore
 from .sqlite.rows import column_kinds, decode, encode, to_json
 from .webhook_records import WEBHOOK_COLUMNS
@@ -44,6 +44,7 @@ from .webhook_records import WEBHOOK_COLUMNS
 COPIED: dict[str, tuple[str, ...]] = {
     **TABLE_COLUMNS,
     **RESPONSE_COLUMNS,
+    **EVENT_COLUMNS,
     "stats_periods": ("stammtisch_id", "year", "games", "body", "computed_at", "version"),
     "stats_stale": ("stammtisch_id", "version"),
     "rate_limits": ("who", "tokens", "updated_at", "granted"),

@@ -42,6 +42,7 @@ from ..repository import Repository, StorageConflict, StorageUnavailable, stats_
 from ..sql import queries as named_queries
 from ..sqlite.rows import to_json
 from .counters import CountersMixin
+from .events import EventsMixin
 from .readmodel import ReadModelMixin
 from .rows import Kinds, encode, mapped, naive
 from .sessions import WebSessionsMixin
@@ -77,7 +78,7 @@ def _insert_sql(table: str) -> str:
 
 
 class PostgresRepository(
-    CountersMixin, WebSessionsMixin, WebhooksMixin, ReadModelMixin, Repository
+    CountersMixin, WebSessionsMixin, EventsMixin, WebhooksMixin, ReadModelMixin, Repository
 ):
     """Repository on a pooled PostgreSQL connection."""
 

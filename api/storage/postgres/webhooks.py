@@ -38,6 +38,20 @@ FROM webhooks w, jsonb_array_elements_text(%(kinds)s::jsonb) WITH ORDINALITY AS 
 WHERE w.stammtisch_id = %(stammtisch_id)s AND w.active AND jsonb_exists(w.kinds, e.kind)
 ORDER BY w.id, e.ord
 """
+#: the notification of a new entry (api/storage/postgres/events.py) and its outbox write, one
+#: statement (a data-modifying WITH runs whether read or not); parameters: channel, note, st,
+#: position, kinds (a JSON list of the entry's event kinds), at
+NOTIFY_AND_ENQUEUE = """
+WITH outbox AS (
+    INSERT INTO webhook_deliveries (webhook_id, stammtisch_id, position, event_index, state,
+                                    attempts, next_attempt_at, created_at)
+    SELECT w.id, w.stammtisch_id, %(position)s, e.ord - 1, 'pending', 0, %(at)s, %(at)s
+    FROM webhooks w, jsonb_array_elements_text(%(kinds)s::jsonb) WITH ORDINALITY AS e(kind, ord)
+    WHERE w.stammtisch_id = %(st)s AND w.active AND jsonb_exists(w.kinds, e.kind)
+    ORDER BY w.id, e.ord
+)
+SELECT pg_notify(%(channel)s, %(note)s)
+"""
 _PING = (
     "INSERT INTO webhook_deliveries (webhook_id, stammtisch_id, position, event_index, payload, "
     "state, attempts, next_attempt_at, created_at) "

@@ -39,6 +39,7 @@ from ..repository import (
 from .counters import Counters, Writing, probe_write_lock
 from .errors import taken as _taken
 from .errors import unavailable as _unavailable
+from .events import EventsMixin
 from .readmodel import ReadModelMixin
 from .rows import Kinds, decode, decode_row, encode, moment, timestamp, to_json
 from .sessions import WebSessionsMixin
@@ -77,7 +78,7 @@ def _game_record(row: Sequence[Any], players: tuple[GamePlayer, ...]) -> GameRec
     )
 
 
-class SQLiteRepository(ReadModelMixin, WebSessionsMixin, WebhooksMixin, Repository):
+class SQLiteRepository(ReadModelMixin, WebSessionsMixin, EventsMixin, WebhooksMixin, Repository):
     """Repository on one SQLite connection."""
 
     def __init__(
