@@ -21,7 +21,7 @@ import json
 import logging
 import random
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from datetime import UTC, datetime, timedelta
 
 import urllib3
@@ -75,13 +75,14 @@ class Sender:
         clock: Callable[[], datetime] = utcnow,
         timeout: float = TIMEOUT,
         rand: Callable[[], float] = random.random,
+        lease: timedelta = LEASE,
     ) -> None:
-        self.repo, self.clock, self.rand = repo, clock, rand
+        self.repo, self.clock, self.rand, self.lease = repo, clock, rand, lease
         self.http = urllib3.PoolManager(
             num_pools=16,
+            maxsize=PARALLEL,
             retries=False,
             timeout=urllib3.Timeout(total=timeout),
-            headers={"User-Agent": "Schocken-Webhooks/1", "Content-Type": "application/json"},
         )
         self.timeout = timeout
         self.pool = ThreadPoolExecutor(PARALLEL, thread_name_prefix="webhook-send")
@@ -93,19 +94,29 @@ class Sender:
     def run_once(self) -> int:
         """Claim what is due, send it, record each outcome; how many were attempted."""
         now = self.clock()
-        claimed = self.repo.claim_deliveries(now, now + LEASE, BATCH)
-        for out, outcome in zip(claimed, self.pool.map(self.post, claimed), strict=True):
-            self.record(out, outcome)
+        claimed = self.repo.claim_deliveries(now, now + self.lease, BATCH)
+        sending = {self.pool.submit(self.post, out): out for out in claimed}
+        for done in as_completed(sending):  # each recorded as soon as its answer is in
+            self.record(sending[done], done.result())
         return len(claimed)
 
     def post(self, out: Outgoing) -> Outcome:
         """One attempt: (status, None) for a 2xx, else (status or None, why)."""
+        try:
+            return self._post(out)
+        except Exception as err:  # noqa: BLE001 - one bad delivery must not stop the others
+            log.exception("webhook delivery %s", out.delivery.message_id)
+            return None, f"Fehler beim Senden: {type(err).__name__}"
+
+    def _post(self, out: Outgoing) -> Outcome:
         if not out.event:
             return None, "Das Ereignis ist nicht mehr gespeichert."
         body = body_of(out)
         stamp = int(self.clock().replace(tzinfo=UTC).timestamp())
         message_id = out.delivery.message_id
         headers = {
+            "Content-Type": "application/json",
+            "User-Agent": "Schocken-Webhooks/1",
             "webhook-id": message_id,
             "webhook-timestamp": str(stamp),
             "webhook-signature": sign(out.secret, message_id, stamp, body),
@@ -114,6 +125,8 @@ class Sender:
             answer = self.http.request(
                 "POST", out.url, body=body, headers=headers, redirect=False, preload_content=True
             )
+        except urllib3.exceptions.NewConnectionError as err:  # a TimeoutError too, in urllib3
+            return None, f"Nicht erreichbar: {_reason(err)}"[:MAX_ERROR]
         except urllib3.exceptions.TimeoutError:
             return None, f"Keine Antwort innerhalb von {self.timeout:g} s."
         except urllib3.exceptions.HTTPError as err:
