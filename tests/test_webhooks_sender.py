@@ -132,3 +132,16 @@ def test_send_once_reports_and_ends(tmp_path):
         cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert done.returncode == 0 and "0 Zustellung(en) versucht." in done.stderr
+
+
+def test_one_sender_runs_beside_the_workers_and_stops_with_them(tmp_path):
+    from test_api_serve import Server, children
+
+    server = Server(tmp_path / "data" / "served.sqlite3", workers=1)
+    try:
+        senders = [p for p, cmd in children(server.proc.pid).items() if "webhooks send" in cmd]
+        assert len(senders) == 1
+    finally:
+        server.stop()
+    assert server.proc.returncode == 0
+    wait_for(lambda: not Path(f"/proc/{senders[0]}").exists(), 15)
