@@ -250,3 +250,23 @@ def test_a_deleted_webhook_takes_its_deliveries_along(table, sender, receiver):
     table.start(["Dieter", "Anna"], starter="Dieter")
     assert table.client.delete(f"{table.base}/webhooks/{made['id']}", headers=table.auth)
     assert sender.run_once() == 0 and receiver.got == []
+
+
+def test_the_log_forgets_finished_deliveries_after_30_days_and_keeps_pending_ones(
+    table, sender, receiver
+):
+    made = hook(table, receiver.url, ["game_started", "turn_recorded"])
+    game = table.start(["Dieter", "Anna"], starter="Dieter")
+    assert sender.run_once() == 1  # game_started: delivered
+    table.patch(f"/webhooks/{made['id']}", {"active": False})
+    assert table.turn(game, "Dieter", [2, 3, 5], 1).status_code == 201  # paused: none made
+    table.patch(f"/webhooks/{made['id']}", {"active": True})
+    assert table.turn(game, "Anna", [2, 3, 4], 1).status_code == 201
+    table.patch(f"/webhooks/{made['id']}", {"active": False})  # its delivery waits, pending
+    sender.clock_.advance(29 * 86400)
+    assert sender.run_once() == 0 and len(log(table, made)) == 2
+    sender.clock_.advance(2 * 86400)  # an hour since the last purge, 31 days after
+    assert sender.run_once() == 0
+    assert [(d["position"], d["state"]) for d in log(table, made)] == [(3, "pending")]
+    table.patch(f"/webhooks/{made['id']}", {"active": True})  # resumed: sent
+    assert sender.run_once() == 1 and receiver.bodies()[-1]["data"]["player"] == "Anna"

@@ -13,6 +13,8 @@ own beside the server's workers; api/cli/webhooks.py).
   later (± :data:`JITTER`); the attempt after the last of them failing marks the delivery
   failed (about 8.6 hours after the first try: a receiver down for an hour still gets it).
   A redelivery is one more attempt now; if it fails, the schedule goes on where it stood.
+* **The log** keeps delivered and failed deliveries :data:`KEEP` (then the sender forgets them);
+  a paused webhook's pending deliveries wait until it is resumed.
 """
 
 from __future__ import annotations
@@ -43,6 +45,10 @@ LEASE = timedelta(seconds=60)
 TIMEOUT = 10.0
 #: deliveries claimed at once, and sent side by side
 BATCH, PARALLEL = 20, 4
+#: delivered and failed deliveries are kept this long in the log, then forgotten
+KEEP = timedelta(days=30)
+#: the sender forgets old deliveries this often
+PURGE_EVERY = timedelta(hours=1)
 #: the receiver's answer kept in the log (characters)
 MAX_ERROR = 300
 
@@ -86,6 +92,7 @@ class Sender:
         )
         self.timeout = timeout
         self.pool = ThreadPoolExecutor(PARALLEL, thread_name_prefix="webhook-send")
+        self.purged: datetime | None = None
 
     def close(self) -> None:
         self.pool.shutdown(wait=True)
@@ -94,6 +101,9 @@ class Sender:
     def run_once(self) -> int:
         """Claim what is due, send it, record each outcome; how many were attempted."""
         now = self.clock()
+        if self.purged is None or now - self.purged >= PURGE_EVERY:
+            self.repo.purge_deliveries(now - KEEP)
+            self.purged = now
         claimed = self.repo.claim_deliveries(now, now + self.lease, BATCH)
         sending = {self.pool.submit(self.post, out): out for out in claimed}
         for done in as_completed(sending):  # each recorded as soon as its answer is in

@@ -62,7 +62,9 @@ connection, a 4xx/5xx, a 3xx: redirects are not followed) is retried after {_sch
 (each ± 10 %), then the delivery is marked `failed` (about 8.6 hours after the event: a \
 receiver down for an hour still gets everything). Order is not guaranteed across retries: \
 `position` and `seq` tell. The delivery log shows every delivery's state, attempts and last \
-answer; `redeliver` makes one more attempt now with the same `webhook-id`."""
+answer (delivered and failed ones for 30 days); `redeliver` makes one more attempt now with \
+the same `webhook-id`. A paused webhook (`active: false`) gets no deliveries for new events; \
+those already pending wait until it is resumed."""
 
 blp = Blueprint(
     "webhooks",

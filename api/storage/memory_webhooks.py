@@ -144,3 +144,11 @@ class MemoryWebhooksMixin:
                     found, state=state, next_attempt_at=next_attempt_at, last_status=status,
                     last_error=error, delivered_at=delivered_at or found.delivered_at,
                 )  # fmt: skip
+
+    def purge_deliveries(self, before: datetime) -> int:
+        with self.transaction():
+            gone = [k for k, d in self.deliveries.items()
+                    if d.state != PENDING and d.created_at < before]  # fmt: skip
+            for key in gone:
+                del self.deliveries[key]
+            return len(gone)

@@ -92,6 +92,11 @@ class WebhooksPort:
         """Record the outcome of the attempt just made (its own transaction)."""
         raise NotImplementedError
 
+    def purge_deliveries(self, before: datetime) -> int:
+        """Forget the delivered and failed deliveries made before ``before`` (pending ones
+        stay); how many."""
+        raise NotImplementedError
+
     def sender_lock(self) -> AbstractContextManager[bool]:
         """Held by the one sender of a database where senders cannot share (SQLite: one per
         file); yields whether it was taken. PostgreSQL's senders share (SKIP LOCKED)."""

@@ -76,6 +76,7 @@ JOIN stammtische s ON s.id = d.stammtisch_id
 LEFT JOIN game_events e ON e.stammtisch_id = d.stammtisch_id AND e.position = d.position
 ORDER BY d.next_attempt_at, d.id
 """  # noqa: S608 - column names only
+_PURGE = "DELETE FROM webhook_deliveries WHERE state <> 'pending' AND created_at < %s"
 _FINISH = (
     "UPDATE webhook_deliveries SET state = %s, next_attempt_at = %s, last_status = %s, "
     "last_error = %s, delivered_at = coalesce(%s, delivered_at) WHERE id = %s"
@@ -199,3 +200,7 @@ class WebhooksMixin:
         params = (state, naive(next_attempt_at), status, error, done, delivery_id)
         with self.transaction():
             self._sql(_FINISH, params)
+
+    def purge_deliveries(self, before: datetime) -> int:
+        with self.transaction():
+            return int(self._sql(_PURGE, (naive(before),)).rowcount)

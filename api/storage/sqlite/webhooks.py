@@ -61,6 +61,12 @@ JOIN stammtische s ON s.id = d.stammtisch_id
 LEFT JOIN game_events e ON e.stammtisch_id = d.stammtisch_id AND e.position = d.position
 WHERE d.id IN (SELECT value FROM json_each(?)) ORDER BY d.next_attempt_at, d.id
 """  # noqa: S608 - column names only
+#: anything due at all (a read, no lock): an idle sender takes no write lock
+_ANY_DUE = (
+    "SELECT 1 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id "
+    "WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND w.active LIMIT 1"
+)
+_PURGE = "DELETE FROM webhook_deliveries WHERE state <> 'pending' AND created_at < ?"
 _FINISH = (
     "UPDATE webhook_deliveries SET state = ?, next_attempt_at = ?, last_status = ?, "
     "last_error = ?, delivered_at = coalesce(?, delivered_at) WHERE id = ?"
@@ -165,6 +171,8 @@ class WebhooksMixin:
 
     def claim_deliveries(self, now: datetime, lease_until: datetime, limit: int) -> list[Outgoing]:
         params = {"now": timestamp(now), "lease": timestamp(lease_until), "limit": limit}
+        if self._conn.execute(_ANY_DUE, (params["now"],)).fetchone() is None:
+            return []
         with self.transaction():
             ids = [int(r[0]) for r in self._conn.execute(_CLAIM, params).fetchall()]
             if not ids:
@@ -192,6 +200,10 @@ class WebhooksMixin:
         params = (state, timestamp(next_attempt_at), status, error, done, delivery_id)
         with self.transaction():
             self._conn.execute(_FINISH, params)
+
+    def purge_deliveries(self, before: datetime) -> int:
+        with self.transaction():
+            return self._conn.execute(_PURGE, (timestamp(before),)).rowcount
 
     @contextmanager
     def sender_lock(self) -> Iterator[bool]:
