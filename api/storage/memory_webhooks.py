@@ -41,7 +41,7 @@ class MemoryWebhooksMixin:
         now: datetime,
     ) -> Webhook:
         with self.transaction():
-            webhook_id = max(self.webhooks, default=getattr(self, "_hook_ids", 0)) + 1
+            webhook_id = max(max(self.webhooks, default=0), getattr(self, "_hook_ids", 0)) + 1
             self._hook_ids = webhook_id  # never used twice, as AUTOINCREMENT
             hook = Webhook(webhook_id, stammtisch_id, url, tuple(kinds), secret, True,
                            description, now)  # fmt: skip
@@ -68,7 +68,8 @@ class MemoryWebhooksMixin:
     def _new_delivery(
         self, hook: Webhook, position: int | None, index: int, payload: Any, at: datetime
     ) -> Delivery:
-        delivery_id = max(self.deliveries, default=0) + 1
+        delivery_id = max(max(self.deliveries, default=0), getattr(self, "_delivery_ids", 0)) + 1
+        self._delivery_ids = delivery_id  # never used twice, as AUTOINCREMENT
         made = Delivery(delivery_id, hook.id, hook.stammtisch_id, position, index, payload,
                         PENDING, 0, at, None, None, None, None, at)  # fmt: skip
         self.deliveries[delivery_id] = made

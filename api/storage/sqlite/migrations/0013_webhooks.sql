@@ -22,8 +22,9 @@ CREATE INDEX webhooks_stammtisch ON webhooks (stammtisch_id);
 -- idempotency id ("webhook-id" header) is "<webhook_id>-<position>-<event_index>" (a ping:
 -- "<webhook_id>-ping-<id>"), the same on every attempt and redelivery. state: pending (due at
 -- next_attempt_at; a sender's claim moves that on by its lease), delivered, failed.
+-- AUTOINCREMENT here too: a ping's id is never that of a forgotten one.
 CREATE TABLE webhook_deliveries (
-    id               INTEGER PRIMARY KEY,
+    id               INTEGER PRIMARY KEY AUTOINCREMENT,
     webhook_id       INTEGER NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
     stammtisch_id    INTEGER NOT NULL,
     position         INTEGER,
