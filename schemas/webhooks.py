@@ -92,6 +92,9 @@ class DeliverySchema(Schema):
             "1-42-0",
         ),
     )
+    kind = fields.String(
+        required=True, metadata=doc("The event's kind (`ping` for a test).", "game_lost")
+    )
     position = Int(
         required=True,
         allow_none=True,

@@ -113,6 +113,7 @@ def test_ping_shows_in_the_delivery_log_and_can_be_redelivered(table):
     ping = table.post(f"/webhooks/{made['id']}/ping")
     assert ping.status_code == 202, ping.json
     assert ping.json["state"] == "pending" and ping.json["attempts"] == 0
+    assert ping.json["kind"] == "ping" and ping.json["position"] is None
     assert ping.json["message_id"] == f"{made['id']}-ping-{ping.json['id']}"
     log = table.get(f"/webhooks/{made['id']}/deliveries", headers=table.auth).json
     assert log["total"] == 1 and log["items"][0]["id"] == ping.json["id"]
@@ -120,3 +121,23 @@ def test_ping_shows_in_the_delivery_log_and_can_be_redelivered(table):
     assert again.status_code == 202 and again.json["message_id"] == ping.json["message_id"]
     r = table.post(f"/webhooks/{made['id']}/deliveries/999/redeliver")
     assert r.status_code == 404 and r.json["code"] == "delivery_not_found"
+
+
+def test_the_contract_documents_signature_replay_window_retries_and_payload(client):
+    spec = client.get("/openapi.json").json
+    (tag,) = [t for t in spec["tags"] if t["name"] == "webhooks"]
+    text = tag["description"]
+    for needed in (
+        "webhook-id", "webhook-timestamp", "webhook-signature: v1,<base64>", "HMAC-SHA256",
+        "<webhook-id>.<webhook-timestamp>.<raw body>", "5 minutes", "10 s, 1 min, 5 min, "
+        "30 min, 2 h, 6 h", '"kind", "message", "data", "game_id", "seq", "position"',
+        "redirects are not followed",
+    ):  # fmt: skip
+        assert needed in text, needed
+    ops = {op["operationId"] for path in spec["paths"].values() for op in path.values()
+           if isinstance(op, dict) and "webhooks" in op.get("tags", [])}  # fmt: skip
+    assert ops == {
+        "listWebhooks", "addWebhook", "getWebhook", "updateWebhook", "deleteWebhook",
+        "rotateWebhookSecret", "pingWebhook", "listWebhookDeliveries",
+        "redeliverWebhookDelivery",
+    }  # fmt: skip

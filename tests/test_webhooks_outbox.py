@@ -121,7 +121,11 @@ def test_deliveries_are_written_with_the_write_and_only_for_chosen_kinds(table, 
     assert refused.status_code == 409 and len(log(table, every)) == 1
     assert table.turn(game, "Dieter", [2, 3, 5], 1).status_code == 201
     assert table.post(f"/games/{game}/undo", {"by": "Dieter"}).status_code == 201
-    assert [d["position"] for d in log(table, every)] == [3, 2, 1]  # newest first
+    assert [(d["position"], d["kind"]) for d in log(table, every)] == [
+        (3, "undone"),
+        (2, "turn_recorded"),
+        (1, "game_started"),
+    ]  # newest first
     assert log(table, lost) == []
 
     assert sender.run_once() == 3 and sender.run_once() == 0

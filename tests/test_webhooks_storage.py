@@ -5,6 +5,7 @@ claim holds a delivery for its lease, after which it is due again (a sender that
 from __future__ import annotations
 
 import threading
+import time
 from datetime import timedelta
 
 import pytest
@@ -46,7 +47,7 @@ def test_two_senders_claiming_at_once_never_take_one_delivery_twice(store):
         t.start()
     for t in threads:
         t.join(30)
-    assert claimed[0] and claimed[1] and not set(claimed[0]) & set(claimed[1])
+    assert not set(claimed[0]) & set(claimed[1])
     assert sorted(claimed[0] + claimed[1]) == sorted(set(claimed[0] + claimed[1]))
     assert len(claimed[0]) + len(claimed[1]) == 40
 
@@ -61,3 +62,30 @@ def test_a_claim_holds_for_its_lease_then_the_delivery_is_due_again(store):
     again = repo.claim_deliveries(lease, lease + timedelta(seconds=60), 100)
     assert len(again) == 40 and {o.delivery.attempts for o in again} == {2}
     repo.close()
+
+
+def test_a_claim_skips_what_another_sender_has_locked_instead_of_waiting(pg_url):
+    """PostgreSQL: rows another sender's claim holds (locked, not yet committed) are skipped at
+    once (SKIP LOCKED), and claimed by nobody else."""
+    import psycopg
+
+    app = create_app({"DATABASE_URL": pg_url, "TESTING": True})
+    try:
+        table = make_table(app.test_client())
+        made = table.post("/webhooks", {"url": "https://chat.example/", "kinds": ["game_lost"]})
+        for _ in range(10):
+            table.post(f"/webhooks/{made.json['id']}/ping")
+        now = utcnow() + timedelta(seconds=1)
+        with psycopg.connect(pg_url) as other:  # a claim in flight: four rows locked
+            held = [r[0] for r in other.execute(
+                "SELECT id FROM webhook_deliveries ORDER BY id LIMIT 4 FOR UPDATE").fetchall()]  # fmt: skip
+            repo = app.extensions["schocken"].store.open_repository()
+            started = time.monotonic()
+            got = [
+                o.delivery.id for o in repo.claim_deliveries(now, now + timedelta(seconds=60), 100)
+            ]
+            assert time.monotonic() - started < 2  # not waiting for the other one
+            assert len(got) == 6 and not set(got) & set(held)
+            repo.close()
+    finally:
+        app.extensions["schocken"].store.close()

@@ -66,12 +66,13 @@ class MemoryWebhooksMixin:
                 del self.deliveries[key]
 
     def _new_delivery(
-        self, hook: Webhook, position: int | None, index: int, payload: Any, at: datetime
-    ) -> Delivery:
+        self, hook: Webhook, position: int | None, index: int, payload: Any, at: datetime,
+        kind: str,
+    ) -> Delivery:  # fmt: skip
         delivery_id = max(max(self.deliveries, default=0), getattr(self, "_delivery_ids", 0)) + 1
         self._delivery_ids = delivery_id  # never used twice, as AUTOINCREMENT
         made = Delivery(delivery_id, hook.id, hook.stammtisch_id, position, index, payload,
-                        PENDING, 0, at, None, None, None, None, at)  # fmt: skip
+                        PENDING, 0, at, None, None, None, None, at, kind)  # fmt: skip
         self.deliveries[delivery_id] = made
         return made
 
@@ -83,13 +84,13 @@ class MemoryWebhooksMixin:
             for hook in self.list_webhooks(stammtisch_id):
                 for index, kind in enumerate(kinds):
                     if hook.active and kind in hook.kinds:
-                        self._new_delivery(hook, position, index, None, at)
+                        self._new_delivery(hook, position, index, None, at, kind)
                         made += 1
         return made
 
     def add_ping(self, webhook: Webhook, payload: dict[str, Any], now: datetime) -> Delivery:
         with self.transaction():
-            return self._new_delivery(webhook, None, 0, dict(payload), now)
+            return self._new_delivery(webhook, None, 0, dict(payload), now, "ping")
 
     def list_deliveries(
         self, webhook_id: int, offset: int, limit: int

@@ -15,7 +15,7 @@ WEBHOOK_COLUMNS: dict[str, tuple[str, ...]] = {
     "webhook_deliveries": (
         "id", "webhook_id", "stammtisch_id", "position", "event_index", "payload", "state",
         "attempts", "next_attempt_at", "last_status", "last_error", "last_attempt_at",
-        "delivered_at", "created_at",
+        "delivered_at", "created_at", "kind",
     ),
 }  # fmt: skip
 
@@ -56,6 +56,7 @@ class Delivery:
     last_attempt_at: datetime | None
     delivered_at: datetime | None
     created_at: datetime
+    kind: str  # the event's kind ("ping" for a test)
 
     @property
     def message_id(self) -> str:

@@ -32,8 +32,8 @@ _UPDATE = (
 #: the outbox write of an entry: one INSERT … SELECT, nothing read when no webhook is there
 _ENQUEUE = """
 INSERT INTO webhook_deliveries (webhook_id, stammtisch_id, position, event_index, state,
-                                attempts, next_attempt_at, created_at)
-SELECT w.id, w.stammtisch_id, %(position)s, e.ord - 1, 'pending', 0, %(at)s, %(at)s
+                                attempts, next_attempt_at, created_at, kind)
+SELECT w.id, w.stammtisch_id, %(position)s, e.ord - 1, 'pending', 0, %(at)s, %(at)s, e.kind
 FROM webhooks w, jsonb_array_elements_text(%(kinds)s::jsonb) WITH ORDINALITY AS e(kind, ord)
 WHERE w.stammtisch_id = %(stammtisch_id)s AND w.active AND jsonb_exists(w.kinds, e.kind)
 ORDER BY w.id, e.ord
@@ -44,8 +44,8 @@ ORDER BY w.id, e.ord
 NOTIFY_AND_ENQUEUE = """
 WITH outbox AS (
     INSERT INTO webhook_deliveries (webhook_id, stammtisch_id, position, event_index, state,
-                                    attempts, next_attempt_at, created_at)
-    SELECT w.id, w.stammtisch_id, %(position)s, e.ord - 1, 'pending', 0, %(at)s, %(at)s
+                                    attempts, next_attempt_at, created_at, kind)
+    SELECT w.id, w.stammtisch_id, %(position)s, e.ord - 1, 'pending', 0, %(at)s, %(at)s, e.kind
     FROM webhooks w, jsonb_array_elements_text(%(kinds)s::jsonb) WITH ORDINALITY AS e(kind, ord)
     WHERE w.stammtisch_id = %(st)s AND w.active AND jsonb_exists(w.kinds, e.kind)
     ORDER BY w.id, e.ord
@@ -54,8 +54,8 @@ SELECT pg_notify(%(channel)s, %(note)s)
 """
 _PING = (
     "INSERT INTO webhook_deliveries (webhook_id, stammtisch_id, position, event_index, payload, "
-    "state, attempts, next_attempt_at, created_at) "
-    "VALUES (%s, %s, NULL, 0, %s, 'pending', 0, %s, %s) "
+    "state, attempts, next_attempt_at, created_at, kind) "
+    "VALUES (%s, %s, NULL, 0, %s, 'pending', 0, %s, %s, 'ping') "
     f"RETURNING {_DELIVERY}"
 )
 _CLAIM = f"""
@@ -181,8 +181,8 @@ class WebhooksMixin:
             rows = self._sql(_CLAIM, params).fetchall()
         claimed = []
         for row in rows:
-            delivery = _delivery(row[:14])
-            url, secret, slug, game_id, seq, events, at = row[14:]
+            delivery = _delivery(row[:15])
+            url, secret, slug, game_id, seq, events, at = row[15:]
             event = event_of(delivery, game_id, seq, events, at)
             claimed.append(Outgoing(delivery, str(url), str(secret), str(slug), event))
         return claimed

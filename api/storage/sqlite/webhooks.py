@@ -33,8 +33,8 @@ _UPDATE += "WHERE id = ?"
 #: the outbox write of an entry: one INSERT … SELECT, nothing read when no webhook is there
 _ENQUEUE = """
 INSERT INTO webhook_deliveries (webhook_id, stammtisch_id, position, event_index, state,
-                                attempts, next_attempt_at, created_at)
-SELECT w.id, w.stammtisch_id, :position, e.key, 'pending', 0, :at, :at
+                                attempts, next_attempt_at, created_at, kind)
+SELECT w.id, w.stammtisch_id, :position, e.key, 'pending', 0, :at, :at, e.value
 FROM webhooks w JOIN json_each(:kinds) e
 WHERE w.stammtisch_id = :stammtisch_id AND w.active
   AND EXISTS (SELECT 1 FROM json_each(w.kinds) k WHERE k.value = e.value)
@@ -42,7 +42,8 @@ ORDER BY w.id, e.key
 """
 _PING = (
     "INSERT INTO webhook_deliveries (webhook_id, stammtisch_id, position, event_index, payload, "
-    "state, attempts, next_attempt_at, created_at) VALUES (?, ?, NULL, 0, ?, 'pending', 0, ?, ?) "
+    "state, attempts, next_attempt_at, created_at, kind) "
+    "VALUES (?, ?, NULL, 0, ?, 'pending', 0, ?, ?, 'ping') "
     f"RETURNING {_DELIVERY}"
 )
 _CLAIM = """
@@ -180,8 +181,8 @@ class WebhooksMixin:
             rows = self._conn.execute(_CLAIMED, (to_json(ids),)).fetchall()
         claimed = []
         for row in rows:
-            delivery = _delivery(row[:14])
-            url, secret, slug, game_id, seq, events, at = row[14:]
+            delivery = _delivery(row[:15])
+            url, secret, slug, game_id, seq, events, at = row[15:]
             found = None if events is None else json.loads(events)
             event = event_of(delivery, game_id, seq, found, moment(at))
             claimed.append(Outgoing(delivery, str(url), str(secret), str(slug), event))

@@ -27,7 +27,8 @@ CREATE TABLE webhook_deliveries (
     last_error       text,
     last_attempt_at  timestamp,
     delivered_at     timestamp,
-    created_at       timestamp NOT NULL
+    created_at       timestamp NOT NULL,
+    kind             text NOT NULL           -- the event's kind ("ping" for a test)
 );
 CREATE INDEX webhook_deliveries_log ON webhook_deliveries (webhook_id, id);
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at)

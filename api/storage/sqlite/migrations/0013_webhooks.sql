@@ -37,7 +37,8 @@ CREATE TABLE webhook_deliveries (
     last_error       TEXT,
     last_attempt_at  TIMESTAMP,
     delivered_at     TIMESTAMP,
-    created_at       TIMESTAMP NOT NULL
+    created_at       TIMESTAMP NOT NULL,
+    kind             TEXT NOT NULL           -- the event's kind ("ping" for a test)
 );
 CREATE INDEX webhook_deliveries_log ON webhook_deliveries (webhook_id, id);
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at)
