@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..rules.events import EventKind
+from ..rules import EventKind
 from ..storage import Stammtisch
 from ..storage.webhook_records import Delivery, Webhook
 from .base import UseCases
