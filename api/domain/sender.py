@@ -49,8 +49,8 @@ BATCH, PARALLEL = 20, 4
 KEEP = timedelta(days=30)
 #: the sender forgets old deliveries this often
 PURGE_EVERY = timedelta(hours=1)
-#: the receiver's answer kept in the log (characters)
-MAX_ERROR = 300
+#: the receiver's answer kept in the log (characters), and read of it at most (bytes)
+MAX_ERROR, MAX_READ = 300, 200
 
 Outcome = tuple[int | None, str | None]  # (HTTP status, error); (2xx, None) delivered
 
@@ -133,8 +133,10 @@ class Sender:
         }
         try:
             answer = self.http.request(
-                "POST", out.url, body=body, headers=headers, redirect=False, preload_content=True
+                "POST", out.url, body=body, headers=headers, redirect=False, preload_content=False
             )
+            head = answer.read(MAX_READ)  # a receiver's long answer is not read on
+            answer.close()
         except urllib3.exceptions.NewConnectionError as err:  # a TimeoutError too, in urllib3
             return None, f"Nicht erreichbar: {_reason(err)}"[:MAX_ERROR]
         except urllib3.exceptions.TimeoutError:
@@ -147,7 +149,7 @@ class Sender:
         if 300 <= status < 400:
             where = answer.headers.get("Location", "?")
             return status, f"Weiterleitung nach {where} wird nicht gefolgt."[:MAX_ERROR]
-        text = answer.data[:200].decode("utf-8", "replace").strip()
+        text = head.decode("utf-8", "replace").strip()
         return status, (f"Antwort {status}" + (f": {text}" if text else ""))[:MAX_ERROR]
 
     def record(self, out: Outgoing, outcome: Outcome) -> None:
