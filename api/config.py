@@ -90,6 +90,19 @@ class Config:
     #: ``<instance>/admin_token`` (``<instance>``: the database's folder, see DATABASE)
     ADMIN_TOKEN: str | None = None
 
+    # ---- live events (api/http/sse.py, api/http/hub.py) ------------------------------------
+    #: seconds between the heartbeats (``: ping``) of an event stream
+    EVENT_HEARTBEAT_SECONDS: float = 15.0
+    #: event streams one server process holds at most (503 beyond)
+    EVENT_STREAMS_PER_PROCESS: int = 1000
+    #: bytes a stream may have waiting for a slow client before it is dropped
+    EVENT_BUFFER_BYTES: int = 256 * 1024
+    #: without ``schocken serve``'s stream hub (a development server, the test client): a
+    #: stream polls the store this often and ends after ``EVENT_STREAM_SECONDS`` (clients
+    #: reconnect with their last id)
+    EVENT_POLL_SECONDS: float = 0.25
+    EVENT_STREAM_SECONDS: float = 60.0
+
     # ---- the pub form (api/web) ----------------------------------------------------------
     #: signs the session cookie; ``None``: generated once into ``<instance>/secret_key``
     SECRET_KEY: str | None = None
@@ -104,6 +117,9 @@ class Config:
     STATS_URL: str = "/dashboard/{slug}/"
     #: time zone of the pub table (dates shown on the pages, ``played_at`` of new games)
     WEB_TIMEZONE: str = "Europe/Berlin"
+    #: the pub TV (``/tv/<slug>``) re-reads its board this often (seconds) besides every event
+    #: of the stream: what a silently dead connection missed shows up by then
+    TV_REFRESH_SECONDS: int = 60
 
     # ---- the statistics site (dashboard/web.py) ------------------------------------------
     #: folder of the dashboard's assets; ``None``: ``<instance>/dashboard`` (the database's

@@ -16,27 +16,33 @@ from api.rules import PAYLOADS, EventData, EventKind
 
 from .common import doc
 
-#: a payload field whose key in the event's ``data`` differs from its name
-JSON_KEYS = {"source": "from"}
+#: payload fields whose key in the event's ``data`` differs from their name, per kind (a
+#: Deckel move's ``source`` is sent as ``from``; a game start's ``source`` keeps its name)
+JSON_KEYS: dict[EventKind, dict[str, str]] = {
+    EventKind.ROUND_LOST: {"source": "from"},
+    EventKind.PENALTY: {"source": "from"},
+}
 #: the kinds the API sends, in the engine's order
 EVENT_KINDS: tuple[str, ...] = tuple(kind.value for kind in EventKind)
 
 
-def _code(match: re.Match[str]) -> str:
-    """``source`` (reST) → `from` (Markdown), field names shown as the JSON keys."""
-    return f"`{JSON_KEYS.get(match[1], match[1])}`"
+def _renamed(payload: type[EventData]) -> dict[str, str]:
+    return JSON_KEYS.get(payload.KIND, {})
 
 
 def meaning(payload: type[EventData]) -> str:
-    """What an event means: the first paragraph of its payload class's docstring."""
+    """What an event means: the first paragraph of its payload class's docstring (field
+    names in ``…`` shown as the JSON keys, in Markdown)."""
     first = (payload.__doc__ or "").strip().split("\n\n")[0]
-    return re.sub(r"``([^`]+)``", _code, " ".join(first.split()))
+    keys = _renamed(payload)
+    return re.sub(r"``([^`]+)``", lambda m: f"`{keys.get(m[1], m[1])}`", " ".join(first.split()))
 
 
 def data_keys(payload: type[EventData]) -> dict[str, bool]:
     """The keys of an event's ``data`` → whether every event of the kind has it."""
+    keys = _renamed(payload)
     return {
-        JSON_KEYS.get(f.name, f.name): f.default is dataclasses.MISSING
+        keys.get(f.name, f.name): f.default is dataclasses.MISSING
         for f in dataclasses.fields(payload)
     }
 

@@ -21,7 +21,7 @@ from api.rules import PRESETS, simulate_game, to_log
 
 
 def _seeded_schema(**config):
-    app = create_app({"STORAGE": "memory", "TESTING": True, **config})
+    app = create_app({"STORAGE": "memory", "TESTING": True, "EVENT_STREAM_SECONDS": 0, **config})
     table = make_table(app.test_client(), "Zur Post")
     table.add_players(PLAYERS)
     table.start()

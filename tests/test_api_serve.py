@@ -80,10 +80,15 @@ class Server:
     """``schocken serve`` in a process group of its own (master and workers)."""
 
     def __init__(
-        self, db: Path, workers: int, env: dict[str, str] | None = None, url: str | None = None
+        self,
+        db: Path,
+        workers: int,
+        env: dict[str, str] | None = None,
+        url: str | None = None,
+        threads: int = 4,
     ) -> None:
         """On the SQLite file ``db``, or on the PostgreSQL database ``url`` (its log beside
-        ``db`` all the same)."""
+        ``db`` all the same); ``threads`` 1: the default InlineWorker, else gthread."""
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = db.parent.parent / f"serve-{self.port}.log"
@@ -91,7 +96,7 @@ class Server:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "api.cli", "serve", "--port", str(self.port)]
                 + (["--database-url", url] if url else ["--db", str(db)])
-                + ["--workers", str(workers), "--threads", "4"],
+                + ["--workers", str(workers), "--threads", str(threads)],
                 cwd=ROOT,
                 stdout=out,
                 stderr=subprocess.STDOUT,

@@ -6,6 +6,7 @@ tests/test_dashboard_vocabulary.py)."""
 from __future__ import annotations
 
 import ast
+import json
 import random
 import re
 from collections.abc import Iterator
@@ -111,7 +112,7 @@ def _record(table: Any, log: dict[str, Any], extras: bool) -> list[dict[str, Any
 
 
 def test_every_event_kind_is_sent_by_the_api_with_its_documented_data():
-    app = create_app({"STORAGE": "memory", "TESTING": True})
+    app = create_app({"STORAGE": "memory", "TESTING": True, "EVENT_STREAM_SECONDS": 0})
     try:
         table = make_table(app.test_client())
         table.add_players(PLAYERS)
@@ -124,6 +125,10 @@ def test_every_event_kind_is_sent_by_the_api_with_its_documented_data():
             seen += _record(table, to_log(game), extras=not seen)
             if len(endings) == 2:  # a game with a Blattschuss, one with a Finale
                 break
+        # and the live events (game_started is sent by the stream only)
+        stream = table.client.get(f"/api/v1/stammtische/{table.slug}/events?last_event_id=0")
+        lines = stream.get_data(as_text=True).splitlines()
+        seen += [json.loads(line[6:]) for line in lines if line.startswith("data: ")]
     finally:
         app.extensions["schocken"].store.close()
     assert {e["kind"] for e in seen} == set(EVENT_KINDS)

@@ -1,6 +1,8 @@
 """``schocken serve`` runs the app in gunicorn: a pre-fork server, N worker processes, all on
 one port, each serving one request at a time in its main thread (:class:`InlineWorker`), or
-with ``--threads`` > 1 gunicorn's ``gthread`` worker.
+with ``--threads`` > 1 gunicorn's ``gthread`` worker (:class:`StreamWorker`). Live event
+streams hold no request thread in either: each process hands them to its stream hub
+(api/http/hub.py), one thread that serves them all.
 
 The master process makes the app once before forking (it creates and migrates the database
 and writes the instance folder's secret key and admin token, so that the workers do not race
@@ -36,6 +38,9 @@ from gunicorn.app.base import BaseApplication
 from gunicorn.arbiter import Arbiter
 from gunicorn.http import wsgi
 from gunicorn.workers.gthread import TConn, ThreadWorker
+
+from ..http.hub import StreamHub
+from ..http.sse import HUB_KEY, RETRY, STREAM_KEY, StreamSettings
 
 #: how long a stopping worker may finish the requests it is on
 GRACEFUL_SECONDS = 10
@@ -161,6 +166,9 @@ class _Done:
             raise self.error
         return self.value
 
+    def exception(self) -> BaseException | None:
+        return self.error
+
 
 class OneSend(wsgi.Response):  # type: ignore[misc]  # gunicorn has no type information
     """gunicorn's response, but the head goes out with the first piece of the body, in one
@@ -202,41 +210,71 @@ class OneSend(wsgi.Response):  # type: ignore[misc]  # gunicorn has no type info
         super().close()
 
 
-class InlineWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has no type information
-    """gunicorn's ``gthread`` worker with one request thread, its main thread: the request of a
-    connection that turns readable is served right there, not handed to a pool thread and its
-    outcome back through a pipe (two thread switches and the interpreter lock passed twice per
-    request). New connections wait in the poller until their request arrives; keep-alive,
-    time-outs and the graceful stop are gthread's.
+#: what ``handle_request`` returns for a connection handed to the stream hub
+HANDED_OVER: Any = type("HandedOver", (), {"__repr__": lambda self: "HANDED_OVER"})()
 
-    A kept-alive connection belongs to the process that accepted it, and clients that connect
-    at one moment may all land on one process (the first to wake accepts them all) while
-    another idles. So a connection is closed after :data:`REQUESTS_PER_CONNECTION` requests
-    (``Connection: close``, as nginx's ``keepalive_requests``): the client connects again and
-    an idle process, the one waiting in ``accept``, takes it. That rebalances within a second
-    at a cost of one connection per that many requests."""
+
+class StreamWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has no type information
+    """gunicorn's ``gthread`` worker (``--threads`` > 1), with :class:`OneSend` answers, at most
+    :data:`REQUESTS_PER_CONNECTION` requests per connection (see :class:`InlineWorker`), and
+    event streams handed over: a view that answers with an
+    :class:`~api.http.sse.EventStream` holds no thread; its head goes out from the request's
+    thread, then the connection belongs to the process's :class:`~api.http.hub.StreamHub` (one
+    thread for every stream of the process; started on the first stream, its streams closed
+    when the worker stops)."""
 
     alive: bool
+    _hub: StreamHub | None = None
 
-    def accept(self, listener: Any) -> None:
+    def load_wsgi(self) -> None:
+        super().load_wsgi()
+        app = self.wsgi  # the Flask app (Server.load)
+        self._hub = StreamHub(app.extensions["schocken"].store, StreamSettings.of(app.config))
+
+    def hub(self) -> StreamHub:
+        assert self._hub is not None
+        return self._hub
+
+    def run(self) -> None:
         try:
-            sock, address = listener.accept()
-        except OSError as exc:
-            if exc.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
-                raise
-            return
-        self.nr_conns += 1
-        sock.setblocking(False)
-        conn = TConn(self.cfg, sock, address, listener.getsockname())
-        conn.timeout = time.monotonic() + self.cfg.keepalive
-        self.pending_conns.append(conn)
-        self.poller.register(
-            sock, selectors.EVENT_READ, partial(self.on_pending_socket_readable, conn)
-        )
+            super().run()
+        finally:
+            if self._hub is not None:
+                self._hub.stop()
 
-    def handle_request(self, req: Any, conn: Any) -> bool:
-        """gthread's ``handle_request`` with :class:`OneSend` answers, in one thread, and at
-        most :data:`REQUESTS_PER_CONNECTION` requests per connection. False: close it."""
+    def _keepalive_after(self, conn: Any, keepalive: Any) -> Any:
+        if keepalive is HANDED_OVER:
+            return keepalive
+        return super()._keepalive_after(conn, keepalive)
+
+    def finish_request(self, conn: Any, fs: Any) -> None:
+        if not fs.cancelled() and fs.exception() is None and fs.result() is HANDED_OVER:
+            self.nr_conns -= 1  # the hub's now
+            return
+        super().finish_request(conn, fs)
+
+    def _hand_over(self, conn: Any, resp: Any, environ: dict[str, Any], req: Any) -> bool:
+        """Give the connection of an event stream's answer to the hub (True), with the
+        answer's head and the stream's first line; or release the hub's place (False: an
+        error answer, a HEAD request: answered as usual)."""
+        stream = environ.get(STREAM_KEY)
+        if stream is None:
+            return False
+        hub = self.hub()
+        if resp.status_code != 200 or req.method != "GET":
+            hub.release()
+            return False
+        resp.force_close()  # the body ends when the connection does: no chunks
+        resp.chunked = False
+        resp.send_headers()
+        head, resp.held = resp.held or b"", None
+        hub.attach(conn.sock, stream.cursor, head + RETRY)
+        return True
+
+    def handle_request(self, req: Any, conn: Any) -> Any:
+        """gthread's ``handle_request`` with :class:`OneSend` answers, at most
+        :data:`REQUESTS_PER_CONNECTION` requests per connection, event streams handed over.
+        False: close it; :data:`HANDED_OVER`: the stream hub has it."""
         conn.served = getattr(conn, "served", 0) + 1
         environ: dict[str, Any] = {}
         resp = None
@@ -259,8 +297,12 @@ class InlineWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has no type 
                 or len(self.keepalived_conns) >= self.max_keepalived
             ):
                 resp.force_close()  # answered with Connection: close
+            environ["wsgi.multithread"] = self.cfg.threads > 1
+            environ[HUB_KEY] = self.hub()
             respiter = self.wsgi(environ, resp.start_response)
             try:
+                if self._hand_over(conn, resp, environ, req):
+                    return HANDED_OVER
                 if isinstance(respiter, environ["wsgi.file_wrapper"]):
                     resp.write_file(respiter)
                 else:
@@ -285,6 +327,40 @@ class InlineWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has no type 
                 self.cfg.post_request(self, req, environ, resp)
             except Exception:  # noqa: BLE001 - gunicorn's own handling
                 self.log.exception("Exception in post_request hook")
+
+
+class InlineWorker(StreamWorker):
+    """gunicorn's ``gthread`` worker with one request thread, its main thread: the request of a
+    connection that turns readable is served right there, not handed to a pool thread and its
+    outcome back through a pipe (two thread switches and the interpreter lock passed twice per
+    request). New connections wait in the poller until their request arrives; keep-alive,
+    time-outs and the graceful stop are gthread's.
+
+    A kept-alive connection belongs to the process that accepted it, and clients that connect
+    at one moment may all land on one process (the first to wake accepts them all) while
+    another idles. So a connection is closed after :data:`REQUESTS_PER_CONNECTION` requests
+    (``Connection: close``, as nginx's ``keepalive_requests``): the client connects again and
+    an idle process, the one waiting in ``accept``, takes it. That rebalances within a second
+    at a cost of one connection per that many requests.
+
+    Event streams are handed to the process's stream hub (:class:`StreamWorker`): they hold
+    no thread."""
+
+    def accept(self, listener: Any) -> None:
+        try:
+            sock, address = listener.accept()
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
+                raise
+            return
+        self.nr_conns += 1
+        sock.setblocking(False)
+        conn = TConn(self.cfg, sock, address, listener.getsockname())
+        conn.timeout = time.monotonic() + self.cfg.keepalive
+        self.pending_conns.append(conn)
+        self.poller.register(
+            sock, selectors.EVENT_READ, partial(self.on_pending_socket_readable, conn)
+        )
 
     def enqueue_req(self, conn: Any) -> None:
         try:
@@ -342,7 +418,7 @@ def run(
         "bind": f"{host}:{port}",
         "workers": workers,
         "threads": threads,
-        "worker_class": "gthread" if threads > 1 else f"{__name__}.InlineWorker",
+        "worker_class": f"{__name__}.{'StreamWorker' if threads > 1 else 'InlineWorker'}",
         "graceful_timeout": GRACEFUL_SECONDS,
         "timeout": WORKER_TIMEOUT,
         "proc_name": "schocken",

@@ -33,6 +33,7 @@ CATALOGUE: dict[str, tuple[int, str]] = {
     "internal_error": (500, "Interner Fehler"),
     "storage_unavailable": (503, "Datenbank kann nicht schreiben"),
     "database_unreachable": (503, "Datenbank nicht erreichbar"),
+    "too_many_streams": (503, "Zu viele Live-Verbindungen"),
     "http_error": (400, "HTTP-Fehler"),
     # use cases (api/domain)
     "conflict": (409, "Konflikt"),

@@ -8,6 +8,7 @@ plain functions (``api/domain/catalog.py``).
 
 from __future__ import annotations
 
+from .events import EventUseCases
 from .games import GameUseCases
 from .players import PlayerUseCases
 from .rebuild import RebuildUseCases
@@ -17,6 +18,7 @@ from .webhooks import WebhookUseCases
 
 
 class Services(
+    EventUseCases,
     StammtischUseCases,
     PlayerUseCases,
     GameUseCases,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask_smorest import Api
 
-from . import games, health, imports, players, rules, stammtische, webhooks
+from . import events, games, health, imports, players, rules, stammtische, webhooks
 
 BLUEPRINTS = (
     health.blp,
@@ -20,3 +20,4 @@ BLUEPRINTS = (
 def register(api: Api) -> None:
     for blp in BLUEPRINTS:
         api.register_blueprint(blp)
+    events.register(api)

@@ -15,7 +15,7 @@
 The modules: ``blueprint`` (the Blueprint, asset URLs, date filter, headers, error pages),
 ``session`` (CSRF token, login state), and the pages: ``home`` (create, log in, log out),
 ``stammtisch`` (overview, history, house rules), ``players``, ``new_game``, ``games`` (the game
-screen: turn, penalty, undo); ``forms`` and ``protocol`` turn form fields and engine events
+screen: turn, penalty, undo), ``tv`` (the board for a screen across the room); ``forms`` and ``protocol`` turn form fields and engine events
 into what the templates show.
 
 Pages (German URLs, the users' language):
@@ -24,7 +24,9 @@ Pages (German URLs, the users' language):
 * ``/s/<slug>/`` — the Stammtisch: running games, new game, players, history, statistics;
 * ``/s/<slug>/spieler`` — add, rename, retire players;
 * ``/s/<slug>/neu`` — a new game: tap the players in seat order, choose who opens, start;
-* ``/s/<slug>/spiel/<id>`` — the game screen: board, turn entry, penalty, undo, history.
+* ``/s/<slug>/spiel/<id>`` — the game screen: board, turn entry, penalty, undo, history;
+* ``/tv/<slug>`` — the pub TV: the running game's board, big, updated live from the event
+  stream (``tv``; a public Stammtisch's TV needs no login).
 
 Every POST answers with a redirect (so a reload never records twice) or, when the input is
 rejected, with the same page, the entered values kept and the German message beside the field.
@@ -44,12 +46,12 @@ from pathlib import Path
 from flask import Flask, Request
 from flask.sessions import SecureCookieSessionInterface
 
-from . import games, home, new_game, players, session, stammtisch
+from . import games, home, new_game, players, session, stammtisch, tv
 from .blueprint import bp
 
 SECRET_FILE = "secret_key"
 #: the modules that register their hooks and pages on :data:`bp`
-MODULES = (session, home, stammtisch, players, new_game, games)
+MODULES = (session, home, stammtisch, players, new_game, games, tv)
 
 
 class _AutoSecureSessionInterface(SecureCookieSessionInterface):

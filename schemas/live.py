@@ -1,0 +1,61 @@
+"""Live events (``GET …/events``, Server-Sent Events): the query of a stream and the JSON of
+each message's ``data:`` line (also what a webhook delivers per domain event)."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from .common import UtcDateTime, doc
+from .events import EVENT_KINDS
+
+
+class EventStreamQuerySchema(Schema):
+    last_event_id = fields.Integer(
+        validate=validate.Range(min=0),
+        metadata=doc(
+            "Resume after this id (the last `id:` the client has; the `Last-Event-ID` header "
+            "wins when both are sent). For one game the entry's `seq` (e.g. the game's ETag "
+            "after reading it), for the Stammtisch the `position`. Without either: only new "
+            "events.",
+            12,
+        ),
+    )
+
+
+class EventStreamHeadersSchema(Schema):
+    last_event_id = fields.String(
+        data_key="Last-Event-ID",
+        metadata=doc(
+            "Resume after this id (EventSource sends the last `id:` it got when it "
+            "reconnects); a value that is no number is ignored.",
+            "12",
+        ),
+    )
+
+
+class LiveEventSchema(Schema):
+    """One domain event as a stream message's ``data:`` line (one line of JSON)."""
+
+    kind = fields.String(
+        required=True,
+        validate=validate.OneOf(EVENT_KINDS),
+        metadata=doc("The domain event (also the message's `event:` name).", "turn_recorded"),
+    )
+    message = fields.String(
+        required=True, metadata=doc("German sentence for the table.", "Anna würfelt Schock aus.")
+    )
+    data = fields.Dict(required=True, metadata=doc("The event's payload (see the kinds).", {}))
+    game_id = fields.Integer(required=True, metadata=doc("The game.", 7))
+    seq = fields.Integer(
+        required=True,
+        metadata=doc("The log entry's sequence number in its game (the id per game).", 12),
+    )
+    position = fields.Integer(
+        required=True,
+        metadata=doc(
+            "The entry's place in the Stammtisch's event log (the id per Stammtisch).", 40
+        ),
+    )
+    recorded_at = UtcDateTime(
+        required=True, metadata=doc("When the entry was stored.", "2026-12-01T20:15:00+00:00")
+    )

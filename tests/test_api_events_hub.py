@@ -1,0 +1,225 @@
+"""The stream hub of a server process (api/http/hub.py), in this process: streams on socket
+pairs, the app's SQLite store (its data_version watch) or the in-memory fake (polled)."""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from conftest import make_table
+from test_api_events import ANNA, events
+
+from api.app import create_app
+from api.domain.events import PAGE, Cursor
+from api.http.hub import StreamHub
+from api.http.sse import RETRY, StreamSettings
+from api.storage.watch import SQLiteWatch
+
+
+@pytest.fixture(params=["sqlite", "memory"])
+def app(request: Any, tmp_path: Any) -> Iterator[Any]:
+    config = {"STORAGE": request.param, "TESTING": True}
+    if request.param == "sqlite":
+        config["DATABASE"] = str(tmp_path / "hub.sqlite3")
+    application = create_app(config)
+    yield application
+    application.extensions["schocken"].store.close()
+
+
+@pytest.fixture
+def table(app: Any) -> Any:
+    t = make_table(app.test_client())
+    t.add_players(["Anna", "Bert"])
+    return t
+
+
+class Client:
+    """The client end of a stream: everything it read so far."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock, self.data = sock, b""
+        sock.settimeout(5)
+
+    def read_until(self, done: Callable[[str], bool], seconds: float = 5) -> str:
+        """Read until ``done(all read so far)`` (or the end); all read so far."""
+        deadline = time.monotonic() + seconds
+        while not done(self.data.decode(errors="replace")):
+            assert time.monotonic() < deadline, self.data
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                break
+            self.data += chunk
+        return self.data.decode()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+class Hub:
+    """A hub on the app's store and the client ends of its streams."""
+
+    def __init__(self, app: Any, **settings: Any) -> None:
+        defaults = {"heartbeat": 30.0, "per_process": 10}
+        self.hub = StreamHub(
+            app.extensions["schocken"].store, StreamSettings(**{**defaults, **settings})
+        )
+        self.clients: list[Client] = []
+
+    def open(self, cursor: Cursor, bufsize: int | None = None) -> Client:
+        assert self.hub.reserve()
+        ours, theirs = socket.socketpair()
+        if bufsize:
+            for sock in (ours, theirs):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, bufsize)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, bufsize)
+        self.hub.attach(theirs, cursor, b"HEAD\n" + RETRY)
+        self.clients.append(Client(ours))
+        return self.clients[-1]
+
+    def stop(self) -> None:
+        self.hub.stop()
+        for client in self.clients:
+            client.close()
+
+
+@pytest.fixture
+def hubs() -> Iterator[list[Hub]]:
+    made: list[Hub] = []
+    yield made
+    for h in made:
+        h.stop()
+
+
+def hub_of(hubs: list[Hub], app: Any, **settings: Any) -> Hub:
+    hubs.append(Hub(app, **settings))
+    return hubs[-1]
+
+
+def wait_for(condition: Callable[[], bool], seconds: float = 3) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+
+
+def st_id(app: Any, slug: str) -> int:
+    return int(app.extensions["schocken"].store.repository().get_stammtisch(slug).id)
+
+
+def test_streams_get_the_backlog_then_what_is_written(app, table, hubs):
+    h = hub_of(hubs, app)
+    game = table.start(["Anna", "Bert"])
+    st = st_id(app, table.slug)
+    whole = h.open(Cursor(st, None, 0))
+    one_game = h.open(Cursor(st, game, 0))
+    assert whole.read_until(lambda t: "id: 1\n" in t).startswith("HEAD\nretry: 3000\n\n")
+    started = time.monotonic()
+    table.post(f"/games/{game}/turns", ANNA)
+    got = events(whole.read_until(lambda t: "id: 2\n" in t).partition("retry: 3000\n\n")[2])
+    assert time.monotonic() - started < 1
+    assert [(m["event"], m.get("id")) for m in got] == [
+        ("game_started", "1"),
+        ("turn_recorded", "2"),
+    ]
+    got = events(one_game.read_until(lambda t: "id: 1\n" in t).partition("\n\n")[2])
+    assert [(m["event"], m["id"]) for m in got] == [("turn_recorded", "1")]  # seq 0 is before
+
+
+@pytest.mark.parametrize("app", ["sqlite"], indirect=True)  # the fake starts games slowly
+def test_a_stream_catches_up_page_by_page(app, table, hubs):
+    h = hub_of(hubs, app)
+    for _ in range(PAGE + 30):
+        table.start(["Anna", "Bert"])
+    sock = h.open(Cursor(st_id(app, table.slug), None, 5))
+    text = sock.read_until(lambda t: f"id: {PAGE + 30}\n" in t)
+    assert [int(m["id"]) for m in events(text.partition("\n\n")[2])] == list(range(6, PAGE + 31))
+    table.start(["Anna", "Bert"])  # and on, live
+    assert f"id: {PAGE + 31}\n" in sock.read_until(lambda t: f"id: {PAGE + 31}\n" in t)
+
+
+def test_a_vanished_client_is_freed_at_once(app, table, hubs):
+    h = hub_of(hubs, app)
+    socks = [h.open(Cursor(st_id(app, table.slug), None, 0)) for _ in range(3)]
+    socks[0].read_until(lambda t: "retry" in t)
+    assert h.hub.count() == 3
+    socks[0].close()
+    wait_for(lambda: h.hub.count() == 2, 1)
+    wait_for(lambda: len(h.hub.streams) == 2, 1)
+
+
+def test_the_cap_per_process(app, table, hubs):
+    h = hub_of(hubs, app, per_process=2)
+    first = h.open(Cursor(st_id(app, table.slug), None, 0))
+    assert h.hub.reserve() and not h.hub.reserve()
+    h.hub.release()
+    assert h.hub.reserve()
+    first.close()
+    wait_for(lambda: h.hub.reserve())
+    h.hub.stop()
+    assert not h.hub.reserve()  # a stopping hub takes no more
+
+
+def test_a_client_that_does_not_read_is_dropped(app, table, hubs):
+    h = hub_of(hubs, app, buffer=4000)
+    st = st_id(app, table.slug)
+    slow = h.open(Cursor(st, None, 0), bufsize=2048)
+    fine = h.open(Cursor(st, None, 0))
+    for _ in range(60):  # ~300 bytes each: more than the kernel's and the hub's buffers
+        table.start(["Anna", "Bert"])
+    assert "id: 60\n" in fine.read_until(lambda t: "id: 60\n" in t)
+    wait_for(lambda: h.hub.count() == 1)
+    received = b""
+    while chunk := slow.sock.recv(65536):  # what it had, then the end
+        received += chunk
+    assert b"id: 60\n" not in received
+
+
+def test_heartbeats_and_the_stop(app, table, hubs):
+    h = hub_of(hubs, app, heartbeat=0.1)
+    client = h.open(Cursor(st_id(app, table.slug), None, 0))
+    assert client.read_until(lambda t: t.count(": ping\n\n") >= 2, 2)
+    h.hub.stop()
+    while client.sock.recv(65536):  # then the end: the client reconnects elsewhere
+        pass
+    assert h.hub.count() == 0
+
+
+@pytest.mark.parametrize("app", ["sqlite"], indirect=True)
+def test_sqlite_writes_wake_the_hub_before_its_poll(app, table, hubs, monkeypatch):
+    """The WAL file's writes (inotify) wake the hub: a stream gets an entry long before the
+    poll would have looked."""
+    monkeypatch.setattr(SQLiteWatch, "interval", 30.0)
+    h = hub_of(hubs, app)
+    game = table.start(["Anna", "Bert"])
+    client = h.open(Cursor(st_id(app, table.slug), game, 0))
+    client.read_until(lambda t: "retry" in t)
+    time.sleep(0.1)  # the stream is live
+    started = time.monotonic()
+    table.post(f"/games/{game}/turns", ANNA)
+    client.read_until(lambda t: "id: 1\n" in t, 2)
+    assert time.monotonic() - started < 1
+
+
+def test_a_failing_store_delays_the_streams_without_ending_them(app, table, hubs, monkeypatch):
+    import api.http.hub as hub_module
+
+    failures = [RuntimeError("database down")] * 3
+    real_page = hub_module.page
+
+    def flaky(*args: Any) -> Any:
+        if failures:
+            raise failures.pop()
+        return real_page(*args)
+
+    monkeypatch.setattr(hub_module, "RETRY_SECONDS", 0.05)
+    h = hub_of(hubs, app)
+    game = table.start(["Anna", "Bert"])
+    client = h.open(Cursor(st_id(app, table.slug), game, 0))
+    client.read_until(lambda t: "retry" in t)
+    monkeypatch.setattr(hub_module, "page", flaky)
+    table.post(f"/games/{game}/turns", ANNA)
+    assert "id: 1\n" in client.read_until(lambda t: "id: 1\n" in t, 3)
+    assert failures == [] and h.hub.count() == 1

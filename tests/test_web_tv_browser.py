@@ -1,0 +1,286 @@
+"""The pub TV in real Chromium: the board follows the event stream.
+
+``schocken serve --workers 2`` on a temporary SQLite file; the page is opened once, the game is
+played through the REST API (as a phone app would), and the board must change from the stream
+within seconds (the page's own board read comes only every minute). Then the server is killed
+and started again on the same port: the page reconnects, re-reads the board and goes on.
+Screenshots (1920 × 1080 and 390 × 844, a running game and the pause between games) go to the
+test's ``tmp_path``, or to the folder ``TV_SCREENSHOTS`` names (never into the repository).
+
+Without Chromium the tests are skipped, unless ``CI`` is set: then they fail. They are also
+skipped while the event stream endpoint (``api/resources/events.py``, the sse branch) is not
+merged.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+import test_api_serve
+from test_api_serve import Server, request
+from test_web_browser import browser_type_launch_args  # noqa: F401 - Debian's Chromium
+
+ROOT = Path(__file__).resolve().parent.parent
+#: the event stream (GET …/events) comes with the sse branch; until it is merged these tests
+#: cannot pass (they passed on a scratch merge of tv and sse)
+STREAM = ROOT / "api" / "resources" / "events.py"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not STREAM.exists(), reason="the event stream is not merged yet"),
+]
+
+PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
+RULES = {"preset": "standard", "overrides": {"deckel": 3}}
+HALF1 = [("Anna", "113"), ("Bert", "653"), ("Clara", "542"), ("Dieter", "421")]
+HALF2 = [("Dieter", "113"), ("Anna", "421"), ("Bert", "653"), ("Clara", "542")]
+FINALE = [("Anna", "111"), ("Dieter", "654")]
+#: how long the board may take to follow an event (the stream, not the minute's board read)
+LIVE_MS = 8000
+ENV = {"SCHOCKEN_SECRET_KEY": "tv-test-" + "x" * 32}
+
+
+class Serve:
+    """``schocken serve`` that can be killed and started again on the same port and file."""
+
+    def __init__(self, db: Path) -> None:
+        self.db = db
+        self.server = Server(db, workers=2, env=ENV)
+        self.base = self.server.base
+
+    def kill(self) -> None:
+        self.server.kill()
+
+    def start(self) -> None:
+        """Again, on the same port and file."""
+        port = self.server.port
+        original = test_api_serve.free_port
+        test_api_serve.free_port = lambda: port
+        try:
+            self.server = Server(self.db, workers=2, env=ENV)
+        finally:
+            test_api_serve.free_port = original
+
+    def stop(self) -> None:
+        self.server.stop()
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[Serve]:
+    served = Serve(tmp_path / "data" / "tv.sqlite3")
+    try:
+        yield served
+    finally:
+        served.stop()
+
+
+class Pub:
+    """A Stammtisch with four players, played through the REST API."""
+
+    def __init__(self, base: str, **fields: Any) -> None:
+        self.base = base
+        body = {"name": "Zur Post", **fields}
+        status, body, _ = request(base, "POST", "/api/v1/stammtische", body)
+        assert status == 201, body
+        self.slug, self.token = body["slug"], body["token"]
+        for name in PLAYERS:
+            self.call("POST", "/players", {"name": name})
+        self.game = 0
+
+    def call(self, method: str, path: str, body: Any = None) -> Any:
+        url = f"/api/v1/stammtische/{self.slug}{path}"
+        status, answer, _ = request(self.base, method, url, body, self.token)
+        assert status in (200, 201), answer
+        return answer
+
+    def start(self, starter: str = "Anna") -> int:
+        body = {"players": PLAYERS, "starter": starter, "rules": RULES}
+        self.game = int(self.call("POST", "/games", body)["id"])
+        return self.game
+
+    def turn(self, player: str, dice: str) -> list[str]:
+        body = {"player": player, "dice": [int(d) for d in dice], "throws": 1}
+        answer = self.call("POST", f"/games/{self.game}/turns", body)
+        return [e["message"] for e in answer["events"]]
+
+
+class Screen:
+    """A browser context the size of a screen that talks to nothing but 127.0.0.1."""
+
+    def __init__(self, browser: Any, base: str, width: int, height: int) -> None:
+        self.outside: list[str] = []
+        self.errors: list[str] = []
+        self.context = browser.new_context(
+            viewport={"width": width, "height": height}, locale="de-DE", base_url=base
+        )
+        self.context.set_default_timeout(LIVE_MS)
+        self.context.route("**/*", self._guard)
+        self.page = self.context.new_page()
+        self.page.on("pageerror", lambda err: self.errors.append(str(err)))
+        self.page.on(
+            "console", lambda m: self.errors.append(m.text) if "Refused" in m.text else None
+        )
+
+    def _guard(self, route: Any) -> None:
+        if urlsplit(route.request.url).hostname != "127.0.0.1":
+            self.outside.append(route.request.url)
+            route.abort()
+        else:
+            route.continue_()
+
+    def open(self, slug: str) -> None:
+        self.page.goto(f"/tv/{slug}")
+        self.page.wait_for_selector("body[data-stream=open]")
+
+    def text(self, selector: str) -> str:
+        return " ".join(str(self.page.locator(selector).inner_text()).split())
+
+    def wait_text(self, selector: str, expected: str) -> None:
+        """Until the element's text is ``expected`` (the board is swapped in, not edited)."""
+        self.page.wait_for_function(
+            "([sel, want]) => { const el = document.querySelector(sel);"
+            " return !!el && el.textContent.replace(/\\s+/g, ' ').trim() === want; }",
+            arg=[selector, expected],
+            timeout=LIVE_MS,
+        )
+
+    def deckel(self, name: str) -> str:
+        return self.text(f'.player[data-player="{name}"] .num')
+
+    def fits(self) -> None:
+        size = self.page.evaluate(
+            "[document.documentElement.scrollWidth, window.innerWidth,"
+            " document.documentElement.scrollHeight, window.innerHeight]"
+        )
+        assert size[0] <= size[1], f"wider than the screen: {size}"
+        assert size[2] <= size[3], f"taller than the screen: {size}"
+
+    def shot(self, path: Path) -> None:
+        self.fits()
+        self.page.screenshot(path=path)
+
+    def close(self) -> None:
+        self.context.close()
+        assert self.outside == [], self.outside
+        assert self.errors == [], self.errors
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    """Where the screenshots go."""
+    folder = Path(os.environ.get("TV_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture
+def screens(browser: Any, serve: Serve) -> Iterator[Any]:
+    made: list[Screen] = []
+
+    def make(width: int = 1920, height: int = 1080) -> Screen:
+        made.append(Screen(browser, serve.base, width, height))
+        return made[-1]
+
+    yield make
+    for s in made:
+        s.close()
+
+
+def test_the_board_follows_the_stream_through_a_game(
+    serve: Serve, screens: Any, shots: Path
+) -> None:
+    pub = Pub(serve.base)
+    tv, phone = screens(), screens(390, 844)
+    for s in (tv, phone):
+        s.open(pub.slug)
+    tv.wait_text("#ticker", "Warte auf das nächste Spiel …")
+    tv.shot(shots / "tv-pause-1920.png")
+    phone.shot(shots / "tv-pause-390.png")
+
+    game = pub.start()  # game_started: both screens switch to the new game
+    for s in (tv, phone):
+        s.page.wait_for_selector(f'#screen[data-game="{game}"][data-state=running]')
+        s.wait_text("#tv-am-zug", "Anna")
+    assert tv.text("#ticker") == "Neues Spiel: Anna, Bert, Clara und Dieter. Anna fängt an."
+
+    pub.turn(*HALF1[0])
+    pub.turn("Bert", "654")  # mistyped: taken back, the board goes back with it
+    tv.wait_text("#tv-am-zug", "Clara")
+    undone = pub.call("POST", f"/games/{game}/undo", {"by": "Test"})["events"][0]["message"]
+    tv.wait_text("#ticker", undone)  # the stream's sentence stays: the board is no newer
+    tv.wait_text("#tv-am-zug", "Bert")
+    assert undone.startswith("Rückgängig gemacht: ")
+    messages = pub.turn(*HALF1[1])
+    tv.wait_text("#tv-am-zug", "Clara")
+    tv.wait_text("#ticker", messages[-1])
+    assert tv.text("#tv-throws") == "höchstens 1 Wurf"
+    tv.shot(shots / "tv-running-1920.png")
+    phone.wait_text("#tv-am-zug", "Clara")
+    phone.shot(shots / "tv-running-390.png")
+
+    messages = [m for player, dice in HALF1[2:] for m in pub.turn(player, dice)]
+    tv.wait_text("#tv-phase", "2. Hälfte")
+    assert tv.text("#ticker").startswith("Dieter bekommt 3 Deckel")
+    assert "verliert die erste Hälfte" in tv.text("#ticker")
+    assert tv.deckel("Dieter") == "0"  # the Deckel went back for the second half
+    assert tv.text('.player[data-player="Dieter"] .tags') == "am Zug beginnt 1. Hälfte verloren"
+
+    for player, dice in HALF2:
+        pub.turn(player, dice)
+    tv.wait_text("#tv-phase", "Finale: Anna gegen Dieter")
+    for player, dice in FINALE:
+        pub.turn(player, dice)
+    tv.wait_text("#tv-phase", "Spiel vorbei")
+    assert "Dieter hat verloren" in tv.text("#tv-result")
+    assert "Dieter" in tv.text("#tv-verlierer")
+    assert tv.text("#ticker") == "Warte auf das nächste Spiel …"
+
+    second = pub.start("Dieter")
+    tv.page.wait_for_selector(f'#screen[data-game="{second}"][data-state=running]')
+    tv.wait_text("#tv-am-zug", "Dieter")
+
+
+def test_the_board_survives_a_server_restart(serve: Serve, screens: Any) -> None:
+    pub = Pub(serve.base)
+    pub.start()
+    tv = screens()
+    tv.open(pub.slug)
+    pub.turn("Anna", "113")
+    tv.wait_text("#tv-am-zug", "Bert")
+
+    serve.kill()
+    tv.page.wait_for_selector("body[data-stream=lost]")
+    assert tv.page.locator("#verbindung").is_hidden()  # a short drop is not worth a word
+    tv.page.wait_for_selector("#verbindung", state="visible", timeout=15000)
+    assert tv.text("#verbindung") == "Keine Verbindung – neuer Versuch läuft …"
+    serve.start()
+    # recorded before the page can have reconnected: the re-read after the reconnect shows it
+    pub.turn("Bert", "653")
+    tv.page.wait_for_selector("body[data-stream=open]", timeout=30000)
+    tv.wait_text("#tv-am-zug", "Clara")
+    tv.page.wait_for_selector("#verbindung", state="hidden")
+    # and the stream goes on after the reconnect
+    message = pub.turn("Clara", "542")[-1]
+    tv.wait_text("#ticker", message)
+    tv.wait_text("#tv-am-zug", "Dieter")
+
+
+def test_a_private_stammtisch_after_the_form_login(serve: Serve, screens: Any) -> None:
+    pub = Pub(serve.base, private=True)
+    tv = screens()
+    tv.page.goto(f"/tv/{pub.slug}")
+    assert urlsplit(tv.page.url).path == "/"  # the form's login first
+    tv.page.fill("#login-token", pub.token)
+    tv.page.locator("#anmelden button[type=submit]").click()
+    tv.page.wait_for_load_state("load")
+    tv.open(pub.slug)  # the stream takes the login cookie
+    pub.start()
+    tv.wait_text("#tv-am-zug", "Anna")
+    message = pub.turn("Anna", "113")[-1]
+    tv.wait_text("#ticker", message)
+    tv.wait_text("#tv-am-zug", "Bert")
