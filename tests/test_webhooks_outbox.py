@@ -274,3 +274,25 @@ def test_the_log_forgets_finished_deliveries_after_30_days_and_keeps_pending_one
     assert [(d["position"], d["state"]) for d in log(table, made)] == [(3, "pending")]
     table.patch(f"/webhooks/{made['id']}", {"active": True})  # resumed: sent
     assert sender.run_once() == 1 and receiver.bodies()[-1]["data"]["player"] == "Anna"
+
+
+def test_a_delivery_carries_the_event_as_the_event_stream_sends_it(app, table, sender, receiver):
+    from api.http.sse import encode
+
+    hook(table, receiver.url, ["game_started", "turn_recorded", "round_lost"])
+    game = table.start(["Dieter", "Anna"], starter="Dieter")
+    assert table.turn(game, "Dieter", [2, 3, 5], 1).status_code == 201
+    assert table.turn(game, "Anna", [6, 6, 6], 1).status_code == 201  # Dieter loses the round
+    assert sender.run_once() == 4
+    repo = app.extensions["schocken"].store.repository()
+    rows = repo.stammtisch_events(repo.get_stammtisch(table.slug).id, 0, 100)
+    streamed = [
+        json.loads(line.removeprefix("data: "))
+        for row in rows
+        for line in encode(row, by_game=False).decode().splitlines()
+        if line.startswith("data: ")
+    ]
+    sent = [{k: v for k, v in body.items() if k != "stammtisch"} for body in receiver.bodies()]
+    key = lambda e: (e["position"], e["kind"])  # noqa: E731
+    assert sorted(sent, key=key) == sorted(streamed, key=key)
+    assert {b["stammtisch"] for b in receiver.bodies()} == {table.slug}
