@@ -94,6 +94,7 @@ class StreamHub:
         self._watch_fd: int | None = None
         self._ping = 0.0
         self._soon = False
+        self._failed = False  # the last round failed: the next one looks at every channel
 
     # ---- the request thread's side --------------------------------------------------------
     def reserve(self) -> bool:
@@ -173,6 +174,7 @@ class StreamHub:
                 self._round()
             except Exception:  # noqa: BLE001 - the store failed: the streams wait, then retry
                 log.exception("stream hub: a round failed; again in %s s", RETRY_SECONDS)
+                self._failed = True  # what the watch named then must not be lost
                 time.sleep(RETRY_SECONDS)
 
     def _round(self) -> None:
@@ -192,7 +194,9 @@ class StreamHub:
                 self._soon = dirty == set()
             else:
                 self._on_socket(key.data, mask)
-        if self.channels and (interval is not None or dirty):
+        if self._failed:
+            dirty, self._failed = None, False
+        if self.channels and (interval is not None or dirty is None or dirty):
             if interval is not None:
                 dirty = _merge(dirty, self._watch.changed())
             self._dispatch(set(self.channels) if dirty is None else dirty)
