@@ -82,6 +82,9 @@ class Config:
     #: reverse proxies in front of the server whose X-Forwarded-For/-Proto/-Host are trusted
     #: (werkzeug's ProxyFix); 0: none, the client address is the connection's
     TRUSTED_PROXIES: int = 0
+    #: the address ``schocken serve`` listens on (it sets it); on loopback (127.0.0.1, ::1,
+    #: localhost) and with no proxy in front, the start page shows the demo's key
+    LISTEN_HOST: str | None = None
     #: how long the answer of an idempotent write is kept for a repeat
     IDEMPOTENCY_TTL_HOURS: int = 48
     #: JSON bodies nested deeper than this are a 422
@@ -141,7 +144,9 @@ class Config:
                 "Record Schocken games from any client. The API validates every throw against "
                 "the Stammtisch's house rules and computes Deckel, halves (Hälften), the Finale "
                 "and Blattschuss. Writes need the Stammtisch's token as "
-                "`Authorization: Bearer …`. Errors: see below."
+                "`Authorization: Bearer …`. Errors: see below. On this server: the pub form "
+                "[Deckelzähler](/), the [statistics](/dashboard/) and the demo Stammtisch's "
+                "[statistics](/dashboard/demo/) (after `schocken demo`)."
             ),
             "license": {"name": "MIT", "identifier": "MIT"},
         },

@@ -15,6 +15,8 @@ from typing import Any
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from api.rules import count
+
 from .stats import CATEGORIES, SHORT_NAMES, Categories, Row
 
 TEMPLATE = "schocken"
@@ -39,8 +41,19 @@ def template() -> str:
             plot_bgcolor="white",
             margin={"l": 10, "r": 10, "t": 40, "b": 10},
             title={"x": 0, "xanchor": "left", "font": {"size": 15}},
-            xaxis={"gridcolor": "#e6e9ee", "zerolinecolor": "#c9ced6", "automargin": True},
-            yaxis={"gridcolor": "#e6e9ee", "zerolinecolor": "#c9ced6", "automargin": True},
+            xaxis={
+                "gridcolor": "#e6e9ee",
+                "zerolinecolor": "#c9ced6",
+                "automargin": True,
+                "fixedrange": True,
+            },
+            yaxis={
+                "gridcolor": "#e6e9ee",
+                "zerolinecolor": "#c9ced6",
+                "automargin": True,
+                "fixedrange": True,
+            },
+            dragmode=False,
             legend={"orientation": "h", "y": -0.15},
             separators=",.",
             hoverlabel={"font": {"family": "system-ui, sans-serif"}},
@@ -80,10 +93,17 @@ def verlierer(ranking: list[Row]) -> go.Figure:
             marker_color=[ACCENT if r["rank"] == 1 and r["games_lost"] else MUTED for r in rows],
             text=[f"{r['games_lost']} von {r['games_played']}" for r in rows],
             textposition="auto",
-            customdata=[[r["share_lost"] * 100, r["halves_lost"]] for r in rows],
+            customdata=[
+                [
+                    r["share_lost"] * 100,
+                    count(r["halves_lost"], "Hälfte", "Hälften"),
+                    count(r["games_lost"], "verlorenes Spiel", "verlorene Spiele"),
+                ]
+                for r in rows
+            ],
             hovertemplate=(
-                "%{y}: %{x} verlorene Spiele<br>%{customdata[0]:.1f} % der Spiele, "
-                "%{customdata[1]} Hälften verloren<extra></extra>"
+                "%{y}: %{customdata[2]}<br>%{customdata[0]:.1f} % der Spiele, "
+                "%{customdata[1]} verloren<extra></extra>"
             ),
         )
     )
@@ -101,10 +121,10 @@ def deckel(players: list[Row]) -> go.Figure:
             y=[plain(r["name"]) for r in rows],
             orientation="h",
             marker_color=PALETTE[0],
-            customdata=[[r["deckel"], r["games_played"]] for r in rows],
+            customdata=[[r["deckel"], count(r["games_played"], "Spiel", "Spielen")] for r in rows],
             hovertemplate=(
                 "%{y}: %{x:.2f} Deckel pro Spiel<br>%{customdata[0]} Deckel in "
-                "%{customdata[1]} Spielen<extra></extra>"
+                "%{customdata[1]}<extra></extra>"
             ),
         )
     )
@@ -122,7 +142,8 @@ def streaks(players: list[Row]) -> go.Figure:
             y=[plain(r["name"]) for r in rows],
             orientation="h",
             marker_color=PALETTE[2],
-            hovertemplate="%{y}: %{x} Spiele in Folge ohne Niederlage<extra></extra>",
+            customdata=[count(r["longest_without_loss"], "Spiel", "Spiele") for r in rows],
+            hovertemplate="%{y}: %{customdata} in Folge ohne Niederlage<extra></extra>",
         )
     )
     fig.update_layout(xaxis_title="Spiele in Folge", showlegend=False)
@@ -140,8 +161,8 @@ def categories(cats: Categories) -> go.Figure:
             name=f"beobachtet ({total['throws']})",
             x=labels,
             y=[100 * total["counts"][c] / n for c in CATEGORIES],
-            customdata=[total["counts"][c] for c in CATEGORIES],
-            hovertemplate="%{x}: %{y:.2f} % (%{customdata} Würfe)<extra>beobachtet</extra>",
+            customdata=[count(total["counts"][c], "Wurf", "Würfe") for c in CATEGORIES],
+            hovertemplate="%{x}: %{y:.2f} % (%{customdata})<extra>beobachtet</extra>",
             marker_color=PALETTE[0],
         )
     )
@@ -169,39 +190,25 @@ def categories(cats: Categories) -> go.Figure:
 
 
 def head_to_head(pairs: list[Row]) -> go.Figure:
-    """Finale-Siege: Zeile gegen Spalte (wie oft hat die Zeile das Finale gewonnen)."""
-    names: dict[int, str] = {}
-    wins: dict[tuple[int, int], int] = {}
-    for p in pairs:
-        names[p["player_a_id"]] = plain(p["player_a"])
-        names[p["player_b_id"]] = plain(p["player_b"])
-        wins[(p["player_a_id"], p["player_b_id"])] = p["wins_a"]
-        wins[(p["player_b_id"], p["player_a_id"])] = p["wins_b"]
-    order = sorted(names, key=lambda i: names[i])
-    z = [[wins.get((r, c)) for c in order] for r in order]
-    text = [
-        ["" if wins.get((r, c)) is None else f"{wins[(r, c)]}:{wins[(c, r)]}" for c in order]
-        for r in order
-    ]
-    labels = [names[i] for i in order]
-    fig = _figure(
-        "Finale: Siege der Zeile gegen die Spalte", height=max(260, 40 * len(order) + 120)
-    )
-    fig.add_trace(
-        go.Heatmap(
-            z=z,
-            x=labels,
-            y=labels,
-            text=text,
-            texttemplate="%{text}",
-            colorscale=[[0, "#f3f5f8"], [1, PALETTE[0]]],
-            showscale=False,
-            hovertemplate="%{y} gegen %{x}: %{text}<extra></extra>",
-            xgap=2,
-            ygap=2,
+    """Finale-Siege je Paarung: zwei gestapelte Balken, links die Siege des ersten Namens."""
+    rows = sorted(pairs, key=lambda p: (p["finals"], p["player_a"]))  # most finals at the top
+    labels = [f"{plain(p['player_a'])} – {plain(p['player_b'])}" for p in rows]
+    fig = _figure("Finale: Siege je Paarung", height=max(220, 34 * len(rows) + 80))
+    for side, color in (("a", PALETTE[0]), ("b", MUTED)):
+        fig.add_trace(
+            go.Bar(
+                x=[p[f"wins_{side}"] for p in rows],
+                y=labels,
+                orientation="h",
+                marker_color=color,
+                text=[plain(p[f"player_{side}"]) for p in rows],
+                textposition="inside",
+                insidetextanchor="middle",
+                customdata=[count(p["finals"], "Finale", "Finalen") for p in rows],
+                hovertemplate="%{text}: %{x} von %{customdata} gewonnen<extra></extra>",
+            )
         )
-    )
-    fig.update_layout(yaxis={"autorange": "reversed"})
+    fig.update_layout(barmode="stack", showlegend=False, xaxis_title="gewonnene Finale")
     return fig
 
 
@@ -239,32 +246,25 @@ def trend(rows: list[Row], year: int | None, colors: dict[int, str]) -> go.Figur
 
 
 def attendance(rows: list[Row]) -> go.Figure:
-    """Anwesenheit: Spiele je Spieler und Jahr als Heatmap."""
+    """Anwesenheit: Spiele je Spieler und Jahr, eine Linie je Spieler."""
     years = sorted({r["year"] for r in rows})
-    names = sorted({r["name"] for r in rows})
-    cell = {(r["name"], r["year"]): r for r in rows}
-    z = [[cell[(n, y)]["games_played"] if (n, y) in cell else 0 for y in years] for n in names]
-    text = [
-        [
-            f"{cell[(n, y)]['games_played']}/{cell[(n, y)]['games']}" if (n, y) in cell else ""
-            for y in years
-        ]
-        for n in names
-    ]
-    fig = _figure("Anwesenheit: Spiele pro Jahr", height=max(260, 34 * len(names) + 120))
-    fig.add_trace(
-        go.Heatmap(
-            z=z,
-            x=[str(y) for y in years],
-            y=[plain(n) for n in names],
-            text=text,
-            texttemplate="%{text}",
-            colorscale=[[0, "#f3f5f8"], [1, PALETTE[2]]],
-            showscale=False,
-            hovertemplate="%{y} %{x}: %{text} Spiele<extra></extra>",
-            xgap=2,
-            ygap=2,
+    by_player: dict[str, dict[int, Row]] = {}
+    for r in rows:
+        by_player.setdefault(r["name"], {})[r["year"]] = r
+    fig = _figure("Anwesenheit: Spiele pro Jahr", height=380)
+    for name, cells in sorted(by_player.items()):
+        fig.add_trace(
+            go.Scatter(
+                name=plain(name),
+                x=[str(y) for y in years],
+                y=[cells[y]["games_played"] if y in cells else 0 for y in years],
+                mode="lines+markers",
+                customdata=[
+                    count(cells[y]["games"], "Spiel", "Spielen") if y in cells else "–"
+                    for y in years
+                ],
+                hovertemplate=f"{plain(name)} %{{x}}: %{{y}} von %{{customdata}}<extra></extra>",
+            )
         )
-    )
-    fig.update_layout(yaxis={"autorange": "reversed"}, xaxis={"type": "category"})
+    fig.update_layout(xaxis={"type": "category"}, yaxis_title="Spiele")
     return fig

@@ -6,8 +6,8 @@ figures (:mod:`dashboard.figures`) and renders the Jinja templates of ``dashboar
 The output is plain files that open from ``file://``:
 
     out/index.html               the Stammtische
-    out/plotly.min.js            written once per build, shared by every page (no CDN)
-    out/style.css
+    out/plotly.<hash>.js         plotly.js (basic bundle), shared by every page (no CDN)
+    out/style.<hash>.css         (both with a .gz beside them: see :mod:`dashboard.assets`)
     out/<slug>/index.html        all time ("Ewige Tabelle")
     out/<slug>/<year>.html       one calendar year: who is Verlierer des Jahres?
 
@@ -22,17 +22,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
-from importlib.resources import files
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import plotly.graph_objects as go
+import plotly.io as pio
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
-from api.rules import Half
+from api.rules import Half, count
 
-from . import figures
+from . import assets, figures
 from .stats import (
     CATEGORIES,
     CATEGORY_NAMES,
@@ -67,9 +67,6 @@ class Source(Protocol):
     def attendance(self, stammtisch_id: int, year: int | None) -> list[Row]: ...
 
 
-PLOTLY_CONFIG = {"displaylogo": False, "responsive": True, "locale": "de"}
-
-
 @dataclass(frozen=True, slots=True)
 class BuildResult:
     stammtische: int
@@ -97,6 +94,13 @@ def _date(value: datetime | str | None) -> str:
     return value.strftime("%d.%m.%Y")
 
 
+def _years(first: int | None, last: int | None) -> str:
+    """The years a Stammtisch played: ``2024–2026``, or ``2026`` for one year."""
+    if first is None or last is None:
+        return ""
+    return str(first) if first == last else f"{first}–{last}"
+
+
 #: the parts of a game as the fact tables name them → the engine's German captions
 HALF_NAMES = {half.value: half.caption for half in Half}
 
@@ -113,7 +117,8 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(num=_num, pct=_pct, date=_date, half=_half)
+    env.filters.update(num=_num, pct=_pct, date=_date, half=_half, count=count, years=_years)
+    env.globals["assets"] = assets.names()
     return env
 
 
@@ -126,22 +131,18 @@ def _write(path: Path, text: str) -> None:
 
 
 def write_assets(out: Path) -> None:
-    """plotly.min.js (once, skipped when unchanged) and the stylesheet."""
-    from plotly.offline import get_plotlyjs
-
-    js: str = get_plotlyjs()
-    target = out / "plotly.min.js"
-    if not target.exists() or target.stat().st_size != len(js.encode("utf-8")):
-        _write(target, js)
-    css = files(__package__).joinpath("static", "style.css").read_text(encoding="utf-8")
-    _write(out / "style.css", css)
+    """plotly.js and the stylesheet under their hashed names (see :mod:`dashboard.assets`)."""
+    assets.write(out)
 
 
 def _html(fig: go.Figure, div_id: str) -> Markup:
-    html: str = fig.to_html(
-        full_html=False, include_plotlyjs=False, div_id=div_id, config=PLOTLY_CONFIG
+    """A chart: its place and its figure as JSON data, drawn by ``dashboard.js`` (no inline
+    code). ``<`` is escaped in the JSON, so nothing in it can end the script element."""
+    data = pio.to_json(fig, validate=False, pretty=False).replace("<", "\\u003c")
+    return Markup(
+        f'<div id="{div_id}"></div>\n'
+        f'<script type="application/json" data-chart="{div_id}">{data}</script>'
     )
-    return Markup(html)
 
 
 def _charts(stats: Period, year: int | None, colors: dict[int, str]) -> dict[str, Markup]:
@@ -231,13 +232,13 @@ def _plan(stats: Source, chosen: list[Row]) -> _Plan:
     return plan
 
 
-def render_period(stats: Source, st: Row, years: list[Row], year: int | None) -> str:
-    """The HTML of one period page of the Stammtisch ``st``."""
+def render_period(stats: Source, st: Row, years: list[Row], year: int | None, **links: Any) -> str:
+    """The HTML of one period page of the Stammtisch ``st``; ``links``: see :func:`links`."""
     # colours follow the all-time players, so a player keeps their colour on every page
     colors = figures.player_colors([r["player_id"] for r in stats.attendance(st["id"], None)])
     context = page_context(stats.collect(st["id"], year), st, year, colors)
     context["years"] = years
-    return environment().get_template("period.html").render(root="../", **context)
+    return environment().get_template("period.html").render(root="../", **context, **links)
 
 
 def _write_pages(stats: Source, out: Path, plan: _Plan, progress: Progress | None) -> int:
@@ -254,8 +255,15 @@ def _write_pages(stats: Source, out: Path, plan: _Plan, progress: Progress | Non
     return done
 
 
-def render_index(stats: Source, listed: list[Row]) -> str:
-    """The index: the listed Stammtische with the Verlierer of their last year."""
+def links(listed: list[Row], demo: str = "demo") -> dict[str, Any]:
+    """What the pages of a served dashboard link to besides themselves (a built folder has no
+    server around it): the form and the docs one level up, the demo Stammtisch if listed."""
+    return {"served": True, "demo": demo if any(s["slug"] == demo for s in listed) else None}
+
+
+def render_index(stats: Source, listed: list[Row], **links: Any) -> str:
+    """The index: the listed Stammtische with the Verlierer of their last year; ``links``:
+    see :func:`links`."""
     summaries: dict[int, dict[str, Any]] = {}
     for st in listed:
         if st["last_year"] is not None:
@@ -264,7 +272,7 @@ def render_index(stats: Source, listed: list[Row]) -> str:
     return (
         environment()
         .get_template("index.html")
-        .render(root="", stammtische=listed, latest=summaries, built=datetime.now())
+        .render(root="", stammtische=listed, latest=summaries, built=datetime.now(), **links)
     )
 
 

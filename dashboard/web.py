@@ -3,16 +3,21 @@
 Every page is rendered on request from the statistics read model (:mod:`dashboard.readmodel`),
 which every server process reads from the row store: no built folder, no per-process state to
 keep coherent, so several processes can serve it at once. A Stammtisch found stale is refreshed
-first (under the one-refresher lock). The shared assets (``plotly.min.js``, ``style.css``) are
-written once into ``DASHBOARD_DIR`` (default: instance/dashboard) atomically (temp file +
-rename), so processes writing them at once are harmless; a folder that cannot be written
-costs nothing but that: they are served from the installed packages then. Private Stammtische are never part of
-this site. ``/dashboard/site.zip`` builds every page into a temporary folder and hands it to
+first (under the one-refresher lock). Pages are sent gzip-compressed with a weak ETag and
+``Cache-Control: no-cache`` (a repeat visit costs a 304). The shared assets (plotly.js, the
+stylesheet, dashboard.js: :mod:`dashboard.assets`) have content-hashed names and are sent
+precompressed (Brotli or gzip) with
+``Cache-Control: public, max-age=31536000, immutable``; they are written once into
+``DASHBOARD_DIR`` (default: instance/dashboard) atomically (temp file + rename), so processes
+writing them at once are harmless; a folder that cannot be written costs nothing but that:
+they are served from memory then. Private Stammtische are never part of this site. ``/dashboard/site.zip`` builds every page into a temporary folder and hands it to
 ``schocken dashboard build --server URL``.
 """
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import io
 import tempfile
 import zipfile
@@ -20,15 +25,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from flask import Blueprint, Flask, Response, abort, current_app, send_file, send_from_directory
+from flask import Blueprint, Flask, Response, abort, current_app, request, send_file
 
-from . import refresher
+from . import assets, refresher
 from .readmodel import ReadModel
-from .site import build_site, render_index, render_period, write_assets
+from .site import build_site, links, render_index, render_period, write_assets
 
 EXTENSION = "schocken_dashboard"
 MARKER = ".schocken-dashboard"
-ASSETS = ("plotly.min.js", "style.css")
+#: a page smaller than this is sent as it is (compressing it would gain nothing)
+COMPRESS_FROM = 1024
 
 
 @contextmanager
@@ -40,8 +46,22 @@ def _read_model() -> Iterator[ReadModel]:
         repository.close()
 
 
+def _accepts_gzip() -> bool:
+    return request.accept_encodings["gzip"] > 0
+
+
 def _html(text: str) -> Response:
-    return Response(text, mimetype="text/html", headers={"Cache-Control": "no-cache"})
+    """A page: revalidated on every visit (its ETag answers 304 when unchanged), sent
+    gzip-compressed to a browser that takes it."""
+    body = text.encode("utf-8")
+    response = Response(body, mimetype="text/html", headers={"Cache-Control": "no-cache"})
+    response.vary.add("Accept-Encoding")
+    response.set_etag(hashlib.sha256(body).hexdigest()[:32], weak=True)
+    response.make_conditional(request)
+    if response.status_code == 200 and len(body) >= COMPRESS_FROM and _accepts_gzip():
+        response.set_data(gzip.compress(body, compresslevel=6, mtime=0))
+        response.headers["Content-Encoding"] = "gzip"
+    return response
 
 
 def _page(slug: str, name: str) -> Response:
@@ -52,13 +72,14 @@ def _page(slug: str, name: str) -> Response:
             abort(404)
         year = int(stem)
     with _read_model() as model:
-        found = [s for s in model.stammtische() if s["slug"] == slug]
+        listed = model.stammtische()
+        found = [s for s in listed if s["slug"] == slug]
         if not found:
             abort(404)
         years = model.years(found[0]["id"])
         if year is not None and year not in {r["year"] for r in years}:
             abort(404)
-        return _html(render_period(model, found[0], years, year))
+        return _html(render_period(model, found[0], years, year, **links(listed)))
 
 
 def blueprint() -> Blueprint:
@@ -67,7 +88,8 @@ def blueprint() -> Blueprint:
     @bp.route("/dashboard/")
     def index() -> Response:
         with _read_model() as model:
-            return _html(render_index(model, model.stammtische()))
+            listed = model.stammtische()
+            return _html(render_index(model, listed, **links(listed)))
 
     @bp.route("/dashboard/site.zip")
     def archive() -> Response:
@@ -84,8 +106,9 @@ def blueprint() -> Blueprint:
 
     @bp.route("/dashboard/<path:filename>")
     def page(filename: str) -> Response:
-        if filename in ASSETS:
-            return _asset(filename)
+        asset = assets.by_name(filename)
+        if asset is not None:
+            return _asset(asset)
         if filename.endswith("/") or "." not in filename.rpartition("/")[2]:
             filename = filename.rstrip("/") + "/index.html"  # a Stammtisch's folder
         slug, _, rest = filename.partition("/")
@@ -96,27 +119,33 @@ def blueprint() -> Blueprint:
     return bp
 
 
-def _asset(filename: str) -> Response:
-    """An asset from the folder, written there first if missing; from the installed packages
-    when the folder cannot be written (the pages work all the same)."""
+def _encoding() -> str:
+    """The best encoding of a precompressed asset that the browser takes."""
+    taken = request.accept_encodings
+    return next((e for e in assets.ENCODINGS if taken[e] > 0), "identity")
+
+
+def _asset(asset: assets.Asset) -> Response:
+    """A hashed asset, kept by the browser for a year; Brotli- or gzip-compressed to a browser
+    that takes it. From the folder (written there first if missing), or from memory when the
+    folder cannot be written (the pages work all the same)."""
     folder: Path | None = current_app.extensions[EXTENSION]
-    if folder is not None and not (folder / filename).exists():
+    if folder is not None and not (folder / asset.name).exists():
         try:
             write_assets(folder)
         except OSError as err:
             current_app.logger.warning("dashboard assets not written: %s", err)
-    if folder is None or not (folder / filename).exists():
-        return send_file(packaged(filename), max_age=0)
-    return send_from_directory(folder, filename, max_age=0)
-
-
-def packaged(filename: str) -> Path:
-    """The installed file of an asset (plotly's own script, the dashboard's stylesheet)."""
-    if filename == "plotly.min.js":
-        import plotly
-
-        return Path(plotly.__file__).parent / "package_data" / filename
-    return Path(__file__).parent / "static" / filename
+    encoding = _encoding()
+    name = asset.name + assets.ENCODINGS.get(encoding, "")
+    if folder is not None and (folder / name).exists():
+        response = send_file(folder / name, mimetype=asset.mimetype, conditional=True)
+    else:
+        response = Response(asset.encoded(encoding), mimetype=asset.mimetype)
+    if encoding != "identity":
+        response.headers["Content-Encoding"] = encoding
+    response.vary.add("Accept-Encoding")
+    response.headers["Cache-Control"] = assets.IMMUTABLE
+    return response
 
 
 def check_folder(folder: Path) -> None:

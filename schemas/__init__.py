@@ -3,7 +3,14 @@
 No Flask imports here. Schemas check the *shape* of input; the rules engine checks whether a
 move is legal. Every field carries a description and an example; German domain terms
 (Stammtisch, Deckel, Mitte, Hälfte, Finale, Blattschuss) are explained where they appear.
+
+marshmallow's own messages are German (:mod:`.german`, set here before any schema exists).
 """
+
+# ruff: noqa: E402  (the German messages first: a field takes its messages when it is made)
+from .german import use_german
+
+use_german()
 
 from .common import ErrorSchema, HealthSchema
 from .events import DomainEventSchema

@@ -168,7 +168,11 @@ class OpenTurnSchema(Schema):
 
 
 class GameSchema(Schema):
-    id = Int(required=True, metadata=doc("Game id.", 1))
+    id = Int(required=True, metadata=doc("Game id (across every Stammtisch; in URLs).", 1))
+    number = Int(
+        required=True,
+        metadata=doc("The game's number in its Stammtisch: its first game is 1.", 1),
+    )
     stammtisch = fields.String(required=True, metadata=doc("Slug of the Stammtisch.", "zur-post"))
     played_at = fields.String(
         required=True,
@@ -178,7 +182,12 @@ class GameSchema(Schema):
         ),
     )
     year = Int(required=True, metadata=doc("Calendar year at the table.", 2026))
-    status = fields.String(required=True, metadata=doc("running or finished.", "running"))
+    status = fields.String(
+        required=True,
+        metadata=doc(
+            "running, finished or abandoned (called off; not in the statistics).", "running"
+        ),
+    )
     source = fields.String(
         required=True, metadata=doc("api (recorded here) or import (a game log).", "api")
     )
@@ -263,12 +272,21 @@ class WriteResultSchema(Schema):
 
 
 class GameSummarySchema(Schema):
-    id = Int(required=True, metadata=doc("Game id.", 1))
+    id = Int(required=True, metadata=doc("Game id (across every Stammtisch; in URLs).", 1))
+    number = Int(
+        required=True,
+        metadata=doc("The game's number in its Stammtisch: its first game is 1.", 1),
+    )
     played_at = fields.String(
         required=True, allow_none=True, metadata=doc("As given.", "2026-11-27T20:15:00+01:00")
     )
     year = Int(required=True, metadata=doc("Calendar year at the table.", 2026))
-    status = fields.String(required=True, metadata=doc("running or finished.", "finished"))
+    status = fields.String(
+        required=True,
+        metadata=doc(
+            "running, finished or abandoned (called off; not in the statistics).", "finished"
+        ),
+    )
     phase = fields.String(required=True, metadata=doc(f"{either(Phase)}.", "finished"))
     players = fields.List(
         fields.String(metadata=doc("Name.", "Anna")),

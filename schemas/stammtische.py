@@ -40,8 +40,10 @@ class StammtischCreateSchema(Schema):
     private = Bool(
         load_default=False,
         metadata=doc(
-            "Statistics and games readable only with the token (default: public); without it a "
-            "private Stammtisch answers 404, as if it did not exist.",
+            "Statistics and games readable only with the token; without it a private "
+            "Stammtisch answers 404, as if it did not exist. Default false: public, i.e. its "
+            "games and statistics are readable by anyone and it is listed on the public "
+            "dashboard at once (the pub form asks when a Stammtisch is created).",
             False,
         ),
     )

@@ -205,11 +205,14 @@ def test_locked_is_said_only_when_the_database_is_locked(tmp_path: Path) -> None
 DASHBOARD = """
 import json, sys
 from api.app import create_app
+from dashboard import assets
 app = create_app(json.loads(sys.argv[1]))
 client = app.test_client()
 r = client.post("/api/v1/stammtische", json={"name": "Zur Post"})
 slug = r.json["slug"]
-urls = ["/dashboard/", f"/dashboard/{slug}/", "/dashboard/style.css", "/dashboard/plotly.min.js"]
+names = assets.names()
+urls = ["/dashboard/", f"/dashboard/{slug}/", f"/dashboard/{names['style.css']}",
+        f"/dashboard/{names['plotly.js']}"]
 print(json.dumps({u: client.get(u).status_code for u in urls}))
 app.extensions["schocken"].store.close()
 """

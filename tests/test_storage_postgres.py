@@ -115,7 +115,7 @@ def test_the_commands_work_on_postgresql_with_database_url(pg_url, tmp_path, cap
     app.extensions["schocken"].store.close()
     assert main(["rebuild", "--database-url", pg_url], standalone_mode=False) == 0
     assert main(["stats", "refresh", "--database-url", pg_url], standalone_mode=False) == 0
-    assert "1 Stammtisch(e)" in capsys.readouterr().err
+    assert "Statistik: 1 Stammtisch, " in capsys.readouterr().err
     out = tmp_path / "site"
     args = ["dashboard", "build", "--out", str(out), "--database-url", pg_url]
     assert main(args, standalone_mode=False) == 0

@@ -173,8 +173,8 @@ def phone(browser: Any, server: str) -> Iterator[Any]:
 class Referee:
     """The same entries replayed through the engine, for comparison with the page."""
 
-    def __init__(self, starter: str) -> None:
-        self.rules = ruleset_from_config(RULES)
+    def __init__(self, starter: str, preset: str = "standard") -> None:
+        self.rules = ruleset_from_config({**RULES, "preset": preset})
         self.entries: list[dict[str, Any]] = []
         self.starter = starter
         self.game = Game.start(self.rules, PLAYERS, starter)
@@ -199,6 +199,7 @@ def create_stammtisch(p: Phone, name: str = "Zur Post") -> str:
     page.goto("/")
     p.shot("01-start")
     page.fill("#name", name)
+    page.locator("input[name=public][value='1']").check()  # asked, never assumed
     page.locator("details.options > summary").click()
     page.fill("#opt_deckel", "3")
     p.shot("02-stammtisch-anlegen")

@@ -39,6 +39,7 @@ class Browser:
         self.client = app.test_client()
         self.base_url = "https://localhost" if https else "http://localhost"
         self.csrf = ""
+        self.posted: Any = None
 
     def get(self, url: str, **kw: Any) -> Any:
         r = self.client.get(url, base_url=self.base_url, **kw)
@@ -54,6 +55,9 @@ class Browser:
         if csrf:
             body.setdefault("csrf_token", self.csrf)
         r = self.client.post(url, data=body, base_url=self.base_url)
+        self.posted = r
+        if r.status_code == 303:  # Post/Redirect/Get: the browser follows at once
+            return self.get(r.headers["Location"])
         found = re.search(r'name="csrf_token" value="([^"]+)"', r.text)
         if found:
             self.csrf = found.group(1)
@@ -112,7 +116,8 @@ def web(app: Flask) -> Browser:
 
 def create(web: Browser, name: str = "Zur Post", **fields: Any) -> tuple[str, str]:
     r = web.post("/stammtisch", {"name": name, "preset": "standard", "public": "1", **fields})
-    assert r.status_code == 201, errors_of(r, "name") + errors_of(r, "slug") + [text_of(r)]
+    assert r.status_code == 200, errors_of(r, "name") + errors_of(r, "slug") + [text_of(r)]
+    assert web.posted.status_code == 303
     slug = re.search(r'<code id="created-slug">([^<]+)</code>', r.text).group(1)
     token = re.search(r'<code id="created-token">([^<]+)</code>', r.text).group(1)
     return slug, token
@@ -277,7 +282,8 @@ def test_creating_a_stammtisch_shows_its_key_once_and_logs_in(app: Flask) -> Non
         "/stammtisch",
         {"name": "Knobelrunde Zur Post", "preset": "wolbeck", "opt_deckel": "15", "public": "1"},
     )
-    assert r.status_code == 201
+    assert web.posted.status_code == 303 and r.status_code == 200
+    assert web.posted.headers["Location"] == "/s/knobelrunde-zur-post/schluessel"
     page = text_of(r)
     assert "wird nur jetzt angezeigt" in page
     cookie = r.headers["Set-Cookie"]
@@ -308,12 +314,20 @@ def test_a_rejected_stammtisch_keeps_the_entered_values_and_stores_nothing(
     r = web.post("/stammtisch", {"name": "", "slug": "meine-runde", "preset": "nrw"})
     assert r.status_code == 422
     assert errors_of(r, "name") == ["Bitte einen Namen für den Stammtisch eintragen."]
+    assert errors_of(r, "public") == ["Bitte wählen: öffentlich oder privat."]  # asked
+    assert not re.search(r'name="public" value="[01]" checked', r.text)
     assert input_value(r, "slug") == "meine-runde"
     assert re.search(r'value="nrw" checked', r.text)
 
     r = web.post(
         "/stammtisch",
-        {"name": "Zur Post", "preset": "standard", "opt_deckel": "1", "opt_jule": '"sieben"'},
+        {
+            "name": "Zur Post",
+            "preset": "standard",
+            "opt_deckel": "1",
+            "opt_jule": '"sieben"',
+            "public": "0",
+        },  # fmt: skip
     )
     assert r.status_code == 422
     assert errors_of(r, "opt_deckel") == [
@@ -323,8 +337,12 @@ def test_a_rejected_stammtisch_keeps_the_entered_values_and_stores_nothing(
     assert '<option value="&#34;sieben&#34;" selected>' in r.text
     assert '<details class="options" open>' in r.text
     assert input_value(r, "name") == "Zur Post"
+    assert re.search(r'name="public" value="0" checked', r.text)  # the choice is kept
 
-    r = web.post("/stammtisch", {"name": "Zur Post", "slug": "Zur Post!", "preset": "standard"})
+    r = web.post(
+        "/stammtisch",
+        {"name": "Zur Post", "slug": "Zur Post!", "preset": "standard", "public": "1"},
+    )
     assert errors_of(r, "slug") == [
         "Nur Kleinbuchstaben, Ziffern und Bindestriche (höchstens 40 Zeichen)."
     ]
@@ -334,7 +352,9 @@ def test_a_rejected_stammtisch_keeps_the_entered_values_and_stores_nothing(
 
 def test_a_kurzname_that_is_taken_is_rejected_next_to_the_field(web: Browser) -> None:
     create(web, slug="post")
-    r = web.post("/stammtisch", {"name": "Andere", "slug": "post", "preset": "standard"})
+    r = web.post(
+        "/stammtisch", {"name": "Andere", "slug": "post", "preset": "standard", "public": "1"}
+    )
     assert r.status_code == 422
     assert errors_of(r, "slug") == ["Den Stammtisch „post“ gibt es schon."]
 
@@ -505,7 +525,7 @@ def test_a_turn_takes_three_dice_and_one_throws_button_and_is_announced_like_the
     ref = Game.start(rules, PLAYERS, "Anna")
     page = web.get(game)
     assert throw_buttons(page) == ["1", "2", "3"]  # Anna opens: up to the maximum
-    assert "Anna beginnt die Runde und legt vor" in text_of(page)
+    assert "Runde 1: Anna legt vor: bis zu 3 Würfe." in text_of(page)
 
     entries = [
         ("Anna", "114", "2"),
@@ -814,16 +834,16 @@ def test_name_and_house_rules_can_be_changed_for_the_games_that_follow(
     assert errors_of(r, "name") == ["Bitte einen Namen für den Stammtisch eintragen."]
     assert re.search(r'value="nrw" checked', r.text) and input_value(r, "opt_deckel") == "15"
 
-    r = web.post(
-        f"/s/{slug}/regeln", {"name": "Zur alten Post", "preset": "nrw", "opt_deckel": "15"}
-    )
+    assert re.search(r'name="public" value="1" checked', page.text)  # public, as created
+    form = {"name": "Zur alten Post", "preset": "nrw", "opt_deckel": "15", "public": "0"}
+    r = web.post(f"/s/{slug}/regeln", form)
     page = web.follow(r)
     assert "Gespeichert. Neue Hausregeln gelten ab dem nächsten Spiel." in text_of(page)
     assert "Zur alten Post" in text_of(page)
     with app.app_context():
         st = services().stammtisch(slug)
         assert st.rules == {"preset": "nrw", "overrides": {"deckel": 15}}
-        assert st.private is True  # the box was not ticked
+        assert st.private is True  # "Nur wir" was chosen
     assert game_state(app, slug, game)["mitte"] == 3  # the running game keeps its rules
     assert game_state(app, slug, start(web, slug))["mitte"] == 15
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from conftest import STORES, Table, make_table, store_config
 from flask import Flask
-from test_web_pages import Browser, text_of
+from test_web_pages import Browser, create, text_of
 
 from api.app import create_app
 from api.http.context import services
@@ -355,8 +355,6 @@ def test_an_unknown_stammtisch_is_not_found(app: Flask) -> None:
 
 def test_the_stammtisch_page_links_to_the_tv(app: Flask) -> None:
     web = Browser(app)
-    r = web.post("/stammtisch", {"name": "Zur Post", "preset": "standard", "public": "1"})
-    assert r.status_code == 201
-    slug = re.search(r'<code id="created-slug">([^<]+)</code>', r.text).group(1)
+    slug, _ = create(web)
     page = web.get(f"/s/{slug}/")
     assert re.search(rf'<a class="button" href="/tv/{slug}" id="tv-link">TV-Ansicht</a>', page.text)

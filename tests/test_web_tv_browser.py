@@ -7,9 +7,7 @@ and started again on the same port: the page reconnects, re-reads the board and 
 Screenshots (1920 × 1080 and 390 × 844, a running game and the pause between games) go to the
 test's ``tmp_path``, or to the folder ``TV_SCREENSHOTS`` names (never into the repository).
 
-Without Chromium the tests are skipped, unless ``CI`` is set: then they fail. They are also
-skipped while the event stream endpoint (``api/resources/events.py``, the sse branch) is not
-merged.
+Without Chromium the tests are skipped, unless ``CI`` is set: then they fail.
 """
 
 from __future__ import annotations
@@ -25,15 +23,7 @@ import test_api_serve
 from test_api_serve import Server, request
 from test_web_browser import browser_type_launch_args  # noqa: F401 - Debian's Chromium
 
-ROOT = Path(__file__).resolve().parent.parent
-#: the event stream (GET …/events) comes with the sse branch; until it is merged these tests
-#: cannot pass (they passed on a scratch merge of tv and sse)
-STREAM = ROOT / "api" / "resources" / "events.py"
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not STREAM.exists(), reason="the event stream is not merged yet"),
-]
+pytestmark = pytest.mark.browser
 
 PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
 RULES = {"preset": "standard", "overrides": {"deckel": 3}}

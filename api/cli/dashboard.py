@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, TextIO
 
 import click
 
+from api.rules import count
+
 from .base import Group, command
 from .database import database_url_option, pick_url
 
@@ -141,7 +143,8 @@ def build(
     finally:
         store.close()
     print(
-        f"{result.pages} Seiten für {result.stammtische} Stammtisch(e) in "
+        f"{count(result.pages, 'Seite', 'Seiten')} für "
+        f"{count(result.stammtische, 'Stammtisch', 'Stammtische')} in "
         f"{time.perf_counter() - started:.1f} s: {folder / 'index.html'}",
         file=sys.stderr,
     )
@@ -163,7 +166,7 @@ def _from_server(url: str, out: Path, slug: str | None) -> int:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(zf.read(name))
     print(
-        f"Dashboard vom Server {url} nach {out} geschrieben ({len(names)} Dateien).",
+        f"Dashboard vom Server {url} nach {out} geschrieben ({count(len(names), 'Datei', 'Dateien')}).",
         file=sys.stderr,
     )
     return 0
@@ -208,18 +211,19 @@ def demo(
         )
         if site:
             _demo_site(store, site, info["slug"], progress)
-    except Conflict as err:
+    except Conflict:
         # the demo is there already: nothing to do (so `schocken demo && schocken serve` can
-        # be run again and again)
-        print(f"{err.message} Nichts zu tun (ein zweiter: --slug).", file=sys.stderr)
+        # be run again and again), but say where its key is
+        print(_demo_there(db, url, slug), file=sys.stderr)
         return 0
     finally:
         store.close()
     first, last = info["years"]
+    kept = "" if url else _keep_demo_key(db, info["slug"], info["token"])
     print(
         f"Demo-Stammtisch „{info['slug']}“: {info['games']} Spiele ({first}–{last}), "
         f"{info['turns']} Züge in {time.perf_counter() - started:.1f} s, Datenbank {db}.\n"
-        f"Schreibschlüssel (nur jetzt sichtbar): {info['token']}",
+        f"Schreibschlüssel: {info['token']}{kept}",
         file=sys.stderr,
     )
     if site:
@@ -230,6 +234,35 @@ def demo(
             file=sys.stderr,
         )
     return 0
+
+
+def _keep_demo_key(db: str, slug: str, token: str) -> str:
+    """Keep the demo's key beside its SQLite database (the start page shows it); the words
+    saying where."""
+    from ..config import instance_folder, instance_path
+    from ..domain.demo_key import save_demo_key
+
+    path = save_demo_key(instance_folder(db, instance_path()), slug, token)
+    return f"\n(aufbewahrt in {path}; die Startseite von `schocken serve` zeigt ihn)"
+
+
+def _demo_there(db: str, url: str | None, slug: str) -> str:
+    """What `schocken demo` says when the demo exists already: where its key is."""
+    from ..config import instance_folder, instance_path
+    from ..domain.demo_key import demo_key_path, saved_demo_key
+
+    folder = instance_folder(db, instance_path())
+    saved = None if url else saved_demo_key(folder)
+    where = (
+        f"Sein Schlüssel steht in {demo_key_path(folder)} und auf der Startseite von "
+        "`schocken serve` (auf diesem Rechner)."
+        if saved and saved[0] == slug
+        else "Sein Schlüssel wurde beim Anlegen angezeigt."
+    )
+    return (
+        f"Den Demo-Stammtisch „{slug}“ gibt es schon. Nichts zu tun. {where} Einen neuen "
+        f"Schlüssel gibt `schocken key rotate {slug}`; einen zweiten Demo-Stammtisch --slug."
+    )
 
 
 def _demo_site(store: SQLiteStore | PostgresStore, site: str, slug: str, progress: bool) -> None:

@@ -115,7 +115,7 @@ def serve(
         f"{workers} worker(s) × {threads} threads",
         flush=True,
     )
-    config = {"STORAGE": storage, "DATABASE": database, "DATABASE_URL": url}
+    config = {"STORAGE": storage, "DATABASE": database, "DATABASE_URL": url, "LISTEN_HOST": host}
     run(config, host, port, workers, threads, refresh)
     return 0
 

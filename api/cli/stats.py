@@ -12,6 +12,8 @@ import time
 
 import click
 
+from api.rules import count
+
 from .base import Group
 from .database import database_url_option, pick_url
 
@@ -68,7 +70,8 @@ def refresh_command(
     else:
         done = refresh_file(db or default_database(), everything, processes)
     print(
-        f"Statistik: {done.stammtische} Stammtisch(e), {done.periods} Zeiträume neu berechnet "
+        f"Statistik: {count(done.stammtische, 'Stammtisch', 'Stammtische')}, "
+        f"{count(done.periods, 'Zeitraum', 'Zeiträume')} neu berechnet "
         f"in {time.perf_counter() - started:.2f} s (Speicher höchstens {peak_mib()} MiB).",
         file=sys.stderr,
     )

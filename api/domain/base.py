@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
 from ..rules import InvalidRules, Ruleset, ruleset_from_config
 from ..storage import GameRecord, Repository, Stammtisch
 from .cache import GameCache
-from .errors import Invalid, NotFound
+from .errors import Conflict, Invalid, NotFound
 from .facts import derive_facts, seating_of
 from .runtime import GameRuntime, effective_entries, header_of
+
+ABANDONED = "Dieses Spiel wurde abgebrochen; es nimmt keine Einträge mehr."
 
 
 def utcnow() -> datetime:
@@ -77,3 +80,18 @@ class UseCases:
         rt.record = record
         rt.facts = derive_facts(seating_of(record), rt)
         return rt
+
+    def refuse_abandoned(self, rt: GameRuntime, game_id: int) -> None:
+        """Raise 409 ``game_abandoned`` if the game was called off (also in another process);
+        the state ``rt`` then says so."""
+        if self.abandoned(rt, game_id):
+            raise Conflict(ABANDONED, code="game_abandoned")
+
+    def abandoned(self, rt: GameRuntime, game_id: int) -> bool:
+        """Whether the game was called off, as the database says now (``rt`` follows)."""
+        fresh = self.repo.get_game_by_id(game_id)
+        if fresh is None or fresh.status != "abandoned":
+            return False
+        if rt.record is not None and rt.record.status != "abandoned":
+            rt.record = replace(rt.record, status="abandoned")
+        return True

@@ -6,6 +6,7 @@ added under the Stammtisch's lock (imports only: paper tally sheets bring histor
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -153,6 +154,7 @@ class GameUseCases(UseCases):
                 players=seats,
             )
             game_id = self.repo.add_game(new)
+            number = self.repo.get_game_by_id(game_id)  # its number in the Stammtisch
             stored = [LogEntry(game_id, e.seq, e.kind, e.body, e.recorded_at) for e in entries]
             self.repo.append_log_many(stored)
             rt.entries = stored
@@ -161,7 +163,8 @@ class GameUseCases(UseCases):
             self.repo.append_events(st.id, game_id, 0, [started(game_id, header, source)], now)
         rt.facts = facts
         # what get_game would read back, without asking
-        record = new.stored(game_id).with_facts(facts["game_facts"][0])
+        record = replace(new.stored(game_id), number=number.number if number else 0)
+        record = record.with_facts(facts["game_facts"][0])
         rt.record = record
         self._cache_after_commit(game_id, rt)  # an idempotent POST may still roll back
         return GameView(record, st.slug, rt)
@@ -169,6 +172,7 @@ class GameUseCases(UseCases):
     def game(self, st: Stammtisch, game_id: int) -> GameView:
         with self.cache.locked(game_id):
             rt = self._runtime(st, game_id)
+            self.abandoned(rt, game_id)  # called off meanwhile, perhaps in another process
             assert rt.record is not None
             return GameView(rt.record, st.slug, rt)
 
@@ -187,6 +191,7 @@ class GameUseCases(UseCases):
             "items": [
                 {
                     "id": r.id,
+                    "number": r.number,
                     "played_at": r.played_at,
                     "year": r.year,
                     "status": r.status,

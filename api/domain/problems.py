@@ -41,6 +41,7 @@ CATALOGUE: dict[str, tuple[int, str]] = {
     "name_taken": (409, "Name schon vergeben"),
     "player_retired": (409, "Spieler nicht mehr aktiv"),
     "nothing_to_undo": (409, "Nichts rückgängig zu machen"),
+    "game_abandoned": (409, "Spiel abgebrochen"),
     "nothing_to_back_up": (409, "Nichts zu sichern"),
     "stammtisch_not_found": (404, "Stammtisch nicht gefunden"),
     "player_not_found": (404, "Spieler nicht gefunden"),

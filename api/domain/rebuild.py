@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from .abandon import NO_ROWS
 from .base import UseCases
 from .facts import facts_write
 
@@ -18,8 +19,11 @@ class RebuildUseCases(UseCases):
             with self.cache.locked(game_id):
                 rt = self._replay(record)
                 assert rt.facts is not None
-                with self.repo.transaction():
-                    self.repo.write_facts(game_id, facts_write(rt.facts, None))
+                with self.repo.transaction():  # a game called off stays out of the statistics
+                    called_off = record.status == "abandoned"
+                    self.repo.write_facts(
+                        game_id, NO_ROWS if called_off else facts_write(rt.facts, None)
+                    )
                 self.cache.put(game_id, rt)
             if progress:
                 progress(n, len(ids))

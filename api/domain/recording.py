@@ -42,6 +42,7 @@ class RecordingUseCases(UseCases):
             check_reason(body["penalty"].get("reason"))
         with self.cache.locked(game_id), self.repo.transaction():
             rt = self._runtime(st, game_id)
+            self.refuse_abandoned(rt, game_id)
             record = rt.record
             assert record is not None
             self.cache.drop(game_id)  # changed below: back in the cache only when committed
@@ -75,6 +76,7 @@ class RecordingUseCases(UseCases):
         check_reason(data.get("reason"))
         with self.cache.locked(game_id), self.repo.transaction():
             rt = self._runtime(st, game_id)
+            self.refuse_abandoned(rt, game_id)
             record = rt.record
             assert record is not None
             if not rt.entries:

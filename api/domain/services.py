@@ -8,6 +8,7 @@ plain functions (``api/domain/catalog.py``).
 
 from __future__ import annotations
 
+from .abandon import AbandonUseCases
 from .events import EventUseCases
 from .games import GameUseCases
 from .players import PlayerUseCases
@@ -24,6 +25,7 @@ class Services(
     GameUseCases,
     RecordingUseCases,
     RebuildUseCases,
+    AbandonUseCases,
     WebhookUseCases,
 ):
     """The use cases, on one repository (one request)."""

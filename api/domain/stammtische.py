@@ -104,6 +104,13 @@ class StammtischUseCases(UseCases):
         except (Unauthorized, Forbidden) as err:
             raise _not_found(st.slug) from err
 
+    def rotate_key(self, st: Stammtisch) -> tuple[Stammtisch, str]:
+        """A new write key for ``st`` (the only time it is seen): the old key stops working
+        at once, for the API and the form, and every login made with it ends."""
+        token = secrets.token_urlsafe(32)
+        self.repo.replace_key(st.id, hash_token(token))
+        return self.stammtisch(st.slug), token
+
     def update_stammtisch(self, st: Stammtisch, data: dict[str, Any]) -> Stammtisch:
         rules = rules_of(data["rules"]).to_config() if "rules" in data else st.rules
         name = st.name if data.get("name", st.name) == st.name else new_name(data["name"])

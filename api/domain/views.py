@@ -32,10 +32,13 @@ class GameView:
         turn = rt.turn_state()
         return {
             "id": self.record.id,
+            "number": self.record.number,
             "stammtisch": self.stammtisch,
             "played_at": self.record.played_at,
             "year": self.record.year,
-            "status": "finished" if game.finished else "running",
+            "status": "abandoned"
+            if self.record.status == "abandoned"
+            else ("finished" if game.finished else "running"),
             "source": self.record.source,
             "players": list(game.players),
             "starter": game.first_starter,

@@ -79,3 +79,23 @@ class StammtischItem(MethodView):
         svc = services()
         st = g.stammtisch
         return _dump(svc.update_stammtisch(st, data))
+
+
+@blp.route("/<slug>/key")
+class StammtischKey(MethodView):
+    @write_access
+    @blp.response(201, StammtischCreatedSchema)
+    @blp.alt_response(404, response="NOT_FOUND")
+    @blp.alt_response(401, response="UNAUTHORIZED")
+    @blp.alt_response(403, response="FORBIDDEN")
+    @blp.doc(security=BEARER)
+    @blp.doc(operationId="rotateStammtischKey")
+    def post(self, slug: str) -> dict[str, Any]:
+        """Replace the write token
+
+        Needs the current token. The response carries the new token once (only its hash is
+        stored); the old token stops working at once, and every login of the pub form made
+        with it ends. The same as `schocken key rotate <slug>` and the form's "Schlüssel
+        erneuern"."""
+        st, token = services().rotate_key(g.stammtisch)
+        return {**_dump(st), "token": token}

@@ -95,6 +95,7 @@ from .turns import (
     turn_in_detail,
 )
 from .turnstate import OpenTurnState, TurnState, turn_state
+from .words import count
 
 __all__ = [
     "Blattschuss",
@@ -180,6 +181,7 @@ __all__ = [
     "replay_text",
     "ruleset_from_config",
     "throws_word",
+    "count",
     "simulate_game",
     "simulate_logs",
     "to_log",

@@ -43,6 +43,7 @@ from .records import GameState, Half, Outcome, PenaltyRecord, Phase, RoundRecord
 from .results import Evaluation, evaluation_table
 from .ruleset import FinaleOpener, NextStarter, PenaltyMode, Ruleset, Ties
 from .turns import MAX_NAME, Command, RecordPenalty, RecordTurn, parse_player, throws_word
+from .words import count
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 20
@@ -52,7 +53,7 @@ _HALF_NAME = {Phase.HALF1: "die erste Hälfte", Phase.HALF2: "die zweite Hälfte
 
 
 def _deckel_word(n: int) -> str:
-    return "1 Deckel" if n == 1 else f"{n} Deckel"
+    return count(n, "Deckel", "Deckel")
 
 
 @dataclass(slots=True)

@@ -19,16 +19,16 @@ OPTION_HELP: dict[str, str] = {
     "hand_only": "Diese Würfe zählen nur aus der Hand; zusammengelegt sind sie eine Zahl.",
     "hand_beats_assembled": "Bei gleichem Wurf schlägt der Wurf aus der Hand den "
     "zusammengelegten („Naturschock“).",
-    "ties": "Gleichstand: mehr Würfe verliert, sonst Runde wiederholen "
-    "(throws_then_repeat); der spätere verliert, außer er brauchte weniger Würfe "
-    "(later_lower_unless_fewer); wer zuerst geworfen hat, gewinnt (earlier_wins).",
-    "jule": "Jule 4-2-1: aus (eine Zahl), ganz oben und kostet alle Deckel (top), oder "
-    "„scharfe Sieben“ zwischen Schock 6 und Schock aus für 7 Deckel (sieben).",
+    "ties": "Gleichstand: mehr Würfe verliert, bei gleich vielen wird die Runde wiederholt; "
+    "oder der spätere verliert, außer er brauchte weniger Würfe; oder wer zuerst geworfen "
+    "hat, gewinnt.",
+    "jule": "Jule 4-2-1: keine (4-2-1 ist eine Zahl), ganz oben und kostet alle Deckel, "
+    "oder „scharfe Sieben“ zwischen Schock 6 und Schock aus für 7 Deckel.",
     "specials": "Eigene Sonderwürfe: Neuner (2-2-1, 9 Deckel), Siebener (2-2-1, 7 Deckel), "
     "Achter (3-3-1, 8 Deckel) oder selbst definierte mit Augen, Rang und Deckel.",
     "two_fives_never_lose": "Zwei Fünfen verlieren nie.",
-    "schock_aus": "Schock aus: der Verlierer bekommt alle Deckel und verliert die Hälfte "
-    "(half), oder Schock aus kostet so viele Deckel, wie im Spiel sind (total).",
+    "schock_aus": "Schock aus: der Verlierer bekommt alle Deckel und verliert die Hälfte, "
+    "oder Schock aus kostet so viele Deckel, wie im Spiel sind.",
     "schock_aus_ends_round": "Ein Schock aus beendet die Runde sofort; wer noch nicht "
     "geworfen hat, wirft nicht mehr.",
     "passing_on": "Deckel weitergeben: wer den besten Wurf hat und Deckel besitzt, gibt "
@@ -39,8 +39,7 @@ OPTION_HELP: dict[str, str] = {
     "der ersten.",
     "blind": "Blind erlaubt: nur ein Wurf, der beste Wurf der Runde zählt doppelt.",
     "penalty": "Strafdeckel je Regelverstoß (leer: keine feste Zahl).",
-    "penalty_mode": "Strafe: Deckel aus der Mitte (deckel) oder der Sünder verliert die "
-    "Runde (round_loser).",
+    "penalty_mode": "Strafe: Deckel aus der Mitte, oder der Sünder verliert die Runde.",
     "two_dice": "Mit zwei Würfeln: der dritte wird so gedacht, dass er am besten passt.",
 }
 

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 from .errors import MalformedInput
 from .limits import PENALTY
 from .ruleset import PenaltyMode, Ruleset
+from .words import count
 
 MAX_NAME = 40
 MAX_REASON = 200
@@ -383,4 +384,4 @@ def _parse_penalty(obj: Mapping[str, Any], rules: Ruleset) -> RecordPenalty:
 
 def throws_word(n: int) -> str:
     """``1`` → ``"1 Wurf"``, ``3`` → ``"3 Würfe"``: a number of throws in German."""
-    return "1 Wurf" if n == 1 else f"{n} Würfe"
+    return count(n, "Wurf", "Würfe")

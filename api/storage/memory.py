@@ -161,6 +161,23 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
             for key in [k for k, s in self.web_sessions.items() if s.expires_at < before]:
                 del self.web_sessions[key]
 
+    def abandon_game(self, game_id: int, at: datetime) -> bool:
+        with self.transaction():
+            game = self.games[game_id]
+            if game.status == "abandoned":
+                return False
+            self.games[game_id] = replace(game, status="abandoned")
+            return True
+
+    def replace_key(self, stammtisch_id: int, token_hash: str) -> None:
+        with self.transaction():
+            for slug, record in self.stammtische.items():
+                if record.id == stammtisch_id:
+                    self.stammtische[slug] = replace(record, token_hash=token_hash)
+            for key, login in list(self.web_sessions.items()):
+                if login.stammtisch_id == stammtisch_id and login.token_hash != token_hash:
+                    del self.web_sessions[key]
+
     def add_stammtisch(
         self,
         slug: str,
@@ -215,7 +232,10 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
     def add_game(self, game: NewGame) -> int:
         with self._lock:
             game_id = len(self.games) + 1
-            self.games[game_id] = copy.deepcopy(game).stored(game_id)
+            number = 1 + sum(
+                1 for g in self.games.values() if g.stammtisch_id == game.stammtisch_id
+            )
+            self.games[game_id] = replace(copy.deepcopy(game).stored(game_id), number=number)
             self.logs[game_id] = []
             return game_id
 

@@ -83,15 +83,16 @@ class GameRecord:
     created_at: datetime
     players: tuple[GamePlayer, ...]
     played_local: datetime  # wall-clock time at the table
-    status: str = "running"
+    status: str = "running"  # 'running', 'finished' or 'abandoned' (migration 0014)
     phase: str = "half1"
     loser: str | None = None
+    number: int = 0  # the game's number in its Stammtisch, from 1 (migration 0014)
 
     def with_facts(self, game_row: dict[str, Any]) -> GameRecord:
-        """The record with status, phase and loser of its game row (table game_facts)."""
-        return replace(
-            self, status=game_row["status"], phase=game_row["phase"], loser=game_row["loser"]
-        )
+        """The record with status, phase and loser of its game row (table game_facts); a game
+        called off stays "abandoned"."""
+        status = self.status if self.status == "abandoned" else game_row["status"]
+        return replace(self, status=status, phase=game_row["phase"], loser=game_row["loser"])
 
 
 @dataclass(frozen=True, slots=True)

@@ -223,6 +223,16 @@ class Repository(WebhooksPort, ABC):
         """Forget logins that expired before ``before``."""
         raise NotImplementedError
 
+    def abandon_game(self, game_id: int, at: datetime) -> bool:
+        """Note that the game was called off at ``at`` (migration 0014; the game and its log
+        stay): False when it was called off already."""
+        raise NotImplementedError
+
+    def replace_key(self, stammtisch_id: int, token_hash: str) -> None:
+        """Give the Stammtisch a new key (its hash): the old key stops working, and every
+        login made with it ends (its own transaction, or the caller's)."""
+        raise NotImplementedError
+
     # Stammtische
     @abstractmethod
     def add_stammtisch(

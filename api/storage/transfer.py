@@ -52,6 +52,9 @@ COPIED: dict[str, tuple[str, ...]] = {
     "web_sessions": ("id_hash", "stammtisch_id", "token_hash", "expires_at"),
     **WEBHOOK_COLUMNS,
 }
+# migration 0014: a game's number in its Stammtisch and when it was called off (copied as
+# they are; BASE_COLUMNS keep the columns of 0001, which the retired DuckDB files have)
+COPIED["games"] = (*COPIED["games"], "number", "abandoned_at")
 #: the tables whose ids PostgreSQL draws from an identity sequence
 IDENTITIES = ("stammtische", "players", "games", "webhooks", "webhook_deliveries")
 #: rows per batch

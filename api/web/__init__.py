@@ -23,13 +23,18 @@ Pages (German URLs, the users' language):
 * ``/`` — create a Stammtisch or log in with its Kurzname and Schlüssel;
 * ``/s/<slug>/`` — the Stammtisch: running games, new game, players, history, statistics;
 * ``/s/<slug>/spieler`` — add, rename, retire players;
+* ``/s/<slug>/schluessel`` — a new key for the Stammtisch (the old one and its logins end);
 * ``/s/<slug>/neu`` — a new game: tap the players in seat order, choose who opens, start;
-* ``/s/<slug>/spiel/<id>`` — the game screen: board, turn entry, penalty, undo, history;
+* ``/s/<slug>/spiel/<id>`` — the game screen: turn entry first (always in the first screen at
+  360 × 640), board, penalty, undo, history, the invite link and "Spiel abbrechen";
+* ``/einladung/<token>`` — the invite link of a game (``invite``): opens it logged in;
 * ``/tv/<slug>`` — the pub TV: the running game's board, big, updated live from the event
   stream (``tv``; a public Stammtisch's TV needs no login).
 
-Every POST answers with a redirect (so a reload never records twice) or, when the input is
-rejected, with the same page, the entered values kept and the German message beside the field.
+Every POST answers with a redirect (Post/Redirect/Get, ``prg``): so a reload never sends a
+form twice. A rejected form is shown once more by its page (the entered values kept, the
+German message beside the field, the rejection's status); ``keys`` makes and shows a
+Stammtisch's key, once, when it is created or renewed.
 Nothing is stored when the input is rejected: the service layer checks with the engine first.
 
 Every use case goes through :class:`api.domain.services.Services`, the same layer the REST API uses;
@@ -46,12 +51,12 @@ from pathlib import Path
 from flask import Flask, Request
 from flask.sessions import SecureCookieSessionInterface
 
-from . import games, home, new_game, players, session, stammtisch, tv
+from . import games, home, invite, keys, new_game, players, session, stammtisch, tv
 from .blueprint import bp
 
 SECRET_FILE = "secret_key"
 #: the modules that register their hooks and pages on :data:`bp`
-MODULES = (session, home, stammtisch, players, new_game, games, tv)
+MODULES = (session, home, keys, invite, stammtisch, players, new_game, games, tv)
 
 
 class _AutoSecureSessionInterface(SecureCookieSessionInterface):

@@ -19,6 +19,7 @@ from werkzeug.wrappers import Response
 from ..domain import DomainError, unavailable_message
 from ..http.errors import RETRY_AFTER, log_unavailable, status_of
 from ..http.headers import STRICT_CSP, secure
+from ..rules import count
 from ..storage import StorageUnavailable
 
 
@@ -59,6 +60,12 @@ def asset(filename: str) -> str:
     return url_for("web.static", filename=filename, v=versions[filename])
 
 
+@bp.get("/favicon.ico")
+def favicon() -> Response:
+    """The icon browsers ask for on every page without one of its own (``/docs``)."""
+    return bp.send_static_file("icon.svg")
+
+
 @bp.after_request
 def _security_headers(response: Response) -> Response:
     """Every answer of the form (pages, assets, error pages): the strict policy; pages are
@@ -96,6 +103,11 @@ def zone() -> tzinfo:
         return ZoneInfo(current_app.config["WEB_TIMEZONE"])
     except (ZoneInfoNotFoundError, ValueError):
         return UTC
+
+
+#: a number and its noun: ``1|count("Spiel", "Spiele")`` → "1 Spiel" (the one helper, as the
+#: dashboard's templates use it)
+bp.add_app_template_filter(count, "count")
 
 
 @bp.app_template_filter("when")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import asdict
 from typing import Any
 
 from flask import (
@@ -31,6 +32,8 @@ from ..rules import DomainEvent, SchockenError, limits
 from ..storage import Stammtisch
 from .blueprint import bp
 from .forms import FormErrors, TurnInput, describe_rules, field_of, parse_turn
+from .invite import invite_url
+from .prg import reject, rejected
 from .protocol import BIG, TURN, board, last_round, protocol, turn_options
 from .session import logged_in_to_stammtisch
 
@@ -46,7 +49,8 @@ def _snapshot(st: Stammtisch, game_id: int) -> tuple[dict[str, Any], str]:
     no write changes the game meanwhile."""
     svc = services()
     with svc.cache.locked(game_id):
-        rt = svc.game(st, game_id).runtime
+        view = svc.game(st, game_id)
+        rt = view.runtime
         game = rt.game
         last = rt.entries[-1] if rt.entries else None
         ctx: dict[str, Any] = {
@@ -58,6 +62,8 @@ def _snapshot(st: Stammtisch, game_id: int) -> tuple[dict[str, Any], str]:
             "open_turn": rt.open_turn.player if rt.open_turn else None,
             "last_entry": describe_entry(last.kind, last.body) if last else None,
             "rules_list": describe_rules(game.rules),
+            "number": view.record.number,
+            "abandoned": view.record.status == "abandoned",
         }
         return ctx, str(game.rules.penalty or "")
 
@@ -81,6 +87,8 @@ def _game_page(
         errors=errors or FormErrors(),
         penalty=penalty or {"player": "", "reason": "", "deckel": penalty_default},
         stats_url=current_app.config["STATS_URL"].format(slug=st.slug),
+        confirm_undo=request.args.get("rueckgaengig") == "1",
+        invite=invite_url(st, game_id),
     )
     return render_template("game.html", **ctx), status
 
@@ -88,7 +96,16 @@ def _game_page(
 @bp.get("/s/<slug>/spiel/<int:game_id>")
 @logged_in_to_stammtisch
 def game(st: Stammtisch, game_id: int) -> ResponseReturnValue:
-    return _game_page(st, game_id)
+    status, errors, kept = rejected()
+    entered = TurnInput(**kept["turn"]) if "turn" in kept else None
+    return _game_page(st, game_id, status, entered, errors, kept.get("penalty"))
+
+
+def _rejected(
+    st: Stammtisch, game_id: int, status: int, errors: FormErrors, **kept: Any
+) -> ResponseReturnValue:
+    """Back to the game screen, which shows the messages and what was entered (once)."""
+    return reject(url_for("web.game", slug=st.slug, game_id=game_id), status, errors, **kept)
 
 
 @contextmanager
@@ -117,7 +134,7 @@ def _back_to_game(st: Stammtisch, game_id: int) -> ResponseReturnValue:
 def record_turn(st: Stammtisch, game_id: int) -> ResponseReturnValue:
     svc = services()
     rules = svc.game(st, game_id).runtime.rules
-    errors = FormErrors()
+    errors, status = FormErrors(), 422
     entered, body = parse_turn(request.form, rules.dice_count, errors)
     if body is not None:
         try:
@@ -125,15 +142,16 @@ def record_turn(st: Stammtisch, game_id: int) -> ResponseReturnValue:
                 result = svc.record(st, game_id, "turn", body)
         except _Stale:
             errors.add("form", STALE)
-            return _game_page(st, game_id, 409, TurnInput(), errors)
+            return _rejected(st, game_id, 409, errors)
         except SchockenError as err:
             errors.add(field_of(err.field), err.message)
         except DomainError as err:
             errors.add("form", err.message)
+            status = status_of(err)
         else:
             _announce(result.events)
             return _back_to_game(st, game_id)
-    return _game_page(st, game_id, 422, entered, errors)
+    return _rejected(st, game_id, status, errors, turn=asdict(entered))
 
 
 def _penalty_body(
@@ -182,21 +200,39 @@ def record_penalty(st: Stammtisch, game_id: int) -> ResponseReturnValue:
         else:
             _announce(result.events)
             return _back_to_game(st, game_id)
-    return _game_page(st, game_id, 422, errors=errors, penalty=entered)
+    return _rejected(st, game_id, 422, errors, penalty=entered)
 
 
 @bp.post("/s/<slug>/spiel/<int:game_id>/rueckgaengig")
 @logged_in_to_stammtisch
 def undo(st: Stammtisch, game_id: int) -> ResponseReturnValue:
     errors = FormErrors()
+    svc = services()
     try:
         with _current(st, game_id):
-            result = services().undo(st, game_id, {"by": "Formular"})
+            decided = svc.game(st, game_id).runtime.game.loser is not None
+            if decided and request.form.get("bestaetigt") != "1":  # asked first
+                url = url_for("web.game", slug=st.slug, game_id=game_id, rueckgaengig=1)
+                return redirect(url + "#undo", 303)
+            result = svc.undo(st, game_id, {"by": "Formular"})
     except _Stale:
         errors.add("undo", STALE + " Es wurde nichts rückgängig gemacht.")
-        return _game_page(st, game_id, 409, errors=errors)
+        return _rejected(st, game_id, 409, errors)
     except DomainError as err:
         errors.add("undo", err.message)
-        return _game_page(st, game_id, status_of(err), errors=errors)
+        return _rejected(st, game_id, status_of(err), errors)
     _announce(result.events)
+    return _back_to_game(st, game_id)
+
+
+@bp.post("/s/<slug>/spiel/<int:game_id>/abbrechen")
+@logged_in_to_stammtisch
+def abandon(st: Stammtisch, game_id: int) -> ResponseReturnValue:
+    errors = FormErrors()
+    try:
+        services().abandon_game(st, game_id)
+    except DomainError as err:
+        errors.add("abandon", err.message)
+        return _rejected(st, game_id, status_of(err), errors)
+    flash("Spiel abgebrochen: es zählt nicht in der Statistik.", "penalty")
     return _back_to_game(st, game_id)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flask import flash, redirect, render_template, request, url_for
+from flask import current_app, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
 from ..domain import Conflict, DomainError, NotFound
+from ..domain.demo_key import key_fits, saved_demo_key
 from ..domain.stammtische import SLUG_PATTERN, SLUG_RULE
 from ..http.context import services
 from ..http.ratelimit import (
@@ -20,12 +21,31 @@ from ..http.ratelimit import (
 )
 from .blueprint import bp
 from .forms import FormErrors, option_fields, presets
+from .keys import show_new_key
+from .prg import reject, rejected
 from .session import forget, logged_in, may_write, remember
 from .stammtisch import options_open, stammtisch_form
 
 #: a Kurzname as the API accepts it
 SLUG = re.compile(SLUG_PATTERN)
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+
+
+def _local_demo() -> dict[str, str] | None:
+    """The demo's Kurzname and key, on a server that listens on loopback only (no proxy in
+    front): everyone who can open the page sits at this computer."""
+    host = str(current_app.config.get("LISTEN_HOST") or "")
+    local = host in ("localhost", "::1", "[::1]") or host.startswith("127.")
+    if not local or current_app.config.get("TRUSTED_PROXIES"):
+        return None
+    saved = saved_demo_key(current_app.instance_path)
+    if saved is None:
+        return None
+    try:
+        st = services().stammtisch(saved[0])
+    except NotFound:
+        return None
+    return {"slug": st.slug, "name": st.name, "token": saved[1]} if key_fits(st, saved[1]) else None
 
 
 def _home(status: int = 200, **ctx: Any) -> tuple[str, int]:
@@ -39,7 +59,7 @@ def _home(status: int = 200, **ctx: Any) -> tuple[str, int]:
             continue
         if may_write(st):
             known.append(st)
-    ctx.setdefault("create", {"name": "", "slug": "", "preset": "standard", "public": True})
+    ctx.setdefault("create", {"name": "", "slug": "", "preset": "standard", "public": None})
     ctx.setdefault("options", option_fields())
     ctx.setdefault("login", {"slug": request.args.get("stammtisch", ""), "token": ""})
     ctx.setdefault("errors", FormErrors())
@@ -48,6 +68,7 @@ def _home(status: int = 200, **ctx: Any) -> tuple[str, int]:
     page = render_template(
         "home.html",
         known=known,
+        demo=_local_demo(),
         presets=presets(),
         options_open=options_open(ctx["errors"]),
         **ctx,
@@ -55,15 +76,27 @@ def _home(status: int = 200, **ctx: Any) -> tuple[str, int]:
     return page, status
 
 
-def _limited(wait: float, **ctx: Any) -> ResponseReturnValue:
+def _rejected(status: int, errors: FormErrors, part: str, **kept: Any) -> ResponseReturnValue:
+    """Back to the start page at the form ``part``, which shows the messages (once)."""
+    return reject(url_for("web.home") + f"#{part}", status, errors, **kept)
+
+
+def _limited(wait: float, errors: FormErrors, part: str, **kept: Any) -> ResponseReturnValue:
     """The start page with the wait beside the form: 429 with ``Retry-After``."""
-    page, status = _home(429, **ctx)
-    return page, status, {"Retry-After": str(retry_seconds(wait))}
+    return _rejected(429, errors, part, retry=retry_seconds(wait), **kept)
 
 
 @bp.get("/")
 def home() -> ResponseReturnValue:
-    return _home()
+    status, errors, kept = rejected()
+    ctx: dict[str, Any] = {"errors": errors}
+    if "create" in kept:
+        ctx.update(create=kept["create"], options=option_fields(kept["create"]["selected"]))
+    if "login" in kept:
+        ctx["login"] = kept["login"]
+    page, status = _home(status, **ctx)
+    headers = {"Retry-After": str(kept["retry"])} if "retry" in kept else {}
+    return page, status, headers
 
 
 @bp.post("/stammtisch")
@@ -79,17 +112,15 @@ def create_stammtisch() -> ResponseReturnValue:
         wait = address_wait("create")
         if wait > 0:
             errors.add("name", wait_message(wait, "neue Stammtische von dieser Adresse"))
-            return _limited(wait, create=entered, options=option_fields(entered["selected"]),
-                            errors=errors)  # fmt: skip
+            return _limited(wait, errors, "neu", create=entered)
         try:
-            st, token = services().create_stammtisch(data)
+            st, _token = services().create_stammtisch(data)
         except DomainError as err:
             errors.add("slug" if isinstance(err, Conflict) else "rules", err.message)
         else:
             remember(st)
-            return render_template("created.html", st=st, token=token), 201
-    options = option_fields(entered["selected"])
-    return _home(422, create=entered, options=options, errors=errors)
+            return show_new_key(st, created=True)
+    return _rejected(422, errors, "neu", create=entered)
 
 
 @bp.post("/anmelden")
@@ -105,17 +136,17 @@ def login() -> ResponseReturnValue:
         wait = address_wait("login")
         if wait > 0:
             errors.add("login_token", wait_message(wait, "Anmeldeversuche von dieser Adresse"))
-            return _limited(wait, login={"slug": slug, "token": ""}, errors=errors)
+            return _limited(wait, errors, "anmelden", login={"slug": slug, "token": ""})
         svc = services()
         try:
             st = svc.stammtisch(slug)
         except NotFound:
             errors.add("login_slug", f"Einen Stammtisch „{slug}“ gibt es nicht.")
-            return _home(422, login={"slug": slug, "token": ""}, errors=errors)
+            return _rejected(422, errors, "anmelden", login={"slug": slug, "token": ""})
         wait = backoff_wait(st.id)
         if wait > 0:
             errors.add("login_token", wait_message(wait, "falsche Schlüssel für diesen Stammtisch"))
-            return _limited(wait, login={"slug": slug, "token": ""}, errors=errors)
+            return _limited(wait, errors, "anmelden", login={"slug": slug, "token": ""})
         try:
             svc.authorize(st, token)
         except DomainError:
@@ -125,7 +156,7 @@ def login() -> ResponseReturnValue:
             login_outcome(st.id, right=True)
             remember(st)
             return redirect(url_for("web.stammtisch", slug=st.slug))
-    return _home(422, login={"slug": slug, "token": ""}, errors=errors)
+    return _rejected(422, errors, "anmelden", login={"slug": slug, "token": ""})
 
 
 @bp.post("/s/<slug>/abmelden")

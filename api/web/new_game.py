@@ -15,6 +15,7 @@ from ..rules import MAX_PLAYERS, MIN_PLAYERS, SchockenError
 from ..storage import Player, Stammtisch
 from .blueprint import bp, zone
 from .forms import FormErrors
+from .prg import reject, rejected
 from .session import logged_in_to_stammtisch
 
 
@@ -41,18 +42,20 @@ def _seat_links(slug: str, seats: list[str], waiting: list[Player]) -> dict[str,
     return links
 
 
-def _seats_asked(st: Stammtisch, active: list[Player]) -> list[str]:
-    """The seat order of the link (``?sitze=``), or that of an earlier game (``?wie=<id>``)."""
+def _seats_asked(st: Stammtisch, active: list[Player]) -> tuple[list[str], str]:
+    """The seat order of the link (``?sitze=``), or that of an earlier game (``?wie=<id>``),
+    whose loser then opens (as the house rule of most tables has it: the loser starts)."""
     seats = (request.args.get("sitze") or "").split(",")
     again = request.args.get("wie")
-    if again and again.isdigit():
-        try:
-            previous: tuple[str, ...] = services().game(st, int(again)).runtime.game.players
-        except NotFound:
-            previous = ()
-        ids = {p.name: str(p.id) for p in active}
-        seats = [ids[name] for name in previous if name in ids]
-    return seats
+    if not (again and again.isdigit()):
+        return seats, ""
+    try:
+        previous = services().game(st, int(again)).runtime.game
+    except NotFound:
+        return [], ""
+    ids = {p.name: str(p.id) for p in active}
+    seats = [ids[name] for name in previous.players if name in ids]
+    return seats, ids.get(previous.loser or "", "")
 
 
 def _start(
@@ -86,18 +89,19 @@ def new_game(st: Stammtisch) -> ResponseReturnValue:
     """Players are tapped in clockwise order (links), the opener chosen, the game started."""
     active = [p for p in services().players(st) if not p.retired]
     by_id = {str(p.id): p for p in active}
-    errors = FormErrors()
-    if request.method == "GET":
-        seats = _seats_asked(st, active)
-        starter = ""  # the first seat, until chosen
-    else:
-        seats = request.form.getlist("seat")
-        starter = request.form.get("starter", "")
-    seats = list(dict.fromkeys(s for s in seats if s in by_id))
     if request.method == "POST":
+        seats = [s for s in dict.fromkeys(request.form.getlist("seat")) if s in by_id]
+        starter = request.form.get("starter", "")
+        errors = FormErrors()
         game_id = _start(st, seats, starter, by_id, errors)
         if game_id is not None:
             return redirect(url_for("web.game", slug=st.slug, game_id=game_id))
+        back = url_for("web.new_game", slug=st.slug, sitze=",".join(seats))
+        return reject(back, 422, errors, starter=starter)
+    status, errors, kept = rejected()
+    asked, loser = _seats_asked(st, active)
+    seats = list(dict.fromkeys(s for s in asked if s in by_id))
+    starter = str(kept.get("starter", loser))  # the first seat, until chosen
     if starter not in seats:
         starter = seats[0] if seats else ""
     waiting = [p for p in active if str(p.id) not in seats]
@@ -109,4 +113,4 @@ def new_game(st: Stammtisch) -> ResponseReturnValue:
         starter=starter,
         links=_seat_links(slug=st.slug, seats=seats, waiting=waiting),
         errors=errors,
-    ), (422 if errors else 200)
+    ), status

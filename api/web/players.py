@@ -13,6 +13,7 @@ from ..rules import MAX_NAME
 from ..storage import Stammtisch
 from .blueprint import bp
 from .forms import FormErrors
+from .prg import reject, rejected
 from .session import logged_in_to_stammtisch
 
 
@@ -36,7 +37,9 @@ def _check_name(name: str, errors: FormErrors, target: str) -> None:
 @logged_in_to_stammtisch
 def players(st: Stammtisch) -> ResponseReturnValue:
     if request.method == "GET":
-        return _players_page(st)
+        status, errors, kept = rejected()
+        edits = {int(k): v for k, v in kept.get("edits", {}).items()}
+        return _players_page(st, status, errors=errors, new_name=kept.get("name", ""), edits=edits)
     name = (request.form.get("name") or "").strip()
     errors = FormErrors()
     _check_name(name, errors, "name")
@@ -48,7 +51,7 @@ def players(st: Stammtisch) -> ResponseReturnValue:
         else:
             flash(f"{name} spielt jetzt mit.", "ok")
             return redirect(url_for("web.players", slug=st.slug))
-    return _players_page(st, 422, errors=errors, new_name=name)
+    return reject(url_for("web.players", slug=st.slug), 422, errors, name=name)
 
 
 @bp.post("/s/<slug>/spieler/<int:player_id>")
@@ -77,5 +80,6 @@ def player(st: Stammtisch, player_id: int) -> ResponseReturnValue:
                 if name != current.name:
                     flash(f"{current.name} heißt jetzt {name}.", "ok")
         if errors:
-            return _players_page(st, 422, errors=errors, edits={player_id: name})
+            edits = {str(player_id): name}
+            return reject(url_for("web.players", slug=st.slug), 422, errors, edits=edits)
     return redirect(url_for("web.players", slug=st.slug))

@@ -18,13 +18,16 @@ import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Concatenate, ParamSpec
+from urllib.parse import urlsplit
 
-from flask import abort, current_app, flash, redirect, request, session, url_for
+from flask import current_app, flash, redirect, request, session, url_for
 from flask.typing import ResponseReturnValue
 
 from ..http.context import services
 from ..storage import Repository, Stammtisch, WebSession
 from .blueprint import bp
+from .forms import FormErrors
+from .prg import reject
 
 P = ParamSpec("P")
 
@@ -43,13 +46,25 @@ def csrf_token() -> str:
 
 
 @bp.before_request
-def _check_csrf() -> None:
+def _check_csrf() -> ResponseReturnValue | None:
+    """A POST without this session's token records nothing: 400, shown (Post/Redirect/Get)
+    on the page the form came from (the Referer of this server), else the start page."""
     if request.method != "POST":
-        return
+        return None
     sent = request.form.get("csrf_token", "")
     expected = session.get("csrf", "")
     if not sent or not expected or not hmac.compare_digest(str(sent), str(expected)):
-        abort(400, CSRF_FAILED)
+        flash(CSRF_FAILED, "error")
+        return reject(_came_from(), 400, FormErrors())
+    return None
+
+
+def _came_from() -> str:
+    """The path of the page the form was on, if it is one of this server's; else ``/``."""
+    referrer = urlsplit(request.referrer or "")
+    if referrer.netloc == request.host and referrer.path.startswith("/"):
+        return referrer.path
+    return url_for("web.home")
 
 
 def _repository() -> Repository:

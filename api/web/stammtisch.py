@@ -22,6 +22,7 @@ from .forms import (
     presets,
     selected_overrides,
 )
+from .prg import reject, rejected
 from .session import logged_in_to_stammtisch
 
 PAGE_SIZE = 20
@@ -78,13 +79,15 @@ def stammtisch_form(errors: FormErrors) -> tuple[dict[str, Any], dict[str, Any]]
         "name": name,
         "slug": (form.get("slug") or "").strip().lower(),
         "preset": preset,
-        "public": bool(form.get("public")),
+        "public": {"1": True, "0": False}.get(form.get("public") or ""),
         "selected": {k[4:]: v for k, v in form.items() if k.startswith("opt_")},
     }
     if not name:
         errors.add("name", "Bitte einen Namen für den Stammtisch eintragen.")
     elif len(name) > NAME_MAX:
         errors.add("name", f"Der Name ist zu lang (höchstens {NAME_MAX} Zeichen).")
+    if entered["public"] is None:
+        errors.add("public", "Bitte wählen: öffentlich oder privat.")
     if preset not in PRESETS:
         errors.add("preset", "Bitte eines der Regelwerke wählen.")
     rules = {"preset": preset, "overrides": parse_overrides(form, errors)}
@@ -106,15 +109,8 @@ def options_open(errors: FormErrors) -> bool:
 @logged_in_to_stammtisch
 def edit_rules(st: Stammtisch) -> ResponseReturnValue:
     """Name, house rules and visibility; new rules apply to games started afterwards."""
-    errors = FormErrors()
-    if request.method == "GET":
-        entered = {
-            "name": st.name,
-            "preset": st.rules["preset"],
-            "public": not st.private,
-            "selected": selected_overrides(st.rules.get("overrides", {})),
-        }
-    else:
+    if request.method == "POST":
+        errors = FormErrors()
         entered, data = stammtisch_form(errors)
         if not errors:
             try:
@@ -124,6 +120,14 @@ def edit_rules(st: Stammtisch) -> ResponseReturnValue:
             else:
                 flash("Gespeichert. Neue Hausregeln gelten ab dem nächsten Spiel.", "ok")
                 return redirect(url_for("web.stammtisch", slug=st.slug))
+        return reject(url_for("web.edit_rules", slug=st.slug), 422, errors, form=entered)
+    status, errors, kept = rejected()
+    entered = kept.get("form") or {
+        "name": st.name,
+        "preset": st.rules["preset"],
+        "public": not st.private,
+        "selected": selected_overrides(st.rules.get("overrides", {})),
+    }
     chosen = bool(entered["selected"] and any(entered["selected"].values()))
     return render_template(
         "rules.html",
@@ -133,4 +137,4 @@ def edit_rules(st: Stammtisch) -> ResponseReturnValue:
         options=option_fields(entered["selected"]),
         options_open=chosen or options_open(errors),
         errors=errors,
-    ), (422 if errors else 200)
+    ), status

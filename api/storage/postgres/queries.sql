@@ -47,7 +47,8 @@ VALUES (%(game_id)s, %(seat)s, %(player_id)s, %(name)s, %(starter)s);
 -- name: get_game
 SELECT g.id, g.stammtisch_id, g.header, g.rules, g.options, g.played_at, g.played_at_utc,
        g.year, g.source, g.created_at,
-       coalesce(f.status, 'running'), coalesce(f.phase, 'half1'), f.loser, g.played_local
+       CASE WHEN g.abandoned_at IS NULL THEN coalesce(f.status, 'running') ELSE 'abandoned' END,
+       coalesce(f.phase, 'half1'), f.loser, g.played_local, g.number
 FROM games g LEFT JOIN game_facts f ON f.game_id = g.id
 WHERE g.id = %(game_id)s;
 
@@ -63,11 +64,12 @@ ORDER BY game_id, seat;
 -- name: list_games
 SELECT g.id, g.stammtisch_id, g.header, g.rules, g.options, g.played_at, g.played_at_utc,
        g.year, g.source, g.created_at,
-       coalesce(f.status, 'running'), coalesce(f.phase, 'half1'), f.loser, g.played_local
+       CASE WHEN g.abandoned_at IS NULL THEN coalesce(f.status, 'running') ELSE 'abandoned' END,
+       coalesce(f.phase, 'half1'), f.loser, g.played_local, g.number
 FROM games g LEFT JOIN game_facts f ON f.game_id = g.id
 WHERE g.stammtisch_id = %(stammtisch_id)s
   AND (%(year)s::bigint IS NULL OR g.year = %(year)s::bigint)
-  AND (%(status)s::text IS NULL OR coalesce(f.status, 'running') = %(status)s::text)
+  AND (%(status)s::text IS NULL OR CASE WHEN g.abandoned_at IS NULL THEN coalesce(f.status, 'running') ELSE 'abandoned' END = %(status)s::text)
   AND (%(player_id)s::bigint IS NULL OR EXISTS (
         SELECT 1 FROM game_players p
         WHERE p.game_id = g.id AND p.player_id = %(player_id)s::bigint))
@@ -79,7 +81,7 @@ SELECT count(*)
 FROM games g LEFT JOIN game_facts f ON f.game_id = g.id
 WHERE g.stammtisch_id = %(stammtisch_id)s
   AND (%(year)s::bigint IS NULL OR g.year = %(year)s::bigint)
-  AND (%(status)s::text IS NULL OR coalesce(f.status, 'running') = %(status)s::text)
+  AND (%(status)s::text IS NULL OR CASE WHEN g.abandoned_at IS NULL THEN coalesce(f.status, 'running') ELSE 'abandoned' END = %(status)s::text)
   AND (%(player_id)s::bigint IS NULL OR EXISTS (
         SELECT 1 FROM game_players p
         WHERE p.game_id = g.id AND p.player_id = %(player_id)s::bigint));

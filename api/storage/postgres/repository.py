@@ -41,6 +41,7 @@ from ..records import (
 from ..repository import Repository, StorageConflict, StorageUnavailable, stats_changed
 from ..sql import queries as named_queries
 from ..sqlite.rows import to_json
+from .abandon import AbandonMixin
 from .counters import CountersMixin
 from .events import EventsMixin
 from .readmodel import ReadModelMixin
@@ -58,7 +59,7 @@ def _game_record(row: Sequence[Any], players: tuple[GamePlayer, ...]) -> GameRec
         id=row[0], stammtisch_id=row[1], header=row[2], rules=row[3], options=row[4],
         played_at=row[5], played_at_utc=row[6], year=row[7], source=row[8],
         created_at=row[9], players=players, played_local=row[13], status=row[10],
-        phase=row[11], loser=row[12],
+        phase=row[11], loser=row[12], number=int(row[14] or 0),
     )  # fmt: skip
 
 
@@ -78,7 +79,13 @@ def _insert_sql(table: str) -> str:
 
 
 class PostgresRepository(
-    CountersMixin, WebSessionsMixin, EventsMixin, WebhooksMixin, ReadModelMixin, Repository
+    CountersMixin,
+    WebSessionsMixin,
+    AbandonMixin,
+    EventsMixin,
+    WebhooksMixin,
+    ReadModelMixin,
+    Repository,
 ):
     """Repository on a pooled PostgreSQL connection."""
 

@@ -16,6 +16,8 @@ _ADD = (
 _GET = "SELECT id_hash, stammtisch_id, token_hash, expires_at FROM web_sessions WHERE id_hash = %s"
 _DELETE = "DELETE FROM web_sessions WHERE id_hash = %s"
 _PURGE = "DELETE FROM web_sessions WHERE expires_at < %s"
+_NEW_KEY = "UPDATE stammtische SET token_hash = %s WHERE id = %s"
+_OLD_LOGINS = "DELETE FROM web_sessions WHERE stammtisch_id = %s AND token_hash <> %s"
 
 
 def _naive_utc(value: datetime) -> datetime:
@@ -48,3 +50,8 @@ class WebSessionsMixin:
     def purge_web_sessions(self, before: datetime) -> None:
         with self.transaction():
             self._sql(_PURGE, (_naive_utc(before),))
+
+    def replace_key(self, stammtisch_id: int, token_hash: str) -> None:
+        with self.transaction():
+            self._sql(_NEW_KEY, (token_hash, stammtisch_id))
+            self._sql(_OLD_LOGINS, (stammtisch_id, token_hash))

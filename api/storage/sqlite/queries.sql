@@ -38,7 +38,8 @@ VALUES (:game_id, :seat, :player_id, :name, :starter);
 -- name: get_game
 SELECT g.id, g.stammtisch_id, g.header, g.rules, g.options, g.played_at, g.played_at_utc,
        g.year, g.source, g.created_at,
-       coalesce(f.status, 'running'), coalesce(f.phase, 'half1'), f.loser, g.played_local
+       CASE WHEN g.abandoned_at IS NULL THEN coalesce(f.status, 'running') ELSE 'abandoned' END,
+       coalesce(f.phase, 'half1'), f.loser, g.played_local, g.number
 FROM games g LEFT JOIN game_facts f ON f.game_id = g.id
 WHERE g.id = :game_id;
 
@@ -50,11 +51,12 @@ ORDER BY game_id, seat;
 -- name: list_games
 SELECT g.id, g.stammtisch_id, g.header, g.rules, g.options, g.played_at, g.played_at_utc,
        g.year, g.source, g.created_at,
-       coalesce(f.status, 'running'), coalesce(f.phase, 'half1'), f.loser, g.played_local
+       CASE WHEN g.abandoned_at IS NULL THEN coalesce(f.status, 'running') ELSE 'abandoned' END,
+       coalesce(f.phase, 'half1'), f.loser, g.played_local, g.number
 FROM games g LEFT JOIN game_facts f ON f.game_id = g.id
 WHERE g.stammtisch_id = :stammtisch_id
   AND (:year IS NULL OR g.year = :year)
-  AND (:status IS NULL OR coalesce(f.status, 'running') = :status)
+  AND (:status IS NULL OR CASE WHEN g.abandoned_at IS NULL THEN coalesce(f.status, 'running') ELSE 'abandoned' END = :status)
   AND (:player_id IS NULL OR EXISTS (
         SELECT 1 FROM game_players p WHERE p.game_id = g.id AND p.player_id = :player_id))
 ORDER BY g.played_at_utc DESC, g.id DESC
@@ -65,7 +67,7 @@ SELECT count(*)
 FROM games g LEFT JOIN game_facts f ON f.game_id = g.id
 WHERE g.stammtisch_id = :stammtisch_id
   AND (:year IS NULL OR g.year = :year)
-  AND (:status IS NULL OR coalesce(f.status, 'running') = :status)
+  AND (:status IS NULL OR CASE WHEN g.abandoned_at IS NULL THEN coalesce(f.status, 'running') ELSE 'abandoned' END = :status)
   AND (:player_id IS NULL OR EXISTS (
         SELECT 1 FROM game_players p WHERE p.game_id = g.id AND p.player_id = :player_id));
 

@@ -36,6 +36,7 @@ from ..repository import (
     file_fault,
     stats_changed,
 )
+from .abandon import AbandonMixin
 from .counters import Counters, Writing, probe_write_lock
 from .errors import taken as _taken
 from .errors import unavailable as _unavailable
@@ -72,13 +73,16 @@ def _game_record(row: Sequence[Any], players: tuple[GamePlayer, ...]) -> GameRec
         created_at=datetime.fromisoformat(row[9]),
         players=players,
         played_local=datetime.fromisoformat(row[13]),
+        number=int(row[14] or 0),
         status=row[10],
         phase=row[11],
         loser=row[12],
     )
 
 
-class SQLiteRepository(ReadModelMixin, WebSessionsMixin, EventsMixin, WebhooksMixin, Repository):
+class SQLiteRepository(
+    ReadModelMixin, WebSessionsMixin, AbandonMixin, EventsMixin, WebhooksMixin, Repository
+):
     """Repository on one SQLite connection."""
 
     def __init__(

@@ -18,6 +18,8 @@ _ADD = (
 _GET = "SELECT id_hash, stammtisch_id, token_hash, expires_at FROM web_sessions WHERE id_hash = ?"
 _DELETE = "DELETE FROM web_sessions WHERE id_hash = ?"
 _PURGE = "DELETE FROM web_sessions WHERE expires_at < ?"
+_NEW_KEY = "UPDATE stammtische SET token_hash = ? WHERE id = ?"
+_OLD_LOGINS = "DELETE FROM web_sessions WHERE stammtisch_id = ? AND token_hash <> ?"
 
 
 class WebSessionsMixin:
@@ -46,3 +48,8 @@ class WebSessionsMixin:
     def purge_web_sessions(self, before: datetime) -> None:
         with self.transaction():
             self._conn.execute(_PURGE, (timestamp(before),))
+
+    def replace_key(self, stammtisch_id: int, token_hash: str) -> None:
+        with self.transaction():
+            self._conn.execute(_NEW_KEY, (token_hash, stammtisch_id))
+            self._conn.execute(_OLD_LOGINS, (stammtisch_id, token_hash))
