@@ -216,7 +216,9 @@ def test_the_form_shows_the_german_message_with_503(app: Flask, fault: Fault) ->
     assert STORAGE_UNAVAILABLE in r.get_data(as_text=True)
     assert r.mimetype == "text/html"
     fault.off()
-    assert web.post("/stammtisch", data=data).status_code == 201
+    assert (
+        web.post("/stammtisch", data=data).status_code == 303
+    )  # to the new key (Post/Redirect/Get)
 
 
 @pytest.mark.parametrize("storage", ["sqlite"])
