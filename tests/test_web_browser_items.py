@@ -121,7 +121,9 @@ def log_in(p: Phone, slug: str, token: str) -> None:
 def test_the_start_page_of_a_local_server_shows_the_demo_key_and_opens_the_demo(
     phone: Any, served: tuple[str, Path, str]
 ) -> None:
-    p = phone()
+    p, stranger = phone(), phone()
+    stranger.page.goto("/s/demo/")
+    assert stranger.page.url == served[0] + "/?stammtisch=demo"  # not without the key
     p.page.goto("/")
     assert p.page.locator("#demo-slug").inner_text() == "demo"
     assert p.page.locator("#demo-token").inner_text() == served[2]
@@ -197,10 +199,8 @@ def urlpath(url: str) -> str:
     return "/" + url.split("/", 3)[3].split("#")[0].split("?")[0]
 
 
-def test_a_new_stammtisch_game_numbers_invite_undo_again_abandon(
-    phone: Any, served: tuple[str, Path, str]
-) -> None:
-    p, second = phone(), phone()
+def open_zur_post(p: Phone) -> tuple[str, str]:
+    """A new private Stammtisch with four players and its first game: (slug, game address)."""
     page = p.page
     page.goto("/")
     page.fill("#name", "Zur Post")
@@ -212,50 +212,67 @@ def test_a_new_stammtisch_game_numbers_invite_undo_again_abandon(
     page.get_by_role("link", name="Weiter: Spieler eintragen").click()
     add_players(p)
     start_game(p, "Anna")
-    game_url = page.url
-    assert (
-        page.locator("#spiel-nr").inner_text() == "Spiel 1"
-    )  # the demo's games before it count apart
+    return slug, page.url
 
-    ref = Referee("Anna")
-    play(p, ref, HALF1[:1])
-    assert page.locator("#limit").inner_text() == "1 Wurf"
 
-    # a rejected turn: the address is the game's, a reload sends nothing and stores nothing
-    before = entries(served[1])
+def rejected_turn_is_not_sent_again(p: Phone, db: Path, game_url: str) -> None:
+    """A rejected turn: the address is the game's, a reload sends nothing and stores nothing."""
+    page = p.page
+    before = entries(db)
     page.fill("#wurf", "117")
     p.tap(page.locator("button.throw").first)
     assert "„117“ sind keine Würfel" in page.locator("#err-dice").inner_text()
     assert page.url.split("#")[0] == game_url
     assert posts_on_reload(p) == []
-    assert entries(served[1]) == before
+    assert entries(db) == before
     assert page.locator("#err-dice").count() == 0
 
-    # the invite link opens the game on a second phone, signed in
-    page.locator("#einladen > summary").click()
-    assert page.locator("#einladen .qr svg").count() == 1
-    invite = page.locator("#invite-link").inner_text().strip()
+
+def invite_opens_the_game(p: Phone, second: Phone, game_url: str) -> None:
+    """The invite link opens the game on a second phone, signed in."""
+    p.page.locator("#einladen > summary").click()
+    assert p.page.locator("#einladen .qr svg").count() == 1
+    invite = p.page.locator("#invite-link").inner_text().strip()
     second.page.goto(invite)
     second.page.wait_for_load_state("load")
     assert second.page.url.split("#")[0] == game_url
     assert second.page.locator("#am-zug").inner_text() == "Bert"
     assert second.page.locator("#eingabe button.throw").count() >= 1
 
-    play(p, ref, HALF1[1:] + HALF2 + FINALE)
-    assert page.locator("#ergebnis h1").inner_text() == "Dieter hat verloren"
-    decided = entries(served[1])
-    page.goto(f"/s/{slug}/spiele")
-    assert page.locator("#anzahl").inner_text() == "1 Spiel"
-    page.go_back()
 
-    # undoing the deciding turn is asked first; "Nein" keeps the game decided
+def undo_of_the_decision_is_asked(p: Phone, db: Path) -> None:
+    """Undoing the deciding turn is asked first; "Nein, so lassen" keeps the game decided."""
+    page = p.page
+    decided = entries(db)
     p.tap(page.locator("#undo button"))
     assert "Das Spiel ist entschieden." in page.locator("#undo").inner_text()
-    assert entries(served[1]) == decided
+    assert entries(db) == decided
     p.shot("items-03-undo-asked")
     p.tap(page.get_by_role("link", name="Nein, so lassen"))
     assert page.locator("#phase").inner_text() == "Spiel vorbei"
-    assert entries(served[1]) == decided
+    assert entries(db) == decided
+
+
+def test_a_new_stammtisch_game_numbers_invite_undo_again_abandon(
+    phone: Any, served: tuple[str, Path, str]
+) -> None:
+    p, second = phone(), phone()
+    page = p.page
+    slug, game_url = open_zur_post(p)
+    assert page.locator("#spiel-nr").inner_text() == "Spiel 1"  # the demo's games count apart
+
+    ref = Referee("Anna")
+    play(p, ref, HALF1[:1])
+    assert page.locator("#limit").inner_text() == "1 Wurf"
+    rejected_turn_is_not_sent_again(p, served[1], game_url)
+    invite_opens_the_game(p, second, game_url)
+
+    play(p, ref, HALF1[1:] + HALF2 + FINALE)
+    assert page.locator("#ergebnis h1").inner_text() == "Dieter hat verloren"
+    page.goto(f"/s/{slug}/spiele")
+    assert page.locator("#anzahl").inner_text() == "1 Spiel"
+    page.go_back()
+    undo_of_the_decision_is_asked(p, served[1])
 
     # "Nochmal mit denselben": the loser opens; the next game is "Spiel 2"
     p.tap(page.get_by_role("link", name="Nochmal mit denselben"))
@@ -278,7 +295,14 @@ def test_a_new_stammtisch_game_numbers_invite_undo_again_abandon(
     p.shot("items-04-spiele")
 
 
-def test_docs_load_without_a_failed_request(phone: Any) -> None:
+#: the icon a browser asks for: the page's own, else /favicon.ico
+ICON = """() => {
+  const link = document.querySelector("link[rel~=icon]");
+  return link ? link.href : new URL("/favicon.ico", location.href).href;
+}"""
+
+
+def test_docs_load_without_a_failed_request_and_their_icon_is_there(phone: Any) -> None:
     p = phone()
     failed: list[str] = []
     p.page.on("requestfailed", lambda r: failed.append(r.url))
@@ -288,4 +312,8 @@ def test_docs_load_without_a_failed_request(phone: Any) -> None:
     response = p.page.goto("/docs")
     p.page.wait_for_load_state("networkidle")
     assert response is not None and response.status == 200
+    assert p.page.locator(".swagger-ui").count() == 1
+    # headless Chromium does not ask for the icon itself: ask for it as a browser would
+    icon = p.page.context.request.get(p.page.evaluate(ICON))
+    assert icon.status == 200 and icon.headers["content-type"].startswith("image/")
     assert failed == []
