@@ -5,6 +5,8 @@ version the entry was made for, German answers the page shows as a choice."""
 from __future__ import annotations
 
 import json
+import re
+import struct
 from collections.abc import Iterator
 from typing import Any
 
@@ -124,3 +126,26 @@ def test_a_queued_penalty_is_recorded(web: Browser, app: Flask, table: tuple[str
     assert r.status_code == 200, r.text
     assert r.json["entry"] == "Strafe für Bert (zu früh)"
     assert game_state(app, slug, game)["stacks"]["Bert"] == 1
+
+
+def test_the_manifest_makes_an_installable_app_with_png_icons(web: Browser) -> None:
+    page = web.get("/")
+    href = re.search(r'<link rel="manifest" href="([^"]+)"', page.text).group(1)
+    with web.client.get(href) as r:
+        assert r.mimetype == "application/manifest+json"
+        manifest = json.loads(r.data)
+    assert manifest["start_url"] == "/"
+    assert manifest["display"] == "standalone"
+    assert manifest["theme_color"] == "#8b1e1e"
+    assert manifest["background_color"]
+    sizes = {}
+    for icon in manifest["icons"]:
+        if icon["type"] != "image/png":
+            continue
+        with web.client.get("/assets/" + icon["src"]) as r:
+            data = r.data
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        width, height = struct.unpack(">II", data[16:24])  # IHDR
+        assert icon["sizes"] == f"{width}x{height}"
+        sizes[icon["sizes"]] = icon["purpose"]
+    assert {"192x192", "512x512"} <= set(sizes)

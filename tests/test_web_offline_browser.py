@@ -105,6 +105,16 @@ def phone(browser: Any, base: str) -> Iterator[tuple[Phone, Table]]:
     assert p.console_errors == [], f"console errors (CSP?): {p.console_errors}"
 
 
+def test_chromium_finds_the_form_installable(phone: tuple[Phone, Table]) -> None:
+    p, _table = phone
+    cdp = p.context.new_cdp_session(p.page)
+    answer = cdp.send("Page.getInstallabilityErrors")
+    errors = [e["errorId"] for e in answer["installabilityErrors"]]
+    assert [e for e in errors if e != "in-incognito"] == []  # a test context is incognito
+    manifest = cdp.send("Page.getAppManifest")
+    assert manifest["errors"] == []
+
+
 def tap_turn(p: Phone, dice: str) -> None:
     page = p.page
     for row, pip in enumerate(dice, start=1):
