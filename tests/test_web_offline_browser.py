@@ -98,7 +98,7 @@ def phone(browser: Any, base: str) -> Iterator[tuple[Phone, Table]]:
     page.goto(table.url)
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
     page.reload()  # now through the service worker, which keeps the page
-    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
     yield p, table
     p.close()
     assert p.outside == [], f"requests left 127.0.0.1: {p.outside}"
@@ -130,7 +130,7 @@ def online_turn(p: Phone, dice: str) -> None:
 
 def status_becomes(p: Phone, text: str) -> None:
     shown = "document.getElementById('offline-status').textContent"
-    p.page.wait_for_function(f"{shown} === {json.dumps(text)}")
+    p.page.wait_for_function(f"() => {shown} === {json.dumps(text)}")
 
 
 def waiting(p: Phone) -> list[str]:
@@ -149,7 +149,7 @@ def test_ten_turns_entered_offline_arrive_once_and_the_board_matches_the_engine(
     p.context.set_offline(True)
     for dice in DICE[2:12]:
         tap_turn(p, dice)
-    page.wait_for_function("document.querySelectorAll('#offline-list li').length === 10")
+    page.wait_for_function("() => document.querySelectorAll('#offline-list li').length === 10")
     status_becomes(p, "offline – 10 Züge warten")
     first = waiting(p)[:2]
     assert first == ["Clara: 5-4-2, Würfe: 1 – wartet", "Dieter: 4-2-1, Würfe: 1 – wartet"]
@@ -157,16 +157,15 @@ def test_ten_turns_entered_offline_arrive_once_and_the_board_matches_the_engine(
     assert len(table.turns()) == 2  # nothing reached the server
 
     page.reload()  # offline: the stored page, the queue from IndexedDB
-    page.wait_for_function("document.querySelectorAll('#offline-list li').length === 10")
+    page.wait_for_function("() => document.querySelectorAll('#offline-list li').length === 10")
     status_becomes(p, "offline – 10 Züge warten")
     assert page.locator("#board .stack").count() == 4
 
     p.context.set_offline(False)
-    page.evaluate("window.dispatchEvent(new Event('online'))")  # as a phone's radio reports it
-    page.wait_for_function(
-        "!document.querySelector('#offline-list li')", timeout=20000, polling=200
-    )
+    with page.expect_navigation(timeout=20000):  # all sent: the page shows the server's board
+        page.evaluate("window.dispatchEvent(new Event('online'))")  # as the phone's radio says
     page.wait_for_load_state("load")
+    assert waiting(p) == []
     turns = table.turns()
     tapped = [sorted(int(pip) for pip in dice) for dice in DICE[:12]]
     assert [sorted(t["dice"]) for t in turns] == tapped  # in order
@@ -185,7 +184,7 @@ def test_another_phone_writing_meanwhile_ends_in_a_german_choice_not_a_double_en
     p.context.set_offline(True)
     tap_turn(p, DICE[1])
     tap_turn(p, DICE[2])
-    page.wait_for_function("document.querySelectorAll('#offline-list li').length === 2")
+    page.wait_for_function("() => document.querySelectorAll('#offline-list li').length === 2")
     status_becomes(p, "offline – 2 Züge warten")
     table.turn("Bert", "665")  # the second phone, still online
 

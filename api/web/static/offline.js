@@ -5,6 +5,7 @@
 // (POST …/eintrag, api/web/offline.py). The server records an entry once per key; an entry
 // made for an older version (another phone wrote meanwhile) is not recorded: the player
 // chooses. The service worker (/sw.js) keeps the page, so a reload offline shows it again.
+// localStorage "schocken.queue" = "always" sends every entry through the queue (api/bench).
 (function () {
   "use strict";
 
@@ -202,7 +203,8 @@
     var action = form.getAttribute("action") || "";
     var kind = form.id === "eingabe" ? "turn" : /\/strafe$/.test(action) ? "penalty"
       : /\/rueckgaengig$/.test(action) ? "undo" : null;
-    if (!kind || (!offline() && !state.entries.length && !state.flushing)) return;
+    var always = window.localStorage && localStorage.getItem("schocken.queue") === "always";
+    if (!kind || (!always && !offline() && !state.entries.length && !state.flushing)) return;
     event.preventDefault();
     event.stopImmediatePropagation();
     if (kind === "undo") {
