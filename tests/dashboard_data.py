@@ -154,7 +154,9 @@ def _fill(cur: Any, extra_turns: list[tuple[Any, ...]] | None) -> None:
             halves += [(gid, "finale", loser, NAMES[loser], 1)]
     _insert(
         cur,
-        "INSERT INTO games VALUES (?, ?, '{}', '{}', '{}', NULL, ?, ?, ?, 'import', ?)",
+        "INSERT INTO games (id, stammtisch_id, header, rules, options, played_at, played_at_utc, "
+        "played_local, year, source, created_at) "
+        "VALUES (?, ?, '{}', '{}', '{}', NULL, ?, ?, ?, 'import', ?)",
         games,
     )
     _insert(cur, "INSERT INTO game_players VALUES (?, ?, ?, ?, ?)", seats)

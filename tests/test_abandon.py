@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from flask import Flask
+from test_web_game_end import GAME  # a whole game: Clara loses the Finale
 from test_web_pages import (  # noqa: F401  (fixtures)
     Browser,
     app,
@@ -19,11 +20,6 @@ from test_web_pages import (  # noqa: F401  (fixtures)
 )
 
 from api.http.context import services
-
-#: a whole game: Clara loses the Finale
-GAME = [("Anna", "113"), ("Bert", "653"), ("Clara", "542"), ("Dieter", "421")]
-GAME += [("Dieter", "113"), ("Anna", "653"), ("Bert", "542"), ("Clara", "421")]
-GAME += [("Clara", "653"), ("Dieter", "111")]
 
 
 def facts(app: Flask, game_id: int) -> dict[str, int]:

@@ -7,6 +7,7 @@ tests/test_api_events_serve.py (real servers)."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -176,3 +177,32 @@ def test_a_long_resume_comes_in_pages(tmp_path):
         assert [m["data"]["position"] for m in got] == list(range(4, 206))
     finally:
         app.extensions["schocken"].store.close()
+
+
+def test_a_stream_ends_once_its_stammtisch_is_private(app, table):
+    app.config.update(EVENT_STREAM_SECONDS=10, EVENT_HEARTBEAT_SECONDS=0.05)
+    r = stream(table, buffered=False)
+    body = iter(r.response)
+    assert next(body) == b"retry: 3000\n\n"
+    assert next(body) == b": ping\n\n"
+    assert table.patch("", {"private": True}).status_code == 200
+    started = time.monotonic()
+    assert b"".join(body) in (b"", b": ping\n\n")  # the next heartbeat ends it
+    assert time.monotonic() - started < 2
+    r.close()
+
+
+def test_a_stream_let_in_by_a_login_ends_with_the_logout(app):
+    app.config.update(EVENT_STREAM_SECONDS=10, EVENT_HEARTBEAT_SECONDS=0.05)
+    t = make_table(app.test_client(), "Geheim", private=True)
+    phone = log_in(app, t.slug, t.token)
+    r = phone.get(f"/api/v1/stammtische/{t.slug}/events", buffered=False)
+    body = iter(r.response)
+    assert next(body) == b"retry: 3000\n\n"
+    assert next(body) == b": ping\n\n"  # goes on while logged in
+    assert next(body) == b": ping\n\n"
+    phone.post(f"/s/{t.slug}/abmelden", data={"csrf_token": _csrf(phone)})
+    started = time.monotonic()
+    assert b"".join(body) in (b"", b": ping\n\n")
+    assert time.monotonic() - started < 2
+    r.close()

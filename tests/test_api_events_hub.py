@@ -13,7 +13,7 @@ from conftest import make_table
 from test_api_events import ANNA, events
 
 from api.app import create_app
-from api.domain.events import PAGE, Cursor
+from api.domain.events import PAGE, Access, Cursor
 from api.http.hub import StreamHub
 from api.http.sse import RETRY, StreamSettings
 from api.storage.watch import SQLiteWatch
@@ -34,6 +34,13 @@ def table(app: Any) -> Any:
     t = make_table(app.test_client())
     t.add_players(["Anna", "Bert"])
     return t
+
+
+class Anyone(Access):
+    """An access that always holds (the tests of everything else)."""
+
+    def holds(self, repo: Any) -> bool:
+        return True
 
 
 class Client:
@@ -68,14 +75,16 @@ class Hub:
         )
         self.clients: list[Client] = []
 
-    def open(self, cursor: Cursor, bufsize: int | None = None) -> Client:
+    def open(
+        self, cursor: Cursor, bufsize: int | None = None, access: Access | None = None
+    ) -> Client:
         assert self.hub.reserve()
         ours, theirs = socket.socketpair()
         if bufsize:
             for sock in (ours, theirs):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, bufsize)
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, bufsize)
-        self.hub.attach(theirs, cursor, b"HEAD\n" + RETRY)
+        self.hub.attach(theirs, cursor, access or Anyone("-", None), b"HEAD\n" + RETRY)
         self.clients.append(Client(ours))
         return self.clients[-1]
 
@@ -223,3 +232,49 @@ def test_a_failing_store_delays_the_streams_without_ending_them(app, table, hubs
     table.post(f"/games/{game}/turns", ANNA)
     assert "id: 1\n" in client.read_until(lambda t: "id: 1\n" in t, 3)
     assert failures == [] and h.hub.count() == 1
+
+
+def test_a_lost_listen_connection_loses_no_event(pg_url, hubs):
+    """PostgreSQL: the LISTEN connection ends (a restart, a network cut); the hub opens it
+    again and reads what came meanwhile from the store."""
+    import psycopg
+
+    app = create_app({"STORAGE": "postgresql", "DATABASE_URL": pg_url, "TESTING": True})
+    try:
+        table = make_table(app.test_client())
+        table.add_players(["Anna", "Bert"])
+        h = hub_of(hubs, app)
+        game = table.start(["Anna", "Bert"])
+        client = h.open(Cursor(st_id(app, table.slug), game, 0))
+        client.read_until(lambda t: "retry" in t)
+        time.sleep(0.2)  # the stream is live, the watch listens
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            ended = conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE query = 'LISTEN schocken_events' AND pid <> pg_backend_pid()"
+            ).fetchall()
+        assert ended == [(True,)]
+        table.post(f"/games/{game}/turns", ANNA)
+        assert "id: 1\n" in client.read_until(lambda t: "id: 1\n" in t, 5)
+        h.stop()
+    finally:
+        app.extensions["schocken"].store.close()
+
+
+def test_a_stream_ends_when_its_stammtisch_turns_private_or_its_key_changes(app, table, hubs):
+    from api.domain.events import Access
+
+    h = hub_of(hubs, app, heartbeat=0.1)
+    st = app.extensions["schocken"].store.repository().get_stammtisch(table.slug)
+    public = h.open(Cursor(st.id, None, 0), access=Access.of(st))
+    public.read_until(lambda t: ": ping" in t)
+    assert table.patch("", {"private": True}).status_code == 200
+    while public.sock.recv(65536):  # ends at the next heartbeat
+        pass
+    st = app.extensions["schocken"].store.repository().get_stammtisch(table.slug)
+    keyed = h.open(Cursor(st.id, None, 0), access=Access.of(st))
+    assert keyed.read_until(lambda t: t.count(": ping") >= 3)  # goes on
+    wrong_key = h.open(Cursor(st.id, None, 0), access=Access(table.slug, "another key"))
+    while wrong_key.sock.recv(65536):
+        pass
+    wait_for(lambda: h.hub.count() == 1)

@@ -23,10 +23,12 @@ ENV = {"SCHOCKEN_EVENT_HEARTBEAT_SECONDS": "0.5", "SCHOCKEN_WRITE_RATE_PER_MINUT
 class Sse:
     """A raw SSE client: the answer's head and every message as it comes."""
 
-    def __init__(self, base: str, path: str, headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, base: str, path: str, headers: dict[str, str] | None = None, method: str = "GET"
+    ) -> None:
         host, port = base.removeprefix("http://").split(":")
         self.sock = socket.create_connection((host, int(port)), timeout=10)
-        lines = [f"GET {path} HTTP/1.1", f"Host: {host}", "Accept: text/event-stream"]
+        lines = [f"{method} {path} HTTP/1.1", f"Host: {host}", "Accept: text/event-stream"]
         lines.append("Connection: close")  # an error answer ends at once
         lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
         self.sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
@@ -135,6 +137,11 @@ def test_the_cap_answers_503_and_a_vanished_client_frees_its_place(tmp_path):
     server = Server(tmp_path / "data" / "cap.sqlite3", 1, env, threads=1)
     try:
         tisch = Tisch(server.base)
+        for _ in range(3):  # a HEAD is answered as usual (no body) and takes no place
+            head = Sse(server.base, tisch.url + "/events", method="HEAD")
+            head.read_until(lambda: False, 2)
+            assert head.status == 200 and head.ended and head.raw == b""
+            head.close()
         first, second = (
             Sse(server.base, tisch.url + "/events"),
             Sse(server.base, tisch.game + "/events"),

@@ -216,7 +216,8 @@ def test_the_form_shows_the_german_message_with_503(app: Flask, fault: Fault) ->
     assert STORAGE_UNAVAILABLE in r.get_data(as_text=True)
     assert r.mimetype == "text/html"
     fault.off()
-    assert web.post("/stammtisch", data=data).status_code == 201
+    r = web.post("/stammtisch", data=data)  # created: on to the page that shows its key
+    assert r.status_code == 303 and r.headers["Location"] == "/s/zur-post/schluessel"
 
 
 @pytest.mark.parametrize("storage", ["sqlite"])

@@ -349,6 +349,7 @@ def play_whole_game(p: Phone, javascript: bool) -> None:
 
     # the history lists the game with its loser; its page shows every round
     page.get_by_role("link", name="Alle Spiele").first.click()
+    page.wait_for_load_state("load")  # count() does not wait (a loaded machine was slower)
     assert page.locator(".games li").count() == 1
     assert "verloren: Dieter" in page.locator(".games li").inner_text()
     p.shot("11-spiele")

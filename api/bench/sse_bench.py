@@ -7,8 +7,10 @@ Run: ``python -m api.bench.sse_bench [--watchers 200] [--turns 80] [--interval 0
 1. **Latency**: one game watched by ``--watchers`` SSE clients (``GET …/games/{id}/events``);
    turns written through the API one after the other (every ``--interval`` s); for every turn
    and watcher, the time from the write's acknowledgement (its answer received) to the
-   watcher receiving the event (its ``id:`` line): p50 / p95 / p99 / max (target p99 ≤ 100 ms),
-   the server's CPU in that phase, and the load average.
+   watcher receiving the event (its ``id:`` line): p50 / p95 / p99 / max (target p99 ≤ 100 ms;
+   negative: the event came before the answer, as on SQLite, where a commit is visible before
+   the writer's fsync of the WAL ends and it answers), the server's CPU in that phase, and the
+   load average.
 2. **Idle streams**: ``--idle`` SSE connections held open on one server: the resident memory
    (RSS) of all its processes before and after, and per connection.
 

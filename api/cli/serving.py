@@ -233,7 +233,7 @@ class StreamWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has no type 
         resp.chunked = False
         resp.send_headers()
         head, resp.held = resp.held or b"", None
-        hub.attach(conn.sock, stream.cursor, head + RETRY)
+        hub.attach(conn.sock, stream.cursor, stream.access, head + RETRY)
         return True
 
     def handle_request(self, req: Any, conn: Any) -> Any:

@@ -47,6 +47,29 @@ class Cursor:
         return Cursor(self.stammtisch_id, self.game_id, self.key(row))
 
 
+@dataclass(frozen=True, slots=True)
+class Access:
+    """What let a stream in, for the check at every heartbeat: a stream opened on a public
+    Stammtisch ends once it is private; one opened with its key (token or login) once the key
+    changed; any once the Stammtisch is gone."""
+
+    slug: str
+    key_hash: str | None  # the key's hash of a private Stammtisch when the stream opened
+    login_hash: str | None = None  # the pub form's login it came in with (logout ends it)
+
+    @classmethod
+    def of(cls, st: Stammtisch, login_id: str | None = None) -> Access:
+        """The access of a stream on ``st`` (``login_id``: let in by that login)."""
+        login = login_hash(login_id) if login_id and st.private else None
+        return cls(st.slug, st.token_hash if st.private else None, login)
+
+    def holds(self, repo: Repository) -> bool:
+        st = repo.get_stammtisch(self.slug)
+        if st is None or (st.private and st.token_hash != self.key_hash):
+            return False
+        return not st.private or self.login_hash is None or login_valid(repo, st, self.login_hash)
+
+
 def page(repo: Repository, cursor: Cursor, limit: int = PAGE) -> list[StoredEvents]:
     """The stream's next stored rows after the cursor, oldest first (at most ``limit``)."""
     if cursor.game_id is None:
@@ -57,6 +80,18 @@ def page(repo: Repository, cursor: Cursor, limit: int = PAGE) -> list[StoredEven
 def login_hash(login_id: str) -> str:
     """The stored hash of a pub-form login's opaque id (api/web/session.py)."""
     return hashlib.sha256(login_id.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def login_valid(repo: Repository, st: Stammtisch, id_hash: str) -> bool:
+    """Whether the login of that hash is a live login of ``st`` (not logged out, not
+    expired, made with the Stammtisch's current key)."""
+    login = repo.get_web_session(id_hash)
+    return (
+        login is not None
+        and login.stammtisch_id == st.id
+        and hmac.compare_digest(login.token_hash, st.token_hash)
+        and login.expires_at > datetime.now(UTC)
+    )
 
 
 class EventUseCases(StammtischUseCases):
@@ -72,15 +107,8 @@ class EventUseCases(StammtischUseCases):
         return st
 
     def logged_in(self, st: Stammtisch, login_id: str) -> bool:
-        """Whether ``login_id`` is a live login of ``st`` (not logged out, not expired, made
-        with the Stammtisch's current key)."""
-        login = self.repo.get_web_session(login_hash(login_id))
-        return (
-            login is not None
-            and login.stammtisch_id == st.id
-            and hmac.compare_digest(login.token_hash, st.token_hash)
-            and login.expires_at > datetime.now(UTC)
-        )
+        """Whether ``login_id`` is a live login of ``st``."""
+        return login_valid(self.repo, st, login_hash(login_id))
 
     def open_stream(self, st: Stammtisch, game_id: int | None, last_id: int | None) -> Cursor:
         """Where a new stream starts: after ``last_id`` (the last id the client has), else

@@ -19,6 +19,9 @@ cursor, page by page as its socket takes them, then joins the channel: a row is 
 between its catch-up and the channel (both read in this thread, the catch-up after the
 channel's position was taken) and never sent twice (each stream's cursor only moves on).
 
+At every heartbeat each stream's access is checked again (api/domain/events.py ``Access``):
+a Stammtisch made private, a changed key or a logged-out login ends the streams it let in.
+
 Writes never block: what the kernel does not take waits in the stream's buffer; a client whose
 buffer passes ``EVENT_BUFFER_BYTES`` is dropped (it reconnects and resumes by its last id). At
 most ``EVENT_STREAMS_PER_PROCESS`` streams per process (the view answers 503 beyond, see
@@ -36,7 +39,7 @@ import time
 from collections import deque
 from typing import Any
 
-from ..domain.events import PAGE, Cursor, page
+from ..domain.events import PAGE, Access, Cursor, page
 from ..storage.records import StoredEvents
 from ..storage.watch import PollWatch, watch_of
 from .sse import PING, StreamSettings, encode
@@ -55,10 +58,10 @@ RECHECK_SECONDS = 0.002
 class Stream:
     """One client's stream: its socket, cursor and bytes not yet written."""
 
-    __slots__ = ("buf", "closed", "cursor", "live", "sock")
+    __slots__ = ("access", "buf", "closed", "cursor", "live", "sock")
 
-    def __init__(self, sock: socket.socket, cursor: Cursor, head: bytes) -> None:
-        self.sock, self.cursor = sock, cursor
+    def __init__(self, sock: socket.socket, cursor: Cursor, access: Access, head: bytes) -> None:
+        self.sock, self.cursor, self.access = sock, cursor, access
         self.buf = bytearray(head)
         self.live = False  # caught up: fed by its channel
         self.closed = False
@@ -88,12 +91,14 @@ class StreamHub:
         self._thread: threading.Thread | None = None
         self._stopping = False
         self.streams: dict[int, Stream] = {}  # by socket fd
+        self._behind: set[Stream] = set()  # streams still catching up
         self.channels: dict[int, Channel] = {}
         self._sel: selectors.BaseSelector  # the thread's (see _run)
         self._watch: PollWatch = PollWatch()
         self._watch_fd: int | None = None
         self._ping = 0.0
         self._soon = False
+        self._everywhere = False  # every channel to be looked at (after a failed round)
 
     # ---- the request thread's side --------------------------------------------------------
     def reserve(self) -> bool:
@@ -109,12 +114,13 @@ class StreamHub:
         with self._lock:
             self._held -= 1
 
-    def attach(self, sock: socket.socket, cursor: Cursor, head: bytes) -> None:
+    def attach(self, sock: socket.socket, cursor: Cursor, access: Access, head: bytes) -> None:
         """Serve this connection from now on: ``head`` (answer head, ``retry``) first, then
-        the stream from ``cursor``. The caller no longer touches the socket."""
+        the stream from ``cursor`` while ``access`` holds. The caller no longer touches the
+        socket."""
         sock.setblocking(False)
         with self._lock:
-            self._incoming.append(Stream(sock, cursor, head))
+            self._incoming.append(Stream(sock, cursor, access, head))
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="streams", daemon=True)
                 self._thread.start()
@@ -173,6 +179,7 @@ class StreamHub:
                 self._round()
             except Exception:  # noqa: BLE001 - the store failed: the streams wait, then retry
                 log.exception("stream hub: a round failed; again in %s s", RETRY_SECONDS)
+                self._everywhere = True  # the wake-up it had is used up: look at every channel
                 time.sleep(RETRY_SECONDS)
 
     def _round(self) -> None:
@@ -182,8 +189,8 @@ class StreamHub:
         timeout = max(0.0, self._ping - time.monotonic())
         if interval is not None and self.channels:
             timeout = min(timeout, RECHECK_SECONDS if self._soon else interval)
-        dirty: set[int] | None = set()
-        self._soon = False
+        dirty: set[int] | None = None if self._everywhere else set()
+        self._soon = self._everywhere = False
         for key, mask in self._sel.select(timeout):
             if key.data is None:
                 self._take_incoming()
@@ -192,20 +199,24 @@ class StreamHub:
                 self._soon = dirty == set()
             else:
                 self._on_socket(key.data, mask)
-        if self.channels and (interval is not None or dirty):
+        if self.channels and (interval is not None or dirty is None or dirty):
             if interval is not None:
                 dirty = _merge(dirty, self._watch.changed())
             self._dispatch(set(self.channels) if dirty is None else dirty)
         if time.monotonic() >= self._ping:  # the heartbeat; and a look at every channel
             self._ping = time.monotonic() + self.settings.heartbeat
+            self._recheck()
             for stream in list(self.streams.values()):
                 self._send(stream, PING)
             self._dispatch(set(self.channels))
         self._catch_up()
 
     def _rewatch(self) -> None:
-        """Wait on the watch's socket (a new one after a reconnect)."""
+        """Wait on the watch's descriptor (a new one after a reconnect); one that needs no
+        reading (SQLite's WAL writes) only while streams are open."""
         fd = self._watch.fileno()
+        if not self.channels and not self._watch.must_read:
+            fd = None
         if fd == self._watch_fd:
             return
         if self._watch_fd is not None:
@@ -237,6 +248,7 @@ class StreamHub:
                 self._close(stream)
                 continue
             self.streams[stream.sock.fileno()] = stream
+            self._behind.add(stream)
             self._sel.register(stream.sock, selectors.EVENT_READ, stream)
             self.channels[st].streams.add(stream)
             self._flush(stream)
@@ -254,6 +266,16 @@ class StreamHub:
                 return
         if mask & selectors.EVENT_WRITE:
             self._flush(stream)
+
+    def _recheck(self) -> None:
+        """End the streams whose access no longer holds (one look-up per Stammtisch)."""
+        for channel in list(self.channels.values()):
+            verdicts: dict[Access, bool] = {}
+            for stream in list(channel.streams):
+                if stream.access not in verdicts:
+                    verdicts[stream.access] = self._repo_call(_holds, stream.access)
+                if not verdicts[stream.access]:
+                    self._drop(stream)
 
     def _dispatch(self, stammtische: set[int]) -> None:
         """Send each named Stammtisch's new rows to its caught-up streams."""
@@ -288,8 +310,8 @@ class StreamHub:
 
     def _catch_up(self) -> None:
         """One page for each stream still catching up whose socket took what it had."""
-        for stream in list(self.streams.values()):
-            if stream.live or stream.buf or stream.closed:
+        for stream in list(self._behind):
+            if stream.buf or stream.closed:
                 continue
             rows: list[StoredEvents] = self._repo_call(page, stream.cursor)
             by_game = stream.cursor.game_id is not None
@@ -297,8 +319,9 @@ class StreamHub:
                 stream.cursor = stream.cursor.past(row)
             if len(rows) < PAGE:
                 stream.live = True
+                self._behind.discard(stream)
             if rows:
-                self._send(stream, b"".join(encode(row, by_game) for row in rows))
+                self._send(stream, b"".join(encode(row, by_game) for row in rows), False)
 
     def _repo_call(self, func: Any, *args: Any) -> Any:
         repo = self.store.repository()
@@ -307,12 +330,14 @@ class StreamHub:
         finally:
             repo.close()  # a pooled connection goes back to the pool
 
-    def _send(self, stream: Stream, data: bytes) -> None:
+    def _send(self, stream: Stream, data: bytes, bounded: bool = True) -> None:
+        """Queue and write ``data``; a stream whose queue passes the limit is dropped
+        (``bounded`` False: a catch-up page, sent only onto an empty queue: one page at most)."""
         if stream.closed:
             return
         stream.buf += data
         self._flush(stream)
-        if len(stream.buf) > self.settings.buffer:
+        if bounded and len(stream.buf) > self.settings.buffer:
             log.info("stream dropped: the client does not read")
             self._drop(stream)
 
@@ -338,6 +363,7 @@ class StreamHub:
         stream.closed = True
         fd = stream.sock.fileno()
         self.streams.pop(fd, None)
+        self._behind.discard(stream)
         try:
             self._sel.unregister(stream.sock)
         except (KeyError, ValueError):
@@ -357,6 +383,10 @@ class StreamHub:
             pass
         with self._lock:
             self._held -= 1
+
+
+def _holds(repo: Any, access: Access) -> bool:
+    return access.holds(repo)
 
 
 def _last_position(repo: Any, stammtisch_id: int) -> int:

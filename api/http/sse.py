@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from ..domain.events import Cursor, page
+from ..domain.events import Access, Cursor, page
 from ..storage.records import StoredEvents
 
 #: what a client waits before it reconnects, in ms (the stream's first line)
@@ -97,8 +97,10 @@ class EventStream:
     """The body of a stream answer: the cursor to start from and the store to read; as a
     WSGI iterable, a bounded poll of the store (see the module's description)."""
 
-    def __init__(self, store: Any, cursor: Cursor, settings: StreamSettings) -> None:
-        self.store, self.cursor, self.settings = store, cursor, settings
+    def __init__(
+        self, store: Any, cursor: Cursor, access: Access, settings: StreamSettings
+    ) -> None:
+        self.store, self.cursor, self.access, self.settings = store, cursor, access, settings
         self.closed = False
 
     def __iter__(self) -> Iterator[bytes]:
@@ -114,6 +116,8 @@ class EventStream:
             if now >= end:
                 return
             if now >= ping:
+                if not self._allowed():
+                    return
                 ping = now + self.settings.heartbeat
                 yield PING
             time.sleep(max(0.0, min(self.settings.poll, end - now, ping - now)))
@@ -129,6 +133,14 @@ class EventStream:
         for row in rows:
             self.cursor = self.cursor.past(row)
         return b"".join(encode(row, by_game) for row in rows)
+
+    def _allowed(self) -> bool:
+        """Whether the stream may go on (the Stammtisch not made private meanwhile, …)."""
+        repo = self.store.repository()
+        try:
+            return self.access.holds(repo)
+        finally:
+            repo.close()
 
     def close(self) -> None:
         self.closed = True

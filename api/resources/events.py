@@ -12,6 +12,7 @@ from werkzeug.exceptions import ServiceUnavailable
 
 from schemas.live import EventStreamHeadersSchema, EventStreamQuerySchema, LiveEventSchema
 
+from ..domain.events import Access
 from ..http.auth import OPTIONAL_BEARER, bearer_token
 from ..http.blueprint import Blueprint
 from ..http.context import services
@@ -44,7 +45,9 @@ does not read, a server without the stream hub after `EVENT_STREAM_SECONDS`): re
 the last id.
 * A private Stammtisch needs its token (`Authorization: Bearer`) or the pub form's login \
 (its session cookie, same origin: the TV page); without either the answer is the 404 of a \
-Stammtisch that does not exist.
+Stammtisch that does not exist. An open stream ends (at its next heartbeat) once its \
+Stammtisch is made private, or, when it was opened with the key, once the key changes \
+(with the login: also at its logout).
 * Behind a reverse proxy, disable response buffering for `…/events` (the answer carries \
 `X-Accel-Buffering: no` for nginx).
 * 503 (`too_many_streams`, `Retry-After`) when the server process holds \
@@ -114,8 +117,10 @@ def _access(func: F) -> F:
 
     @functools.wraps(func)
     def view(*args: Any, **kwargs: Any) -> Any:
-        slug = kwargs["slug"]
-        g.stammtisch = services().followable(slug, bearer_token(), _login(slug))
+        slug, token = kwargs["slug"], bearer_token()
+        login = _login(slug)
+        g.stammtisch = services().followable(slug, token, login)
+        g.stream_access = Access.of(g.stammtisch, login if token is None else None)
         return func(*args, **kwargs)
 
     return view  # type: ignore[return-value]  # same signature, wrapped
@@ -133,7 +138,8 @@ def _stream(game_id: int | None, query: dict[str, Any], headers: dict[str, Any])
         }
         raise exc
     state = current_app.extensions["schocken"]
-    stream = EventStream(state.store, cursor, StreamSettings.of(current_app.config))
+    settings = StreamSettings.of(current_app.config)
+    stream = EventStream(state.store, cursor, g.stream_access, settings)
     request.environ[STREAM_KEY] = stream
     return Response(stream, mimetype="text/event-stream", headers=HEADERS, direct_passthrough=True)
 

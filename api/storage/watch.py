@@ -39,6 +39,10 @@ class PollWatch:
     """Every Stammtisch may have changed, every :data:`POLL_SECONDS`."""
 
     interval: float | None = POLL_SECONDS
+    #: whether its descriptor must be read even while nobody listens (what it would hold
+    #: otherwise piles up: PostgreSQL's notifications); else the caller waits on it only
+    #: while streams are open
+    must_read = False
 
     def fileno(self) -> int | None:
         return None
@@ -135,6 +139,7 @@ class PostgresWatch(PollWatch):
     """``LISTEN schocken_events`` on a connection of its own to ``url``."""
 
     interval: float | None = None
+    must_read = True
 
     def __init__(self, url: str) -> None:
         self.url = url
