@@ -272,3 +272,37 @@ def test_a_form_posted_while_the_server_is_unreachable_is_queued_not_lost(
     assert waiting(p) == []
     turns = table.turns()
     assert [sorted(t["dice"]) for t in turns] == [[1, 1, 3], [3, 5, 6], [2, 4, 5]]
+
+
+def test_on_a_slow_link_the_input_is_free_at_once_and_the_board_follows(
+    browser: Any, base: str
+) -> None:
+    """Chromium's "Fast 3G" (the page took over 400 ms): a tapped turn goes through the
+    queue, the input is free again before the server answered, then the server's board."""
+    table = Table(base)
+    context = browser.new_context(
+        viewport={"width": 390, "height": 664}, locale="de-DE", base_url=base,
+        service_workers="block",  # CDP's emulation does not slow a worker's own requests
+    )  # fmt: skip
+    context.set_default_timeout(20000)
+    page = context.new_page()
+    page.goto("/")
+    page.fill("#login-slug", table.slug)
+    page.fill("#login-token", table.token)
+    page.get_by_role("button", name="Öffnen").click()
+    cdp = context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    fast_3g = {"offline": False, "latency": 562.5,
+               "downloadThroughput": 1.6e6 / 8, "uploadThroughput": 750e3 / 8}  # fmt: skip
+    cdp.send("Network.emulateNetworkConditions", fast_3g)
+    page.goto(table.url)
+    for row, pip in enumerate(DICE[0], start=1):
+        page.locator(f".die-row:nth-of-type({row}) label.die", has_text=pip).click()
+    with page.expect_navigation():  # the reload with the server's board
+        page.locator("button.throw", has_text=re.compile("^1 Wurf$")).click()
+        page.wait_for_function("() => document.querySelectorAll('#offline-list li').length")
+        assert not page.locator("#eingabe input[type=radio]:checked").count()  # free again
+    page.wait_for_load_state("load")
+    assert page.locator("#am-zug").inner_text() == "Bert"
+    assert [t["player"] for t in table.turns()] == ["Anna"]
+    context.close()

@@ -16,7 +16,7 @@
   var STORE = "entries";
   var GAME = null;
   // failed: the last send found no connection (a page restored offline may think it is online)
-  var state = { entries: [], flushing: false, retry: null, failed: false };
+  var state = { entries: [], flushing: false, retry: null, failed: false, reload: false };
 
   function offline() { return !navigator.onLine || state.failed; }
 
@@ -198,13 +198,30 @@
     });
   }
 
+  // every entry through the queue: when asked (localStorage, api/bench) or on a slow link
+  // (this page took over SLOW_MS from its request to its last byte: a form's POST, redirect and page
+  // would wait twice as long; the queue frees the input at once and the board follows)
+  var SLOW_MS = 400;
+  function queueAlways() {
+    if (window.localStorage && localStorage.getItem("schocken.queue") === "always") return true;
+    var nav = performance.getEntriesByType && performance.getEntriesByType("navigation")[0];
+    return !!nav && nav.responseEnd - nav.requestStart > SLOW_MS;
+  }
+
+  // whether the turn input is untouched (a new page may replace it without losing a tap)
+  function blank() {
+    var form = document.getElementById("eingabe");
+    if (!form) return true;
+    var wurf = form.querySelector("input[name=wurf]");
+    return !form.querySelector("input[type=radio]:checked") && !(wurf && wurf.value);
+  }
+
   function onSubmit(event) {
     var form = event.target;
     var action = form.getAttribute("action") || "";
     var kind = form.id === "eingabe" ? "turn" : /\/strafe$/.test(action) ? "penalty"
       : /\/rueckgaengig$/.test(action) ? "undo" : null;
-    var always = window.localStorage && localStorage.getItem("schocken.queue") === "always";
-    if (!kind || (!always && !offline() && !state.entries.length && !state.flushing)) return;
+    if (!kind || (!queueAlways() && !offline() && !state.entries.length && !state.flushing)) return;
     event.preventDefault();
     event.stopImmediatePropagation();
     if (kind === "undo") {
@@ -279,7 +296,10 @@
     var entry = state.entries[0];
     if (!entry) {
       state.flushing = false;
-      if (sent) location.reload();
+      if (sent || state.reload) {
+        state.reload = !blank(); // the server's board, unless a next turn is being tapped
+        if (!state.reload) location.reload();
+      }
       return undefined;
     }
     return send(entry).then(function (response) {
