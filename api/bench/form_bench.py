@@ -9,7 +9,8 @@ scripts ran) and its throws buttons are visible. A game that ends is followed by
 
 Two ways a turn travels:
 
-* ``form``: the form's POST, its 303 and the new page (Post/Redirect/Get: two requests);
+* ``form``: the form's POST, its 303 and the new page (Post/Redirect/Get: two requests;
+  localStorage ``schocken.queue = never``);
 * ``queue``: the offline-first queue (``static/offline.js`` with localStorage
   ``schocken.queue = always``): the entry goes to IndexedDB, the input is free again at once,
   the queue sends it in the background and the page reloads with the server's board; the
@@ -169,6 +170,7 @@ def _ms(values: list[float]) -> str:
 def measure(browser: Any, table: Table, label: str, network: Any, turns: int) -> None:
     phone = Phone(browser, table, network)
     try:
+        phone.page.evaluate("localStorage.setItem('schocken.queue', 'never')")
         phone.tap_dice(DICE[0])  # warm: the first POST of the session
         phone.page.locator("button.throw[value='1']").click()
         phone.page.wait_for_selector(USABLE)

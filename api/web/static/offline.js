@@ -5,7 +5,8 @@
 // (POST …/eintrag, api/web/offline.py). The server records an entry once per key; an entry
 // made for an older version (another phone wrote meanwhile) is not recorded: the player
 // chooses. The service worker (/sw.js) keeps the page, so a reload offline shows it again.
-// localStorage "schocken.queue" = "always" sends every entry through the queue (api/bench).
+// localStorage "schocken.queue" = "always" sends every entry through the queue, "never" only
+// when offline (api/bench); without it, a slow link decides (queueAlways).
 (function () {
   "use strict";
 
@@ -203,7 +204,8 @@
   // would wait twice as long; the queue frees the input at once and the board follows)
   var SLOW_MS = 400;
   function queueAlways() {
-    if (window.localStorage && localStorage.getItem("schocken.queue") === "always") return true;
+    var asked = window.localStorage && localStorage.getItem("schocken.queue");
+    if (asked) return asked === "always"; // "never": the form's own POST (api/bench)
     var nav = performance.getEntriesByType && performance.getEntriesByType("navigation")[0];
     return !!nav && nav.responseEnd - nav.requestStart > SLOW_MS;
   }
