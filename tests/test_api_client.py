@@ -12,6 +12,9 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
+import urllib.error
+import urllib.request
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
@@ -133,10 +136,10 @@ class Table:
     def __init__(self, pkg: str, server: str, name: str, players: list[str]) -> None:
         self.pkg, self.models = pkg, importlib.import_module(f"{pkg}.models")
         client_mod = importlib.import_module(f"{pkg}.client")
-        anonymous = client_mod.Client(base_url=server)
-        created = op(pkg, "stammtische", "create_stammtisch").sync(
-            client=anonymous, body=self.models.StammtischCreate(name=name)
-        )
+        with client_mod.Client(base_url=server) as anonymous:
+            created = op(pkg, "stammtische", "create_stammtisch").sync(
+                client=anonymous, body=self.models.StammtischCreate(name=name)
+            )
         self.slug = created.slug
         self.client = client_mod.AuthenticatedClient(base_url=server, token=created.token)
         for player in players:
@@ -232,7 +235,7 @@ def test_a_generated_client_plays_a_complete_game_driven_by_the_turn_state(
 
 def readme_bot() -> str:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = readme.split("```python\n# bot.py", 1)[1].split("```", 1)[0]
+    block = readme.split("```python\n# fmt: off\n# bot.py", 1)[1].split("```", 1)[0]
     assert len(("# bot.py" + block).splitlines()) <= 15  # the README promises a short bot
     return "# bot.py" + block
 
@@ -259,26 +262,89 @@ def webhook_receiver():
     receiver.server_close()
 
 
-def test_the_readme_bot_posts_every_lost_game_to_a_webhook(
-    client_package, api_server, webhook_receiver, tmp_path
-):
-    table = Table(client_package, api_server, "Zur Linde", ["Dieter", "Anna"])
-    for _half in (1, 2):  # Anna's Schock aus twice: Dieter loses the game (Blattschuss)
-        table.turn("Dieter", [2, 3, 5], 1, hand=True)
-        game = table.turn("Anna", [1, 1, 1], 1, hand=True)
-    assert game.status == "finished" and game.outcome.loser == "Dieter"
-    running = table.models.GameStart(players=["Anna", "Dieter"], starter="Anna")
-    op(client_package, "games", "start_game").sync(table.slug, client=table.client, body=running)
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """``schocken serve`` on a SQLite file, one worker: its master runs the webhook sender."""
+    from api.bench.loadgen import free_port
 
-    hook, received = webhook_receiver
+    folder = tmp_path_factory.mktemp("served")
+    port, log = free_port(), folder / "serve.log"
+    command = [sys.executable, "-m", "api.cli", "serve", "--port", str(port), "--workers", "1",
+               "--db", str(folder / "bot.sqlite3")]  # fmt: skip
+    with open(log, "w") as out:
+        proc = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while not answers(base + "/api/v1/health"):
+        assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+        time.sleep(0.1)
+    yield base
+    proc.terminate()
+    proc.wait(30)
+
+
+def answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=5):
+            return True
+    except OSError:
+        return False
+
+
+def test_the_readme_bot_receives_the_webhooks_and_posts_every_lost_game(
+    client_package, served, webhook_receiver, tmp_path
+):
+    """End to end: a real server (its sender), the README's bot as the webhook receiver, a
+    fake chat. A forged delivery is refused (401) and posts nothing."""
+    from api.bench.loadgen import free_port
+
+    chat, received = webhook_receiver
+    table = Table(client_package, served, "Zur Linde", ["Dieter", "Anna"])
+    port = free_port()
+    body = table.models.WebhookCreate(url=f"http://127.0.0.1:{port}/", kinds=["game_lost"])
+    made = op(client_package, "webhooks", "add_webhook").sync(
+        table.slug, client=table.client, body=body
+    )
+    assert made.secret.startswith("whsec_")
     bot = tmp_path / "bot.py"
     bot.write_text(readme_bot(), encoding="utf-8")
-    process = subprocess.Popen([sys.executable, str(bot), api_server, table.slug, hook])
+    process = subprocess.Popen(
+        [sys.executable, str(bot), str(port), made.secret, chat], stderr=subprocess.DEVNULL
+    )  # its access log
     try:
-        assert received.get(timeout=20) == {"text": "Dieter hat verloren"}
-        with pytest.raises(queue.Empty):  # the running game is not posted, nothing twice
-            received.get(timeout=1)
-        assert process.poll() is None  # still polling
+        deadline = time.monotonic() + 20
+        while not bot_listens(port):
+            assert time.monotonic() < deadline and process.poll() is None
+            time.sleep(0.05)
+        forged = urllib.request.Request(
+            f"http://127.0.0.1:{port}/", b'{"kind": "game_lost", "message": "Anna verliert"}',
+            {"webhook-id": "1-1-0", "webhook-timestamp": str(int(time.time())),
+             "webhook-signature": "v1,AAAA", "Content-Type": "application/json"},
+        )  # fmt: skip
+        with pytest.raises(urllib.error.HTTPError, match="401"):
+            urllib.request.urlopen(forged, timeout=10)
+        for _half in (1, 2):  # Anna's Schock aus twice: Dieter loses the game (Blattschuss)
+            table.turn("Dieter", [2, 3, 5], 1, hand=True)
+            game = table.turn("Anna", [1, 1, 1], 1, hand=True)
+        assert game.status == "finished" and game.outcome.loser == "Dieter"
+        assert received.get(timeout=20) == {
+            "text": "Dieter verliert das Spiel und zahlt die Runde."
+        }
+        with pytest.raises(queue.Empty):  # nothing else, nothing twice
+            received.get(timeout=1.5)
+        log = op(client_package, "webhooks", "list_webhook_deliveries").sync(
+            table.slug, made.id, client=table.client
+        )
+        assert [(d.state, d.attempts, d.last_status) for d in log.items] == [("delivered", 1, 204)]
+        assert process.poll() is None  # still listening
     finally:
         process.kill()
         process.wait(timeout=10)
+        table.client.__exit__()  # its kept-alive connection to the server
+
+
+def bot_listens(port: int) -> bool:
+    import socket
+
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0

@@ -31,6 +31,9 @@ def _seeded_schema(**config):
     table = make_table(app.test_client(), "Zur Post")
     table.add_players(PLAYERS)
     table.start()
+    hook = {"url": "https://chat.example/hook", "kinds": ["game_lost"]}  # webhook 1, delivery 1
+    made = table.post("/webhooks", hook).json
+    assert table.post(f"/webhooks/{made['id']}/ping").status_code == 202
     # finished games in two years, so that the statistics answer with every field filled
     # (dates, records, streaks) and their conformance is checked too, not only their nulls
     rng = random.Random(7)
@@ -40,7 +43,13 @@ def _seeded_schema(**config):
         assert r.status_code == 201, r.json
     config = schemathesis.Config.from_dict(
         {
-            "parameters": {"path.slug": "zur-post", "path.game_id": 1, "path.player_id": 1},
+            "parameters": {
+                "path.slug": "zur-post",
+                "path.game_id": 1,
+                "path.player_id": 1,
+                "path.webhook_id": 1,
+                "path.delivery_id": 1,
+            },
             # declared auth (not a plain header): schemathesis then knows it is valid
             "auth": {"openapi": {"bearerAuth": {"bearer": table.token}}},
             # a schema-violating body over the 1 MB limit is rejected before it is read: 413

@@ -82,7 +82,7 @@ def test_every_operation_has_a_summary_and_writes_declare_the_bearer_token():
             else:
                 expected = None
             assert op.get("security") == expected, (method, path)
-    assert operations == 22  # with POST /stammtische/{slug}/key
+    assert operations == 23  # with POST /stammtische/{slug}/key and /games/{game_id}/abandon
 
 
 def test_docs_page_and_its_assets_come_from_this_server():

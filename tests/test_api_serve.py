@@ -308,7 +308,7 @@ def test_one_statistics_refresher_runs_beside_the_workers_and_stops_with_them(tm
     db = tmp_path / "data" / "schocken.sqlite3"
     server = Server(db, workers=2)
     try:
-        refreshers = [p for p, cmd in children(server.proc.pid).items() if "--watch" in cmd]
+        refreshers = [p for p, cmd in children(server.proc.pid).items() if "stats refresh" in cmd]
         assert len(refreshers) == 1
         tisch = Tisch(server.base)
         log = next(simulate_logs(PRESETS["standard"], 1, players=["Anna", "Bert"], seed=5))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import psycopg
@@ -23,11 +23,15 @@ from api.storage.transfer import COPIED, CopyError, Reader
 
 def filled_sqlite(path: Path) -> None:
     """A SQLite database with something in every table: Stammtische, players, finished and
-    running games, an idempotent response, the statistics read model, rate-limit counters."""
+    running games, an idempotent response, the statistics read model, rate-limit counters,
+    webhooks and their deliveries."""
     app = create_app({"STORAGE": "sqlite", "DATABASE": str(path), "TESTING": True})
     client = app.test_client()
     table = make_table(client, "Zur Post")
     table.add_players(PLAYERS)
+    hook = {"url": "https://chat.example/hook", "kinds": ["game_started", "turn_recorded"]}
+    made = table.post("/webhooks", hook).json  # webhooks and their outbox
+    assert table.post(f"/webhooks/{made['id']}/ping").status_code == 202
     for log in simulate_logs(PRESETS["standard"], 3, players=PLAYERS, seed=5):
         assert table.post("/imports", log).status_code == 201
     game = table.start()
@@ -49,6 +53,9 @@ def filled_sqlite(path: Path) -> None:
     assert st is not None
     expires = datetime(2030, 1, 1, tzinfo=UTC)  # a login of the pub form
     repo.add_web_session(WebSession("a" * 64, st.id, st.token_hash, expires))
+    now = datetime(2026, 12, 1, 20, 0)  # one delivery with every column filled
+    (out, *_) = repo.claim_deliveries(now, now + timedelta(seconds=60), 1)
+    repo.finish_delivery(out.delivery.id, "delivered", now, 204, "kein Fehler", now)
     app.extensions["schocken"].store.close()
 
 

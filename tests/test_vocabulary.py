@@ -125,7 +125,9 @@ def test_every_event_kind_is_sent_by_the_api_with_its_documented_data():
             seen += _record(table, to_log(game), extras=not seen)
             if len(endings) == 2:  # a game with a Blattschuss, one with a Finale
                 break
-        # and the live events (game_started is sent by the stream only)
+        called_off = table.start(PLAYERS, "Anna")  # game_abandoned: a game called off
+        assert table.post(f"/games/{called_off}/abandon").status_code == 200
+        # and the live events (game_started and game_abandoned are sent by the stream only)
         stream = table.client.get(f"/api/v1/stammtische/{table.slug}/events?last_event_id=0")
         lines = stream.get_data(as_text=True).splitlines()
         seen += [json.loads(line[6:]) for line in lines if line.startswith("data: ")]

@@ -8,6 +8,7 @@
 * :mod:`.copy`: ``copy`` (a whole database into a new one, SQLite ↔ PostgreSQL)
 * :mod:`.stats`: ``stats refresh`` (the statistics read model)
 * :mod:`.keys`: ``key rotate`` (a new write key for a Stammtisch)
+* :mod:`.webhooks`: ``webhooks send`` (the webhook sender)
 
 Every module imports only click and the standard library at the top; what a command needs
 (Flask, DuckDB, SQLite, the app) it imports when it runs. ``main`` is the console script
@@ -17,7 +18,7 @@ Every module imports only click and the standard library at the top; what a comm
 
 from __future__ import annotations
 
-from . import backup, convert, copy, dashboard, engine, keys, server, stats
+from . import backup, convert, copy, dashboard, engine, keys, server, stats, webhooks
 from .base import CONTEXT, Group
 
 main = Group(
@@ -25,7 +26,7 @@ main = Group(
     help="Schocken scorekeeper: rules engine, API and statistics.",
     context_settings=CONTEXT,
 )
-for _module in (engine, server, backup, dashboard, convert, copy, stats, keys):
+for _module in (engine, server, backup, dashboard, convert, copy, stats, keys, webhooks):
     for _command in _module.COMMANDS:
         main.add_command(_command)
 

@@ -17,7 +17,8 @@ Beside the workers the master runs one statistics refresher, ``schocken stats re
 a worker held its interpreter lock for tens of ms while requests waited; two workers took
 turns at the one-refresher lock). The master starts it, starts it again should it end (at
 most once per :data:`RESTART_SECONDS`), and stops it when it stops; the refresher also ends
-by itself when the master is gone (a SIGKILL).
+by itself when the master is gone (a SIGKILL). The webhook sender, ``schocken webhooks send
+--watch`` (api/domain/sender.py), runs beside it the same way.
 """
 
 from __future__ import annotations
@@ -50,10 +51,14 @@ WORKER_TIMEOUT = 120
 REQUESTS_PER_CONNECTION = 100
 #: the statistics refresher is started again at most this often
 RESTART_SECONDS = 10.0
+#: the webhook sender looks for due deliveries this often
+SEND_SECONDS = 1.0
 
 
 class Refresher:
     """The master's child ``schocken stats refresh --watch`` on the server's database."""
+
+    ARGS: tuple[str, ...] = ("stats", "refresh", "--watch")
 
     def __init__(self, database: str | None, interval: float, url: str | None = None) -> None:
         self.database, self.interval, self.url = database, interval, url
@@ -64,7 +69,7 @@ class Refresher:
         if not (self.database or self.url) or self.interval <= 0:
             return
         self.started = time.monotonic()
-        command = [sys.executable, "-m", "api.cli", "stats", "refresh", "--watch"]
+        command = [sys.executable, "-m", "api.cli", *self.ARGS]
         command += ["--interval", str(self.interval), "--parent", str(os.getpid())]
         env = dict(os.environ)
         if self.url:  # in the environment, not on a command line any user can read
@@ -92,6 +97,36 @@ class Refresher:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+
+
+class Sender(Refresher):
+    """The master's child ``schocken webhooks send --watch`` (api/cli/webhooks.py)."""
+
+    ARGS = ("webhooks", "send", "--watch")
+
+
+class Children(Refresher):
+    """Several such children of the master, started, checked and stopped together."""
+
+    def __init__(self, *children: Refresher) -> None:
+        super().__init__(None, 0)
+        self.children = children
+
+    def start(self) -> None:
+        for child in self.children:
+            child.start()
+
+    def check(self) -> None:
+        for child in self.children:
+            child.check()
+
+    def stop(self) -> None:
+        for child in self.children:
+            child.stop()
+
+    def wait(self) -> None:
+        for child in self.children:
+            child.wait()
 
 
 class ServerArbiter(Arbiter):  # type: ignore[misc]  # gunicorn has no type information
@@ -390,5 +425,6 @@ def run(
         "loglevel": "warning",
     }
     url = config.get("DATABASE_URL")
-    refresher = Refresher(None if url else config.get("DATABASE"), refresh, url)
-    Server({**config, "STATS_REFRESH_SECONDS": 0}, options, refresher).run()
+    database = None if url else config.get("DATABASE")
+    children = Children(Refresher(database, refresh, url), Sender(database, SEND_SECONDS, url))
+    Server({**config, "STATS_REFRESH_SECONDS": 0}, options, children).run()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..rules import DomainEvent, GameAbandoned
 from ..storage import FactsWrite, Stammtisch
 from ..storage.records import ROW_TABLES
 from .base import UseCases
@@ -29,8 +30,13 @@ class AbandonUseCases(UseCases):
                     code="game_finished",
                 )
             self.cache.drop(game_id)
-            self.repo.abandon_game(game_id, self.clock())
+            now = self.clock()
+            self.repo.abandon_game(game_id, now)
             self.repo.write_facts(game_id, NO_ROWS)
-        assert rt.record is not None
+            assert rt.record is not None
+            number = rt.record.number
+            event = DomainEvent(f"Spiel {number} abgebrochen.", GameAbandoned(game_id, number))
+            # the outbox's seq after the last entry: no entry can take it any more
+            self.repo.append_events(st.id, game_id, rt.last_seq + 1, [event.to_json()], now)
         rt.record = replace(rt.record, status="abandoned")
         return GameView(rt.record, st.slug, rt)

@@ -50,6 +50,12 @@ CATALOGUE: dict[str, tuple[int, str]] = {
     "invalid_request": (422, "Ungültige Eingabe"),
     "invalid_name": (422, "Ungültiger Name"),
     "invalid_text": (422, "Ungültiger Text"),
+    # webhooks (api/domain/webhooks.py)
+    "webhook_not_found": (404, "Webhook nicht gefunden"),
+    "delivery_not_found": (404, "Zustellung nicht gefunden"),
+    "webhook_url_invalid": (422, "Ungültige Webhook-Adresse"),
+    "webhook_kinds_invalid": (422, "Unbekannte Ereignisart"),
+    "too_many_webhooks": (409, "Zu viele Webhooks"),
     # the rules engine (api/rules): malformed whatever the game state → 422
     "invalid_input": (422, "Ungültige Eingabe"),
     "invalid_rules": (422, "Ungültige Hausregeln"),

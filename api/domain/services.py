@@ -15,6 +15,7 @@ from .players import PlayerUseCases
 from .rebuild import RebuildUseCases
 from .recording import RecordingUseCases
 from .stammtische import StammtischUseCases
+from .webhooks import WebhookUseCases
 
 
 class Services(
@@ -25,5 +26,6 @@ class Services(
     RecordingUseCases,
     RebuildUseCases,
     AbandonUseCases,
+    WebhookUseCases,
 ):
     """The use cases, on one repository (one request)."""

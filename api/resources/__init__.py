@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask_smorest import Api
 
-from . import events, games, health, imports, players, rules, stammtische
+from . import events, games, health, imports, players, rules, stammtische, webhooks
 
 BLUEPRINTS = (
     health.blp,
@@ -13,6 +13,7 @@ BLUEPRINTS = (
     rules.blp,
     games.blp,
     imports.blp,
+    webhooks.blp,
 )
 
 

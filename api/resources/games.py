@@ -200,6 +200,23 @@ class Undo(MethodView):
         return _shown(svc.undo(st, game_id, data or {}).to_dict())
 
 
+@blp.route("/<int:game_id>/abandon")
+class Abandon(MethodView):
+    @write_access
+    @blp.response(200, GameSchema)
+    @_errors(404, 401, 403, 409)
+    @blp.doc(security=BEARER)
+    @blp.doc(operationId="abandonGame")
+    def post(self, slug: str, game_id: int) -> dict[str, Any]:
+        """Call a running game off ("Spiel abbrechen")
+
+        The game and its log are kept, its `status` becomes `abandoned`; it takes no more
+        entries (409 `game_abandoned`) and is left out of the statistics. A decided game
+        cannot be called off (409 `game_finished`). The event streams and webhooks send
+        `game_abandoned`."""
+        return _shown(services().abandon_game(g.stammtisch, game_id).to_dict())
+
+
 @blp.route("/<int:game_id>/undos")
 class Undos(MethodView):
     @read_access

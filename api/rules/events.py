@@ -1,10 +1,11 @@
 """Domain events: what a command caused, each with a German sentence a client can show as it is
 and a typed payload (one small frozen class per :class:`EventKind`).
 
-Every event kind the API sends is defined here: the engine emits all of them but three —
+Every event kind the API sends is defined here: the engine emits all of them but four —
 ``throw_recorded`` comes from :mod:`.throws` (a single throw of a throw-by-throw turn),
-``undone`` and ``game_started`` from the service layer (an entry taken back; a game started or
-imported, the first event of every game in the event streams and webhooks). Deckel moves are part of the event
+``undone``, ``game_started`` and ``game_abandoned`` from the service layer (an entry taken
+back; a game started or imported, the first event of every game in the event streams and
+webhooks; a game called off, its last). Deckel moves are part of the event
 that moves them: ``round_lost`` and ``penalty`` name the receiver, the amount and the source.
 
 The JSON shape of the API is ``{"kind", "message", "data"}``::
@@ -25,6 +26,7 @@ from .records import Half
 
 class EventKind(StrEnum):
     GAME_STARTED = "game_started"
+    GAME_ABANDONED = "game_abandoned"
     TURN_RECORDED = "turn_recorded"
     THROW_RECORDED = "throw_recorded"
     ROUND_LOST = "round_lost"
@@ -225,8 +227,25 @@ class GameStarted:
         }  # fmt: skip
 
 
+@dataclass(frozen=True, slots=True)
+class GameAbandoned:
+    """The running game ``game_id`` was called off ("Spiel abbrechen"): kept, out of the
+    statistics, it takes no more entries.
+
+    Emitted by the service layer; the event streams and webhooks send it (its ``seq`` is the
+    one after the game's last entry), the answer of the call is the game."""
+
+    KIND: ClassVar[EventKind] = EventKind.GAME_ABANDONED
+    game_id: int
+    number: int  # the game's number in its Stammtisch ("Spiel 3")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"game_id": self.game_id, "number": self.number}
+
+
 EventData = (
     GameStarted
+    | GameAbandoned
     | TurnRecorded
     | ThrowRecorded
     | RoundLost
@@ -245,6 +264,7 @@ PAYLOADS: dict[EventKind, type[EventData]] = {
     cls.KIND: cls
     for cls in (
         GameStarted,
+        GameAbandoned,
         TurnRecorded,
         ThrowRecorded,
         RoundLost,

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from .memory_stats import MemoryStatsMixin
+from .memory_webhooks import MemoryWebhooksMixin
 from .records import (
     FACT_COLUMNS,
     ROW_TABLES,
@@ -29,6 +30,7 @@ from .records import (
     WebSession,
 )
 from .repository import Background, Repository, StorageConflict, StorageUnavailable, stats_changed
+from .webhook_records import Delivery, Webhook
 
 
 class MemoryStore:
@@ -45,7 +47,7 @@ class MemoryStore:
         self.background.stop()
 
 
-class MemoryRepository(MemoryStatsMixin, Repository):
+class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._depth = 0
@@ -62,6 +64,8 @@ class MemoryRepository(MemoryStatsMixin, Repository):
         self.buckets: dict[str, tuple[float, float]] = {}  # who -> (tokens, when)
         self.failures: dict[str, tuple[int, float]] = {}  # who -> (in a row, last)
         self.web_sessions: dict[str, WebSession] = {}  # logins of the pub form, by id hash
+        self.webhooks: dict[int, Webhook] = {}
+        self.deliveries: dict[int, Delivery] = {}  # the webhooks' outbox
         self.events: list[StoredEvents] = []  # the outbox, in commit order
         self._pending: list[Callable[[], None]] = []
 
@@ -74,7 +78,7 @@ class MemoryRepository(MemoryStatsMixin, Repository):
 
     _STATE = (
         "stammtische", "players", "games", "logs", "facts", "responses", "stats_periods",
-        "stats_stale", "web_sessions", "events",
+        "stats_stale", "web_sessions", "events", "webhooks", "deliveries",
     )  # fmt: skip
 
     @contextmanager
@@ -310,6 +314,7 @@ class MemoryRepository(MemoryStatsMixin, Repository):
             position = self.last_event_position(stammtisch_id) + 1
             row = StoredEvents(stammtisch_id, position, game_id, seq, copy.deepcopy(events), at)
             self.events.append(row)
+            self.enqueue_deliveries(stammtisch_id, position, [e["kind"] for e in events], at)
         return position
 
     def stammtisch_events(self, stammtisch_id: int, after: int, limit: int) -> list[StoredEvents]:

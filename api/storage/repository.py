@@ -31,6 +31,7 @@ from .records import (
     StoredResponse,
     WebSession,
 )
+from .webhook_port import WebhooksPort
 
 
 class MigrationError(RuntimeError):
@@ -154,7 +155,7 @@ class Background:
                 thread.join(timeout)
 
 
-class Repository(ABC):
+class Repository(WebhooksPort, ABC):
     """Persistence of Stammtische, players, games, their logs and derived facts."""
 
     @abstractmethod

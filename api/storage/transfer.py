@@ -38,6 +38,7 @@ from .postgres.store import redacted
 from .records import EVENT_COLUMNS, RESPONSE_COLUMNS, TABLE_COLUMNS
 from .sqlite import SQLiteStore
 from .sqlite.rows import column_kinds, decode, encode, to_json
+from .webhook_records import WEBHOOK_COLUMNS
 
 #: every table copied, with its columns, in load order (parents first)
 COPIED: dict[str, tuple[str, ...]] = {
@@ -49,12 +50,13 @@ COPIED: dict[str, tuple[str, ...]] = {
     "rate_limits": ("who", "tokens", "updated_at", "granted"),
     "login_failures": ("who", "failures", "last_at"),
     "web_sessions": ("id_hash", "stammtisch_id", "token_hash", "expires_at"),
+    **WEBHOOK_COLUMNS,
 }
 # migration 0014: a game's number in its Stammtisch and when it was called off (copied as
 # they are; BASE_COLUMNS keep the columns of 0001, which the retired DuckDB files have)
 COPIED["games"] = (*COPIED["games"], "number", "abandoned_at")
 #: the tables whose ids PostgreSQL draws from an identity sequence
-IDENTITIES = ("stammtische", "players", "games")
+IDENTITIES = ("stammtische", "players", "games", "webhooks", "webhook_deliveries")
 #: rows per batch
 BATCH = 5000
 

@@ -15,6 +15,7 @@ from typing import Any
 from ..records import StoredEvents
 from ..sqlite.rows import to_json
 from .rows import naive
+from .webhooks import NOTIFY_AND_ENQUEUE
 
 #: the channel of ``LISTEN``/``NOTIFY`` a new row of game_events is announced on
 CHANNEL = "schocken_events"
@@ -28,7 +29,6 @@ _ADD = (
     "INSERT INTO game_events (stammtisch_id, position, game_id, seq, events, recorded_at) "
     "VALUES (%(st)s, %(position)s, %(game)s, %(seq)s, %(events)s, %(at)s)"
 )
-_NOTIFY = "SELECT pg_notify(%s, %s)"
 _COLUMNS = "stammtisch_id, position, game_id, seq, events, recorded_at"
 _BY_STAMMTISCH = (
     f"SELECT {_COLUMNS} FROM game_events WHERE stammtisch_id = %s AND position > %s "  # noqa: S608
@@ -64,7 +64,10 @@ class EventsMixin:
                 "events": to_json(events), "at": naive(at),
             }  # fmt: skip
             self._sql(_ADD, row)
-            self._sql(_NOTIFY, (CHANNEL, f"{stammtisch_id} {position} {game_id} {seq}"))
+            kinds = to_json([e["kind"] for e in events])
+            note = f"{stammtisch_id} {position} {game_id} {seq}"
+            params = {"channel": CHANNEL, "note": note, **row, "kinds": kinds}
+            self._sql(NOTIFY_AND_ENQUEUE, params)  # the webhooks' outbox: no extra round trip
         return int(position)
 
     def stammtisch_events(self, stammtisch_id: int, after: int, limit: int) -> list[StoredEvents]:

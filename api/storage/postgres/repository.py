@@ -47,6 +47,7 @@ from .events import EventsMixin
 from .readmodel import ReadModelMixin
 from .rows import Kinds, encode, mapped, naive
 from .sessions import WebSessionsMixin
+from .webhooks import WebhooksMixin
 
 #: seconds the health probe waits for a connection (requests wait the pool's timeout)
 PROBE_TIMEOUT = 2.0
@@ -78,7 +79,13 @@ def _insert_sql(table: str) -> str:
 
 
 class PostgresRepository(
-    CountersMixin, WebSessionsMixin, AbandonMixin, EventsMixin, ReadModelMixin, Repository
+    CountersMixin,
+    WebSessionsMixin,
+    AbandonMixin,
+    EventsMixin,
+    WebhooksMixin,
+    ReadModelMixin,
+    Repository,
 ):
     """Repository on a pooled PostgreSQL connection."""
 

@@ -49,6 +49,8 @@ class EventsMixin:
 
     _conn: sqlite3.Connection
 
+    enqueue_deliveries: Any  # the webhooks' outbox (.webhooks), in the same transaction
+
     def transaction(self) -> Any: ...  # provided by SQLiteRepository
 
     def append_events(
@@ -58,6 +60,7 @@ class EventsMixin:
             (position,) = self._conn.execute(_NEXT, (stammtisch_id,)).fetchone()
             row = (stammtisch_id, position, game_id, seq, to_json(events), timestamp(at))
             self._conn.execute(_ADD, row)
+            self.enqueue_deliveries(stammtisch_id, position, [e["kind"] for e in events], at)
         return int(position)
 
     def stammtisch_events(self, stammtisch_id: int, after: int, limit: int) -> list[StoredEvents]:

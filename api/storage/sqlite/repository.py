@@ -45,6 +45,7 @@ from .readmodel import ReadModelMixin
 from .rows import Kinds, decode, decode_row, encode, moment, timestamp, to_json
 from .sessions import WebSessionsMixin
 from .sql import queries
+from .webhooks import WebhooksMixin
 
 
 @functools.cache
@@ -79,7 +80,9 @@ def _game_record(row: Sequence[Any], players: tuple[GamePlayer, ...]) -> GameRec
     )
 
 
-class SQLiteRepository(ReadModelMixin, WebSessionsMixin, AbandonMixin, EventsMixin, Repository):
+class SQLiteRepository(
+    ReadModelMixin, WebSessionsMixin, AbandonMixin, EventsMixin, WebhooksMixin, Repository
+):
     """Repository on one SQLite connection."""
 
     def __init__(

@@ -1,0 +1,165 @@
+"""Webhooks of a Stammtisch: register a URL for chosen event kinds, change, delete, rotate its
+signing secret, read its delivery log, redeliver, ping. Sending is :mod:`.sender`'s.
+
+The outbox is filled by the writes themselves: every stored entry's events go to the webhooks
+of its Stammtisch that chose their kind, in the entry's transaction (``append_events`` →
+``enqueue_deliveries``): only rows are inserted, so no receiver can block or fail a write.
+
+Signing follows Standard Webhooks (https://www.standardwebhooks.com): the secret is
+``whsec_`` + base64 of 32 random bytes, the signature HMAC-SHA256 with those bytes over
+``<webhook-id>.<webhook-timestamp>.<body>``, sent base64 as ``webhook-signature: v1,<sig>``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+from dataclasses import replace
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..rules import EventKind
+from ..storage import Stammtisch
+from ..storage.webhook_records import Delivery, Webhook
+from .base import UseCases
+from .errors import Conflict, Invalid, NotFound
+
+#: the event kinds a webhook may choose (the domain events and the start of a game)
+KINDS: tuple[str, ...] = tuple(sorted({k.value for k in EventKind} | {"game_started"}))
+#: webhooks per Stammtisch
+MAX_WEBHOOKS = 10
+#: the longest URL taken
+MAX_URL = 2000
+#: hosts a plain http:// URL may name (a receiver on the same machine, for tests)
+LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+#: the prefix of a signing secret
+SECRET_PREFIX = "whsec_"
+
+
+def new_secret() -> str:
+    """A new signing secret: ``whsec_`` + base64 of 32 random bytes."""
+    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(32)).decode()
+
+
+def sign(secret: str, message_id: str, timestamp: int, body: bytes) -> str:
+    """The ``webhook-signature`` header of a body: ``v1,`` + base64 HMAC-SHA256 with the
+    secret's bytes over ``<id>.<timestamp>.<body>``."""
+    key = base64.b64decode(secret.removeprefix(SECRET_PREFIX))
+    signed = f"{message_id}.{timestamp}.".encode() + body
+    return "v1," + base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest()).decode()
+
+
+def check_url(url: str) -> str:
+    """A receiver's URL: https:// anywhere, http:// only to this machine (localhost,
+    127.0.0.1, [::1]); no credentials, no fragment."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        host, parts = "", urlsplit("")
+    problem = None
+    if len(url) > MAX_URL or not host or parts.scheme not in ("https", "http"):
+        problem = "Erwartet wird eine vollständige https://-Adresse."
+    elif parts.scheme == "http" and host not in LOCAL_HOSTS:
+        problem = "Nur https://-Adressen (http:// nur für localhost, 127.0.0.1 oder [::1])."
+    elif parts.username or parts.password or parts.fragment:
+        problem = "Die Adresse darf weder Zugangsdaten noch ein #Fragment enthalten."
+    if problem is not None:
+        raise Invalid(problem, field="url", code="webhook_url_invalid")
+    return url
+
+
+def check_kinds(kinds: list[str]) -> tuple[str, ...]:
+    """The chosen kinds, each once, in the catalogue's order; at least one, all known."""
+    unknown = sorted(set(kinds) - set(KINDS))
+    if unknown or not kinds:
+        detail = f"Unbekannte Ereignisart: {', '.join(unknown)}." if unknown else ""
+        raise Invalid(
+            f"{detail} Erlaubt sind: {', '.join(KINDS)}.".strip(),
+            field="kinds",
+            code="webhook_kinds_invalid",
+        )
+    return tuple(k for k in KINDS if k in kinds)
+
+
+class WebhookUseCases(UseCases):
+    def webhooks(self, st: Stammtisch) -> list[Webhook]:
+        return self.repo.list_webhooks(st.id)
+
+    def webhook(self, st: Stammtisch, webhook_id: int) -> Webhook:
+        found = self.repo.get_webhook(st.id, webhook_id)
+        if found is None:
+            raise NotFound(
+                f"Keinen Webhook mit der Nummer {webhook_id} an diesem Stammtisch.",
+                code="webhook_not_found",
+            )
+        return found
+
+    def add_webhook(self, st: Stammtisch, data: dict[str, Any]) -> Webhook:
+        url, kinds = check_url(data["url"]), check_kinds(data["kinds"])
+        with self.cache.locked(-st.id), self.repo.transaction():
+            if len(self.repo.list_webhooks(st.id)) >= MAX_WEBHOOKS:
+                raise Conflict(
+                    f"Ein Stammtisch kann höchstens {MAX_WEBHOOKS} Webhooks haben.",
+                    code="too_many_webhooks",
+                )
+            description = data.get("description", "")
+            return self.repo.add_webhook(st.id, url, kinds, new_secret(), description, self.clock())
+
+    def update_webhook(self, st: Stammtisch, webhook_id: int, data: dict[str, Any]) -> Webhook:
+        with self.repo.transaction():
+            hook = self.webhook(st, webhook_id)
+            changed = replace(
+                hook,
+                url=check_url(data["url"]) if "url" in data else hook.url,
+                kinds=check_kinds(data["kinds"]) if "kinds" in data else hook.kinds,
+                active=data.get("active", hook.active),
+                description=data.get("description", hook.description),
+            )
+            self.repo.update_webhook(changed)
+        return changed
+
+    def rotate_secret(self, st: Stammtisch, webhook_id: int) -> Webhook:
+        """A new secret at once: every delivery from now on is signed with it."""
+        with self.repo.transaction():
+            changed = replace(self.webhook(st, webhook_id), secret=new_secret())
+            self.repo.update_webhook(changed)
+        return changed
+
+    def delete_webhook(self, st: Stammtisch, webhook_id: int) -> None:
+        with self.repo.transaction():
+            self.repo.delete_webhook(self.webhook(st, webhook_id).id)
+
+    def deliveries(
+        self, st: Stammtisch, webhook_id: int, page: int, page_size: int
+    ) -> tuple[list[Delivery], int]:
+        hook = self.webhook(st, webhook_id)
+        return self.repo.list_deliveries(hook.id, (page - 1) * page_size, page_size)
+
+    def delivery(self, st: Stammtisch, webhook_id: int, delivery_id: int) -> Delivery:
+        found = self.repo.get_delivery(self.webhook(st, webhook_id).id, delivery_id)
+        if found is None:
+            raise NotFound(
+                f"Keine Zustellung {delivery_id} dieses Webhooks.", code="delivery_not_found"
+            )
+        return found
+
+    def redeliver(self, st: Stammtisch, webhook_id: int, delivery_id: int) -> Delivery:
+        """One more attempt, now, with the same idempotency id (whatever its state)."""
+        with self.repo.transaction():
+            found = self.delivery(st, webhook_id, delivery_id)
+            self.repo.redeliver(found.id, self.clock())
+        return self.delivery(st, webhook_id, delivery_id)
+
+    def ping(self, st: Stammtisch, webhook_id: int) -> Delivery:
+        """A test delivery (kind ``ping``), sent like any other."""
+        hook = self.webhook(st, webhook_id)
+        payload = {
+            "kind": "ping",
+            "message": f"Testnachricht vom Stammtisch {st.name}.",
+            "data": {"webhook_id": hook.id},
+        }
+        return self.repo.add_ping(hook, payload, self.clock())

@@ -1,0 +1,174 @@
+"""Webhooks of a Stammtisch: register, list, read, change, delete, rotate the secret, the
+delivery log, redeliver, ping. Every operation needs the Stammtisch's token."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from flask import g
+from flask.views import MethodView
+
+from schemas.webhooks import (
+    DeliveryListQuerySchema,
+    DeliveryListSchema,
+    DeliverySchema,
+    WebhookCreatedSchema,
+    WebhookCreateSchema,
+    WebhookSchema,
+    WebhookUpdateSchema,
+)
+
+from ..domain.sender import SCHEDULE, TIMEOUT
+from ..http.auth import BEARER, write_access
+from ..http.blueprint import Blueprint
+from ..http.context import services
+from ..storage.webhook_records import Delivery, Webhook
+
+
+def _schedule() -> str:
+    def span(seconds: int) -> str:
+        return f"{seconds // 3600} h" if seconds >= 3600 else (
+            f"{seconds // 60} min" if seconds >= 60 else f"{seconds} s")  # fmt: skip
+
+    return ", ".join(span(s) for s in SCHEDULE)
+
+
+WEBHOOKS = f"""Webhooks: the server POSTs the events of a Stammtisch's games to URLs it \
+registered, one event per request, for the event kinds each chose (`game_started`, \
+`game_lost`, ...).
+
+**Transactional outbox.** A delivery is stored in the same transaction as the game entry whose \
+event it carries: a refused write delivers nothing, an `undone` entry delivers `undone`. A \
+sender process beside the server sends them; no receiver can slow down or fail a write.
+
+**Body** (`Content-Type: application/json`): the event as the event stream sends it, \
+`{{"kind", "message", "data", "game_id", "seq", "position", "recorded_at", "stammtisch"}}` \
+(`message` a German sentence, `data` the event's fields, `stammtisch` the slug). A test \
+ping: `{{"kind": "ping", "message", "data": {{"webhook_id"}}, "stammtisch"}}`.
+
+**Signature** (Standard Webhooks, https://www.standardwebhooks.com): headers `webhook-id` \
+(the idempotency id: the same on every attempt and redelivery, dedupe by it), \
+`webhook-timestamp` (Unix seconds of this attempt) and `webhook-signature: v1,<base64>`, the \
+HMAC-SHA256 with the key `base64decode(secret without "whsec_")` over \
+`<webhook-id>.<webhook-timestamp>.<raw body>`. To verify: compute it over the raw body as \
+received, compare in constant time with each `v1,` value of the header (space-separated; \
+several after a rotation is possible), and reject a timestamp more than 5 minutes from your \
+clock (the replay window). Standard Webhooks' libraries (`standardwebhooks` for Python, \
+JavaScript, Go, ...) do exactly this.
+
+**Retries.** A 2xx answer within {TIMEOUT:g} s delivers. Anything else (a timeout, a refused \
+connection, a 4xx/5xx, a 3xx: redirects are not followed) is retried after {_schedule()} \
+(each ± 10 %), then the delivery is marked `failed` (about 8.6 hours after the event: a \
+receiver down for an hour still gets everything). Order is not guaranteed across retries: \
+`position` and `seq` tell. The delivery log shows every delivery's state, attempts and last \
+answer (delivered and failed ones for 30 days); `redeliver` makes one more attempt now with \
+the same `webhook-id`. A paused webhook (`active: false`) gets no deliveries for new events; \
+those already pending wait until it is resumed."""
+
+blp = Blueprint(
+    "webhooks",
+    __name__,
+    url_prefix="/api/v1/stammtische/<slug>/webhooks",
+    description=WEBHOOKS,
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _op(name: str, *errors: int) -> Callable[[F], F]:
+    """The documented error answers (the token's first) and the operation id."""
+    names = {401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND", 409: "CONFLICT"}
+
+    def wrap(func: F) -> F:
+        for code in reversed((404, 401, 403, *errors)):
+            func = blp.alt_response(code, response=names[code])(func)
+        return blp.doc(security=BEARER)(blp.doc(operationId=name)(func))
+
+    return wrap
+
+
+@blp.route("")
+class Webhooks(MethodView):
+    @write_access
+    @blp.response(200, WebhookSchema(many=True))
+    @_op("listWebhooks")
+    def get(self, slug: str) -> list[Webhook]:
+        """List the webhooks (without their secrets)"""
+        return services().webhooks(g.stammtisch)
+
+    @write_access
+    @blp.arguments(WebhookCreateSchema)
+    @blp.response(201, WebhookCreatedSchema)
+    @_op("addWebhook", 409)
+    def post(self, data: dict[str, Any], slug: str) -> Webhook:
+        """Register a webhook (the answer holds its signing secret, shown only now)"""
+        return services().add_webhook(g.stammtisch, data)
+
+
+@blp.route("/<int:webhook_id>")
+class WebhookItem(MethodView):
+    @write_access
+    @blp.response(200, WebhookSchema)
+    @_op("getWebhook")
+    def get(self, slug: str, webhook_id: int) -> Webhook:
+        """Read a webhook"""
+        return services().webhook(g.stammtisch, webhook_id)
+
+    @write_access
+    @blp.arguments(WebhookUpdateSchema)
+    @blp.response(200, WebhookSchema)
+    @_op("updateWebhook")
+    def patch(self, data: dict[str, Any], slug: str, webhook_id: int) -> Webhook:
+        """Change URL, kinds, note, or pause / resume"""
+        return services().update_webhook(g.stammtisch, webhook_id, data)
+
+    @write_access
+    @blp.response(204)
+    @_op("deleteWebhook")
+    def delete(self, slug: str, webhook_id: int) -> None:
+        """Delete a webhook and its delivery log"""
+        services().delete_webhook(g.stammtisch, webhook_id)
+
+
+@blp.route("/<int:webhook_id>/secret")
+class WebhookSecret(MethodView):
+    @write_access
+    @blp.response(200, WebhookCreatedSchema)
+    @_op("rotateWebhookSecret")
+    def post(self, slug: str, webhook_id: int) -> Webhook:
+        """Rotate the signing secret: a new one, shown only now, signs every delivery from now"""
+        return services().rotate_secret(g.stammtisch, webhook_id)
+
+
+@blp.route("/<int:webhook_id>/ping")
+class WebhookPing(MethodView):
+    @write_access
+    @blp.response(202, DeliverySchema)
+    @_op("pingWebhook")
+    def post(self, slug: str, webhook_id: int) -> Delivery:
+        """Send a test event (kind `ping`) now; its delivery shows in the log"""
+        return services().ping(g.stammtisch, webhook_id)
+
+
+@blp.route("/<int:webhook_id>/deliveries")
+class Deliveries(MethodView):
+    @write_access
+    @blp.arguments(DeliveryListQuerySchema, location="query")
+    @blp.response(200, DeliveryListSchema)
+    @_op("listWebhookDeliveries")
+    def get(self, query: dict[str, Any], slug: str, webhook_id: int) -> dict[str, Any]:
+        """The delivery log, newest first: state, attempts, last answer"""
+        page, size = query["page"], query["page_size"]
+        items, total = services().deliveries(g.stammtisch, webhook_id, page, size)
+        return {"items": items, "total": total, "page": page, "page_size": size}
+
+
+@blp.route("/<int:webhook_id>/deliveries/<int:delivery_id>/redeliver")
+class Redeliver(MethodView):
+    @write_access
+    @blp.response(202, DeliverySchema)
+    @_op("redeliverWebhookDelivery")
+    def post(self, slug: str, webhook_id: int, delivery_id: int) -> Delivery:
+        """Deliver again: one more attempt now, with the same `webhook-id`"""
+        return services().redeliver(g.stammtisch, webhook_id, delivery_id)

@@ -1,0 +1,151 @@
+"""Webhooks of a Stammtisch and their delivery log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, fields, validate
+
+from api.domain.webhooks import KINDS, MAX_URL
+
+from .common import PRINTABLE, Bool, Int, UtcDateTime, doc, either
+
+_URL = (
+    "The receiver: https://, or http:// to localhost, 127.0.0.1 or [::1] only (for tests). "
+    "Redirects are not followed: give the final address."
+)
+_KINDS = f"The event kinds to deliver (at least one): {either(KINDS)}."
+_STATES = ("pending", "delivered", "failed")
+
+
+def _kinds(required: bool) -> Any:
+    return fields.List(
+        fields.String(validate=validate.Length(max=40)),
+        required=required,
+        validate=validate.Length(min=1, max=len(KINDS)),
+        metadata=doc(_KINDS, ["game_lost", "half_lost"]),
+    )
+
+
+def _url(required: bool) -> Any:
+    return fields.String(
+        required=required,
+        validate=validate.Length(min=1, max=MAX_URL),
+        metadata=doc(_URL, "https://chat.example/hooks/schocken"),
+    )
+
+
+def _description() -> Any:
+    return fields.String(
+        validate=[validate.Length(max=200), PRINTABLE],
+        metadata=doc("A note for yourself: what the receiver is.", "Discord #stammtisch"),
+    )
+
+
+class WebhookCreateSchema(Schema):
+    url = _url(True)
+    kinds = _kinds(True)
+    description = _description()
+
+
+class WebhookUpdateSchema(Schema):
+    url = _url(False)
+    kinds = _kinds(False)
+    active = Bool(metadata=doc("Pause (false) or resume (true) deliveries.", True))
+    description = _description()
+
+
+class WebhookSchema(Schema):
+    id = Int(required=True, metadata=doc("Webhook id.", 1))
+    url = fields.String(required=True, metadata=doc(_URL, "https://chat.example/hooks/schocken"))
+    kinds = fields.List(
+        fields.String(), required=True, metadata=doc(_KINDS, ["game_lost", "half_lost"])
+    )
+    active = Bool(
+        required=True,
+        metadata=doc("Deliveries are made (a paused webhook gets none for new events).", True),
+    )
+    description = fields.String(required=True, metadata=doc("Your note.", "Discord #stammtisch"))
+    created_at = UtcDateTime(
+        required=True, metadata=doc("When registered (UTC).", "2026-11-27T19:00:00+00:00")
+    )
+
+
+class WebhookCreatedSchema(WebhookSchema):
+    secret = fields.String(
+        required=True,
+        metadata=doc(
+            "The signing secret, shown only now (and when rotated): `whsec_` + base64 of 32 "
+            "bytes. The HMAC key is the base64-decoded part after `whsec_`.",
+            "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+        ),
+    )
+
+
+class DeliverySchema(Schema):
+    id = Int(required=True, metadata=doc("Delivery id (for redelivery).", 7))
+    message_id = fields.String(
+        required=True,
+        metadata=doc(
+            "The idempotency id the receiver gets as `webhook-id`: the same on every attempt "
+            "and redelivery (`<webhook>-<position>-<index>`; a ping `<webhook>-ping-<id>`).",
+            "1-42-0",
+        ),
+    )
+    kind = fields.String(
+        required=True, metadata=doc("The event's kind (`ping` for a test).", "game_lost")
+    )
+    position = Int(
+        required=True,
+        allow_none=True,
+        metadata=doc("The event's entry: its position in the Stammtisch's stream.", 42),
+    )
+    event_index = Int(required=True, metadata=doc("The event's index within the entry.", 0))
+    state = fields.String(
+        required=True,
+        metadata=doc(f"{either(_STATES)}.", "delivered", enum=list(_STATES)),
+    )
+    attempts = Int(required=True, metadata=doc("Attempts made so far.", 1))
+    next_attempt_at = UtcDateTime(
+        required=True,
+        metadata=doc("Pending: when it is tried next (UTC).", "2026-11-27T19:00:10+00:00"),
+    )
+    last_status = Int(
+        required=True,
+        allow_none=True,
+        metadata=doc("The receiver's HTTP status at the last attempt (null: none).", 200),
+    )
+    last_error = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=doc("Why the last attempt failed (null: it did not).", None),
+    )
+    last_attempt_at = UtcDateTime(
+        required=True, allow_none=True, metadata=doc("Last attempt (UTC).", None)
+    )
+    delivered_at = UtcDateTime(
+        required=True, allow_none=True, metadata=doc("When a 2xx came (UTC).", None)
+    )
+    created_at = UtcDateTime(
+        required=True, metadata=doc("When the event was stored (UTC).", "2026-11-27T19:00:00+00:00")
+    )
+
+
+class DeliveryListSchema(Schema):
+    items = fields.List(
+        fields.Nested(DeliverySchema), required=True, metadata=doc("This page.", [])
+    )
+    total = Int(required=True, metadata=doc("Deliveries of this webhook.", 42))
+    page = Int(required=True, metadata=doc("This page number.", 1))
+    page_size = Int(required=True, metadata=doc("Page size.", 20))
+
+
+class DeliveryListQuerySchema(Schema):
+    page = fields.Integer(
+        load_default=1, validate=validate.Range(1, 100000), metadata=doc("Page, from 1.", 1)
+    )
+    page_size = fields.Integer(
+        load_default=20,
+        validate=validate.Range(1, 100),
+        metadata=doc("Deliveries per page (at most 100), newest first.", 20),
+    )
