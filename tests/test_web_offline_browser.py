@@ -306,3 +306,15 @@ def test_on_a_slow_link_the_input_is_free_at_once_and_the_board_follows(
     assert page.locator("#am-zug").inner_text() == "Bert"
     assert [t["player"] for t in table.turns()] == ["Anna"]
     context.close()
+
+
+def test_logging_out_forgets_the_stored_pages(phone: tuple[Phone, Table]) -> None:
+    p, table = phone
+    page = p.page
+    page.goto(f"/s/{table.slug}/")
+    page.get_by_role("button", name="Abmelden").click()
+    page.wait_for_load_state("load")
+    p.context.set_offline(True)
+    page.goto(table.url)  # without signal: no stored copy of the game any more
+    assert page.locator("h1").inner_text() == "Offline"
+    assert page.locator("#board").count() == 0
