@@ -51,12 +51,12 @@ from pathlib import Path
 from flask import Flask, Request
 from flask.sessions import SecureCookieSessionInterface
 
-from . import games, home, invite, keys, new_game, players, session, stammtisch, tv
+from . import games, home, invite, keys, new_game, offline, players, session, stammtisch, tv
 from .blueprint import bp
 
 SECRET_FILE = "secret_key"
 #: the modules that register their hooks and pages on :data:`bp`
-MODULES = (session, home, keys, invite, stammtisch, players, new_game, games, tv)
+MODULES = (session, home, keys, invite, stammtisch, players, new_game, games, offline, tv)
 
 
 class _AutoSecureSessionInterface(SecureCookieSessionInterface):

@@ -1,0 +1,171 @@
+"""Offline-first entry: the service worker and the endpoint its queue sends to.
+
+A phone in a cellar pub loses its connection mid-game. The form's script
+(``static/offline.js``) then keeps each entry (a turn or a penalty) in the browser's
+IndexedDB with an ``Idempotency-Key`` of its own and the game's version it was made for, and
+sends the queue in order once the connection is back, to :func:`queued_entry`:
+
+* the same fields as the form (CSRF token included, so the login cookie alone is not enough),
+  form-encoded, plus the header ``Idempotency-Key``; a turn without ``player`` is the turn of
+  whoever is next on the server (the phone guessed it offline);
+* under the game's lock and in one transaction: the answer stored for that key (per
+  Stammtisch, beside the API's) is answered again (``Idempotent-Replayed: true``) and
+  nothing recorded — an entry whose answer was lost is never recorded twice; otherwise the
+  entry's ``seq`` must be the game's version (else 409 with what was entered meanwhile: the
+  player chooses); then the write and its stored answer, one commit;
+* JSON answers: 200 ``{"seq", "entry", "messages"}``, 409 ``{"conflict": true, "seq",
+  "last", "message"}``, 422 ``{"rejected": true, "message"}``.
+
+``/sw.js`` is served from the root, so its scope (``/``) covers every page of the form;
+``Cache-Control: no-cache`` makes the browser check it for a new version on each visit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from flask import Response, request
+from flask.typing import ResponseReturnValue
+
+from ..domain import DomainError, describe_entry, utcnow
+from ..http.context import services
+from ..http.errors import status_of
+from ..rules import SchockenError
+from ..storage import Stammtisch, StoredResponse
+from .blueprint import bp
+from .forms import FormErrors, parse_turn
+from .session import logged_in_to_stammtisch
+
+KEY_HEADER = "Idempotency-Key"
+_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
+#: fields of an entry that make it what it is (the CSRF token does not)
+_ENTRY_FIELDS = ("seq", "kind", "player", "wurf", "d1", "d2", "d3", "throws", "reason", "deckel")
+
+
+@bp.get("/sw.js")
+def service_worker() -> Response:
+    """The service worker, from the scope root so it may control ``/s/…`` pages."""
+    assert bp.static_folder is not None
+    script = (Path(bp.static_folder) / "sw.js").read_bytes()
+    response = Response(script, mimetype="text/javascript")
+    response.headers["Service-Worker-Allowed"] = "/"
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+def _json(status: int, **body: Any) -> Response:
+    return Response(json.dumps(body, ensure_ascii=False), status, mimetype="application/json")
+
+
+def _fingerprint(path: str) -> str:
+    parts = [path, *(f"{name}={request.form.get(name, '')}" for name in _ENTRY_FIELDS)]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class _Key:
+    """An entry's Idempotency-Key, stored per Stammtisch apart from the API's keys."""
+
+    st: Stammtisch
+    key: str
+
+    @property
+    def hash(self) -> str:
+        return hashlib.sha256(f"form\0{self.key}".encode()).hexdigest()
+
+    def replayed(self) -> Response | None:
+        stored = services().repo.get_response(self.st.id, self.hash)
+        if stored is None:
+            return None
+        if stored.fingerprint != _fingerprint(request.path):
+            return _json(422, rejected=True, message="Dieser Eintrag wurde schon anders gesendet.")
+        response = Response(stored.body, stored.status, content_type=stored.content_type)
+        response.headers["Idempotent-Replayed"] = "true"
+        return response
+
+    def store(self, response: Response) -> None:
+        services().repo.save_response(
+            StoredResponse(
+                self.st.id,
+                self.hash,
+                _fingerprint(request.path),
+                response.status_code,
+                response.content_type or "application/json",
+                response.get_data(),
+                utcnow(),
+            )
+        )
+
+
+def _body(kind: str, rules: Any, next_player: str | None) -> tuple[str, dict[str, Any] | str]:
+    """The service's entry of the form fields, or a German message why there is none."""
+    form = request.form
+    if kind == "penalty":
+        reason = (form.get("reason") or "").strip()
+        if not reason:
+            return kind, "Bitte den Grund der Strafe eintragen."
+        penalty: dict[str, Any] = {"player": form.get("player", ""), "reason": reason}
+        if (form.get("deckel") or "").strip().isdigit():
+            penalty["deckel"] = int(form["deckel"])
+        return kind, {"penalty": penalty}
+    errors = FormErrors()
+    _, body = parse_turn(form, rules.dice_count, errors)
+    if body is None:
+        return "turn", " ".join(m for messages in errors.fields.values() for m in messages)
+    if not body["player"]:
+        body["player"] = next_player or ""
+    return "turn", body
+
+
+def _conflict(rt: Any) -> Response:
+    last = rt.entries[-1] if rt.entries else None
+    said = describe_entry(last.kind, last.body) if last else "ein Eintrag zurückgenommen"
+    message = (
+        f"Auf einem anderen Handy wurde inzwischen eingetragen ({said}). "
+        "Die wartenden Einträge dieses Handys waren für den alten Stand."
+    )
+    return _json(409, conflict=True, seq=rt.last_seq, last=said, message=message)
+
+
+def _write(st: Stammtisch, game_id: int, idem: _Key) -> Response:
+    """Inside the game's lock and transaction: replay, conflict, rejection or the write."""
+    svc = services()
+    replayed = idem.replayed()
+    if replayed is not None:
+        return replayed
+    rt = svc.game(st, game_id).runtime
+    if request.form.get("seq", "") != str(rt.last_seq):
+        return _conflict(rt)
+    kind, body = _body(request.form.get("kind", "turn"), rt.rules, rt.game.state().next_player)
+    if isinstance(body, str):
+        return _json(422, rejected=True, message=body)
+    result = svc.record(st, game_id, kind, body)  # an engine's refusal leaves by exception
+    response = _json(
+        200,
+        seq=result.seq,
+        entry=describe_entry(kind, body),
+        messages=[e.message for e in result.events],
+    )
+    idem.store(response)
+    return response
+
+
+@bp.post("/s/<slug>/spiel/<int:game_id>/eintrag")
+@logged_in_to_stammtisch
+def queued_entry(st: Stammtisch, game_id: int) -> ResponseReturnValue:
+    """One entry of an offline queue (see the module's docstring)."""
+    key = request.headers.get(KEY_HEADER, "")
+    if not _KEY.match(key):
+        return _json(400, rejected=True, message="Der Eintrag kam ohne gültigen Schlüssel an.")
+    svc = services()
+    try:
+        with svc.cache.locked(game_id), svc.repo.transaction():
+            return _write(st, game_id, _Key(st, key))
+    except (SchockenError, DomainError) as err:
+        status = 422 if isinstance(err, SchockenError) else status_of(err)
+        return _json(status, rejected=True, message=err.message)

@@ -1,0 +1,151 @@
+"""Offline-first entry, server side: the service worker's headers and the endpoint the
+browser's queue sends to (``api/web/offline.py``): once per Idempotency-Key, only on the
+version the entry was made for, German answers the page shows as a choice."""
+
+from __future__ import annotations
+
+import json
+import re
+import struct
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from conftest import store_config
+from flask import Flask
+from test_web_pages import Browser, add_players, create, game_state, seq_of, start
+
+from api.app import create_app
+from api.http.headers import STRICT_CSP
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def app(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Flask]:
+    config = {**store_config(request.param, tmp_path, request), "SECRET_KEY": "t" * 40}
+    application = create_app(config)
+    yield application
+    application.extensions["schocken"].store.close()
+
+
+@pytest.fixture
+def web(app: Flask) -> Browser:
+    return Browser(app)
+
+
+@pytest.fixture
+def table(web: Browser) -> tuple[str, str]:
+    """A logged-in Stammtisch with four players and a running game (Anna opens)."""
+    slug, _token = create(web)
+    add_players(web, slug)
+    return slug, start(web, slug)
+
+
+def send(web: Browser, game: str, key: str | None, **fields: str) -> Any:
+    body = {"csrf_token": web.csrf, "kind": "turn", **fields}
+    headers = {"Idempotency-Key": key} if key else {}
+    return web.client.post(game + "/eintrag", data=body, headers=headers)
+
+
+def test_the_service_worker_is_served_from_the_root_for_the_whole_form(web: Browser) -> None:
+    r = web.get("/sw.js")
+    assert r.status_code == 200
+    assert r.mimetype == "text/javascript"
+    assert r.headers["Service-Worker-Allowed"] == "/"
+    assert r.headers["Cache-Control"] == "no-cache"
+    assert r.headers["Content-Security-Policy"] == STRICT_CSP
+    assert 'addEventListener("fetch"' in r.text
+
+
+def test_every_page_loads_the_queue_script_without_inline_code(web: Browser) -> None:
+    r = web.get("/")
+    assert '<script src="/assets/offline.js?v=' in r.text
+    assert "<script>" not in r.text
+
+
+def test_an_entry_is_recorded_once_per_key_even_when_sent_again(
+    web: Browser, app: Flask, table: tuple[str, str]
+) -> None:
+    slug, game = table
+    seq = seq_of(web.get(game))
+    first = send(web, game, "k-1", seq=seq, wurf="113", throws="1")
+    assert first.status_code == 200, first.text
+    assert first.json == {
+        "seq": int(seq) + 1,
+        "entry": "Zug von Anna (1-1-3)",
+        "messages": first.json["messages"],
+    }
+    again = send(web, game, "k-1", seq=seq, wurf="113", throws="1")  # the answer was lost
+    assert again.status_code == 200
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.json == first.json
+    state = game_state(app, slug, game)
+    assert state["seq"] == int(seq) + 1
+    assert state["next_player"] == "Bert"  # the server knew whose turn it was
+
+
+def test_an_entry_for_an_older_version_is_a_conflict_in_german(
+    web: Browser, app: Flask, table: tuple[str, str]
+) -> None:
+    slug, game = table
+    seq = seq_of(web.get(game))
+    assert send(web, game, "a", seq=seq, wurf="113", throws="1").status_code == 200
+    late = send(web, game, "b", seq=seq, wurf="653", throws="1")  # made for the old version
+    assert late.status_code == 409
+    assert late.json["conflict"] is True
+    assert late.json["seq"] == int(seq) + 1
+    assert late.json["last"] == "Zug von Anna (1-1-3)"
+    assert "Auf einem anderen Handy wurde inzwischen eingetragen" in late.json["message"]
+    assert game_state(app, slug, game)["seq"] == int(seq) + 1
+
+
+def test_a_rejected_or_keyless_entry_records_nothing(
+    web: Browser, app: Flask, table: tuple[str, str]
+) -> None:
+    slug, game = table
+    seq = seq_of(web.get(game))
+    bad = send(web, game, "c", seq=seq, wurf="117", throws="1")
+    assert bad.status_code == 422
+    assert "„117“ sind keine Würfel" in json.dumps(bad.json, ensure_ascii=False)
+    keyless = send(web, game, None, seq=seq, wurf="113", throws="1")
+    assert keyless.status_code == 400
+    forged = web.client.post(
+        game + "/eintrag",
+        data={"seq": seq, "wurf": "113", "throws": "1"},
+        headers={"Idempotency-Key": "d"},
+    )
+    assert forged.status_code == 303  # no CSRF token: the form's refusal
+    penalty = send(web, game, "e", seq=seq, kind="penalty", player="Bert", reason="", deckel="1")
+    assert penalty.status_code == 422
+    assert game_state(app, slug, game)["seq"] == int(seq)
+
+
+def test_a_queued_penalty_is_recorded(web: Browser, app: Flask, table: tuple[str, str]) -> None:
+    slug, game = table
+    seq = seq_of(web.get(game))
+    r = send(web, game, "p", seq=seq, kind="penalty", player="Bert", reason="zu früh", deckel="1")
+    assert r.status_code == 200, r.text
+    assert r.json["entry"] == "Strafe für Bert (zu früh)"
+    assert game_state(app, slug, game)["stacks"]["Bert"] == 1
+
+
+def test_the_manifest_makes_an_installable_app_with_png_icons(web: Browser) -> None:
+    page = web.get("/")
+    href = re.search(r'<link rel="manifest" href="([^"]+)"', page.text).group(1)
+    with web.client.get(href) as r:
+        assert r.mimetype == "application/manifest+json"
+        manifest = json.loads(r.data)
+    assert manifest["start_url"] == "/"
+    assert manifest["display"] == "standalone"
+    assert manifest["theme_color"] == "#8b1e1e"
+    assert manifest["background_color"]
+    sizes = {}
+    for icon in manifest["icons"]:
+        if icon["type"] != "image/png":
+            continue
+        with web.client.get("/assets/" + icon["src"]) as r:
+            data = r.data
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        width, height = struct.unpack(">II", data[16:24])  # IHDR
+        assert icon["sizes"] == f"{width}x{height}"
+        sizes[icon["sizes"]] = icon["purpose"]
+    assert {"192x192", "512x512"} <= set(sizes)
