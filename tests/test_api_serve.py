@@ -89,18 +89,25 @@ class Server:
     ) -> None:
         """On the SQLite file ``db``, or on the PostgreSQL database ``url`` (its log beside
         ``db`` all the same); ``threads`` 1: the default InlineWorker, else gthread."""
+        self.db, self.workers, self.env, self.url, self.threads = db, workers, env, url, threads
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = db.parent.parent / f"serve-{self.port}.log"
-        with open(self.log, "w") as out:
+        self.start()
+
+    def start(self) -> None:
+        """Start it (again, after a kill or stop: on the same port, database and settings),
+        and wait until it answers."""
+        db, url = self.db, self.url
+        with open(self.log, "a") as out:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "api.cli", "serve", "--port", str(self.port)]
                 + (["--database-url", url] if url else ["--db", str(db)])
-                + ["--workers", str(workers), "--threads", str(threads)],
+                + ["--workers", str(self.workers), "--threads", str(self.threads)],
                 cwd=ROOT,
                 stdout=out,
                 stderr=subprocess.STDOUT,
-                env={**os.environ, "SCHOCKEN_STORAGE": "sqlite", **(env or {})},
+                env={**os.environ, "SCHOCKEN_STORAGE": "sqlite", **(self.env or {})},
                 start_new_session=True,
             )
         deadline = time.monotonic() + 60

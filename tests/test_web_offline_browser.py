@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import test_api_serve
 from test_api_serve import Server, request
 from test_web_browser import (
     Phone,
@@ -39,35 +38,18 @@ DICE = ["113", "653", "542", "421", "221", "654", "631", "542", "332", "611", "5
 ENV = {"SCHOCKEN_SECRET_KEY": "offline-test-" + "x" * 32}
 
 
-class Serve:
-    """``schocken serve`` that can be killed and started again on the same port and file."""
-
-    def __init__(self, db: Path) -> None:
-        self.db = db
-        self.server = Server(db, workers=2, env=ENV)
-        self.base = self.server.base
-
-    def restart(self) -> None:
-        port = self.server.port
-        original = test_api_serve.free_port
-        test_api_serve.free_port = lambda: port
-        try:
-            self.server = Server(self.db, workers=2, env=ENV)
-        finally:
-            test_api_serve.free_port = original
-
-
 @pytest.fixture
-def serve(tmp_path: Path) -> Iterator[Serve]:
-    served = Serve(tmp_path / "data" / "offline.sqlite3")
+def serve(tmp_path: Path) -> Iterator[Server]:
+    """``schocken serve`` that can be killed and started again on the same port and file."""
+    served = Server(tmp_path / "data" / "offline.sqlite3", workers=2, env=ENV)
     try:
         yield served
     finally:
-        served.server.stop()
+        served.stop()
 
 
 @pytest.fixture
-def base(serve: Serve) -> str:
+def base(serve: Server) -> str:
     return serve.base
 
 
@@ -252,20 +234,20 @@ def test_sending_anyway_appends_the_waiting_turns_after_the_other_phones(
 
 
 def test_a_form_posted_while_the_server_is_unreachable_is_queued_not_lost(
-    phone: tuple[Phone, Table], serve: Serve
+    phone: tuple[Phone, Table], serve: Server
 ) -> None:
     """The phone thinks it is online (navigator.onLine), but the server is gone: the service
     worker puts the posted form into the queue and shows the game page again."""
     p, table = phone
     page = p.page
     online_turn(p, DICE[0])
-    serve.server.kill()
+    serve.kill()
     online_turn(p, DICE[1])  # the POST fails in the service worker: queued, page shown again
     status_becomes(p, "offline – 1 Zug wartet")
     assert waiting(p) == ["Zug: 6-5-3, Würfe: 1 – wartet"]
     tap_turn(p, DICE[2])  # now queued by the page
     status_becomes(p, "offline – 2 Züge warten")
-    serve.restart()
+    serve.start()
     with page.expect_navigation(timeout=20000):  # sent by the next retry (every 3 s)
         pass
     page.wait_for_load_state("load")

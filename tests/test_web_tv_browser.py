@@ -19,7 +19,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-import test_api_serve
 from test_api_serve import Server, request
 from test_web_browser import browser_type_launch_args  # noqa: F401 - Debian's Chromium
 
@@ -35,34 +34,10 @@ LIVE_MS = 8000
 ENV = {"SCHOCKEN_SECRET_KEY": "tv-test-" + "x" * 32}
 
 
-class Serve:
-    """``schocken serve`` that can be killed and started again on the same port and file."""
-
-    def __init__(self, db: Path) -> None:
-        self.db = db
-        self.server = Server(db, workers=2, env=ENV)
-        self.base = self.server.base
-
-    def kill(self) -> None:
-        self.server.kill()
-
-    def start(self) -> None:
-        """Again, on the same port and file."""
-        port = self.server.port
-        original = test_api_serve.free_port
-        test_api_serve.free_port = lambda: port
-        try:
-            self.server = Server(self.db, workers=2, env=ENV)
-        finally:
-            test_api_serve.free_port = original
-
-    def stop(self) -> None:
-        self.server.stop()
-
-
 @pytest.fixture
-def serve(tmp_path: Path) -> Iterator[Serve]:
-    served = Serve(tmp_path / "data" / "tv.sqlite3")
+def serve(tmp_path: Path) -> Iterator[Server]:
+    """``schocken serve`` that can be killed and started again on the same port and file."""
+    served = Server(tmp_path / "data" / "tv.sqlite3", workers=2, env=ENV)
     try:
         yield served
     finally:
@@ -169,7 +144,7 @@ def shots(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def screens(browser: Any, serve: Serve) -> Iterator[Any]:
+def screens(browser: Any, serve: Server) -> Iterator[Any]:
     made: list[Screen] = []
 
     def make(width: int = 1920, height: int = 1080) -> Screen:
@@ -182,7 +157,7 @@ def screens(browser: Any, serve: Serve) -> Iterator[Any]:
 
 
 def test_the_board_follows_the_stream_through_a_game(
-    serve: Serve, screens: Any, shots: Path
+    serve: Server, screens: Any, shots: Path
 ) -> None:
     pub = Pub(serve.base)
     tv, phone = screens(), screens(390, 844)
@@ -235,7 +210,7 @@ def test_the_board_follows_the_stream_through_a_game(
     tv.wait_text("#tv-am-zug", "Dieter")
 
 
-def test_the_board_survives_a_server_restart(serve: Serve, screens: Any) -> None:
+def test_the_board_survives_a_server_restart(serve: Server, screens: Any) -> None:
     pub = Pub(serve.base)
     pub.start()
     tv = screens()
@@ -260,7 +235,7 @@ def test_the_board_survives_a_server_restart(serve: Serve, screens: Any) -> None
     tv.wait_text("#tv-am-zug", "Dieter")
 
 
-def test_a_private_stammtisch_after_the_form_login(serve: Serve, screens: Any) -> None:
+def test_a_private_stammtisch_after_the_form_login(serve: Server, screens: Any) -> None:
     pub = Pub(serve.base, private=True)
     tv = screens()
     tv.page.goto(f"/tv/{pub.slug}")
