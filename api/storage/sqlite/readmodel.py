@@ -9,15 +9,13 @@ it, and the kernel drops it when its holder dies.
 
 from __future__ import annotations
 
-import fcntl
-import os
 import sqlite3
-import time
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
+from .locks import file_lock
 from .rows import Kinds, timestamp, to_json
 
 _MARK = (
@@ -168,17 +166,8 @@ class ReadModelMixin:
     @contextmanager
     def stats_lock(self, wait: bool | float = True) -> Iterator[bool]:
         path = self._conn.execute("PRAGMA database_list").fetchone()[2]
-        fd = os.open(f"{path}.stats-lock", os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            if not _flock(fd, wait):
-                yield False
-                return
-            try:
-                yield True
-            finally:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-        finally:
-            os.close(fd)
+        with file_lock(f"{path}.stats-lock", wait) as taken:
+            yield taken
 
 
 def _marks(ids: list[int]) -> tuple[str, list[Any]]:
@@ -199,20 +188,3 @@ def _csv_sql(column: str, kind: str) -> str:
         return f"ifnull({column}, '\\N')"
     quoted = f"'\"' || replace({column}, '\"', '\"\"') || '\"'"
     return f"CASE WHEN {column} IS NULL THEN '\\N' ELSE {quoted} END"
-
-
-def _flock(fd: int, wait: bool | float) -> bool:
-    """Take the exclusive flock of ``fd``: waiting (True), not (False) or up to ``wait``
-    seconds; whether it was taken."""
-    if wait is True:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        return True
-    deadline = time.monotonic() + float(wait)
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return True
-        except BlockingIOError:
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(0.01)

@@ -8,9 +8,7 @@ sender per database file holds :meth:`WebhooksMixin.sender_lock` (a file lock be
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -18,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from ..webhook_records import WEBHOOK_COLUMNS, Delivery, Outgoing, Webhook, delivery_of, event_of
+from .locks import file_lock
 from .rows import moment, timestamp, to_json
 
 _HOOK = ", ".join(WEBHOOK_COLUMNS["webhooks"])
@@ -214,16 +213,5 @@ class WebhooksMixin:
         if not path:
             yield True
             return
-        fd = os.open(f"{path}.webhooks-lock", os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                yield False
-                return
-            try:
-                yield True
-            finally:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-        finally:
-            os.close(fd)
+        with file_lock(f"{path}.webhooks-lock", False) as taken:
+            yield taken
