@@ -6,10 +6,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import settings
 from pgcluster import Cluster
 
 from api.app import create_app
 from api.storage import PostgresStore
+
+# Mutation testing (`mutmut run`, pyproject.toml) judges every mutant on the same examples.
+settings.register_profile("mutation", derandomize=True, database=None)
 
 PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
 
