@@ -15,6 +15,7 @@ from api.rules import (
     Game,
     Phase,
     RuleViolation,
+    evaluate,
     parse_event,
     replay_log,
     replay_text,
@@ -397,3 +398,43 @@ def test_the_domain_events_of_a_blattschuss_game_tell_the_story():
 def test_played_at_is_kept_in_the_exported_log():
     game = replay_log(GAMELOG_EXAMPLE)
     assert to_log(game)["played_at"] == "2026-11-27T20:15:00+01:00"
+
+
+# --------------------------------------------------------------------------- turn facts
+
+
+def fact(r, half, round_, order, player, dice, throws, hand, blind=False) -> dict:
+    """A turn fact: where the turn was played and its result as ``evaluate`` scores it."""
+    ev = evaluate([int(p) for p in dice.split("-")], hand, r)
+    return {
+        "half": half, "round": round_, "order": order, "player": player, "dice": dice,
+        "throws": throws, "hand": hand, "blind": blind, "category": ev.category.value,
+        "name": ev.name, "deckel": ev.deckel, "key": ev.key,
+    }  # fmt: skip
+
+
+def test_every_accepted_turn_is_a_fact_with_its_half_round_position_and_result():
+    """The statistics' raw material: each accepted turn with its half, the index of its round,
+    its position in the round (0 = the starter), the player, the dice, throws, hand and blind
+    flags and its evaluation; ``current_round`` holds the facts of the round in progress."""
+    r = rules(blind=True)
+    game = play(r, THREE, ANNA, [
+        t(ANNA, "1-1-4", 3, hand=False), {**t(BERT, "3-4-5"), "blind": True}, t(CLARA, "5-5-5"),
+        t(BERT, "2-3-5", 2), t(CLARA, "1-1-1", 2, hand=True),
+    ])  # fmt: skip
+    assert [f.to_json() for f in game.turns] == [
+        fact(r, 1, 0, 0, ANNA, "1-1-4", 3, False),
+        fact(r, 1, 0, 1, BERT, "3-4-5", 1, True, blind=True),
+        fact(r, 1, 0, 2, CLARA, "5-5-5", 1, True),
+        fact(r, 1, 1, 0, BERT, "2-3-5", 2, False),
+        fact(r, 1, 1, 1, CLARA, "1-1-1", 2, True),
+    ]
+    assert game.current_round() == game.turns[3:] == list(game.outcome().current_round)
+    game.apply(parse_event(t(ANNA, "2-2-3"), r))  # Anna is worst: Schock aus takes the half
+    assert game.current_round() == [] and game.turns[-1].to_json() == fact(
+        r, 1, 1, 2, ANNA, "2-2-3", 1, True
+    )
+    game.apply(parse_event(t(ANNA, "3-3-6", 3), r))  # half 2, opened by Anna
+    assert [f.to_json() for f in game.current_round()] == [
+        fact(r, 2, 2, 0, ANNA, "3-3-6", 3, False)
+    ]

@@ -1,3 +1,445 @@
-"""Halves, the Finale, penalties and the end of a game (RULES.md): who loses, who holds the Deckel, who starts."""
+"""Halves, the Finale, penalties and the end of a game (RULES.md): who loses, who holds the Deckel,
+who starts — and what the engine tells about it: the domain events (the German sentence a player
+reads and its payload), the round and penalty records of the outcome (GAMELOG.md "The outcome")
+and the turn facts."""
 
 from __future__ import annotations
+
+import pytest
+
+from api.rules import (
+    Game,
+    InvalidRules,
+    MalformedInput,
+    RuleViolation,
+    parse_event,
+    ruleset_from_config,
+)
+
+ANNA, BERT, CLARA, DIETER = "Anna", "Bert", "Clara", "Dieter"
+THREE = [ANNA, BERT, CLARA]
+FOUR = [ANNA, BERT, CLARA, DIETER]
+WHY = "Würfel vom Tisch"
+
+
+def rules(preset: str = "standard", **overrides):
+    return ruleset_from_config({"preset": preset, "overrides": overrides})
+
+
+def t(player: str, result: str, throws: int = 1, hand: bool | None = None, blind: bool = False):
+    """A turn summary; ``result`` like "1-1-4"; more than one throw is assembled by default."""
+    event = {"player": player, "dice": [int(p) for p in result.split("-")], "throws": throws}
+    event["hand"] = (throws == 1) if hand is None else hand
+    if blind:
+        event["blind"] = True
+    return event
+
+
+def pen(player: str, deckel: int | None = None, reason: str = WHY):
+    body = {"player": player, "reason": reason}
+    if deckel is not None:
+        body["deckel"] = deckel
+    return {"penalty": body}
+
+
+def play(r, players, starter, events) -> tuple[Game, list[dict]]:
+    """The game after ``events`` and the domain events (JSON) of the last one."""
+    game = Game.start(r, players, starter)
+    told: list[dict] = []
+    for e in events:
+        told = [d.to_json() for d in game.apply(parse_event(e, r))]
+    return game, told
+
+
+# Four players, 3 Deckel, three Zahl rounds: the Mitte is empty, Bert, Clara and Dieter hold one
+# Deckel each, Anna is out, Bert opens round 3.
+PHASE2 = [
+    t(ANNA, "5-6-6"), t(BERT, "4-6-6"), t(CLARA, "3-6-6"), t(DIETER, "2-3-5"),
+    t(DIETER, "5-6-6"), t(ANNA, "4-6-6"), t(BERT, "3-6-6"), t(CLARA, "2-3-5"),
+    t(CLARA, "5-6-6"), t(DIETER, "4-6-6"), t(ANNA, "3-6-6"), t(BERT, "2-3-5"),
+]  # fmt: skip
+
+
+def said(kind: str, message: str, **data) -> dict:
+    return {"kind": kind, "message": message, "data": data}
+
+
+def OUT(player: str) -> dict:
+    return said("player_out", f"{player} hat keine Deckel mehr und ist in dieser Hälfte raus.",
+                player=player)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- penalties (7, 10.17)
+
+
+def penalty(player, deckel, source, message, round_=0, half=1) -> tuple[dict, dict]:
+    """The penalty event and the outcome's penalty record of one Deckel penalty."""
+    event = said(
+        "penalty",
+        f"Strafe für {player} ({WHY}): {message}.",
+        player=player,
+        deckel=deckel,
+        **{"from": source},
+        reason=WHY,
+    )
+    record = {"half": half, "round": round_, "player": player, "deckel": deckel}
+    return event, record | {"from": source, "reason": WHY}
+
+
+@pytest.mark.parametrize(
+    ("rule", "deckel", "events", "told", "then", "stacks"),
+    [
+        (
+            "7: a penalty Deckel comes from the Mitte",
+            13,
+            [pen(BERT, 2)],
+            penalty(BERT, 2, "mitte", "2 Deckel aus der Mitte"),
+            [],
+            {ANNA: 0, BERT: 2, CLARA: 0},
+        ),
+        (
+            "10.17: a penalty takes only what is left in the Mitte",
+            4,
+            [t(ANNA, "1-1-3"), t(BERT, "2-4-6"), t(CLARA, "2-3-5"), pen(ANNA, 2)],
+            penalty(ANNA, 1, "mitte", "1 Deckel aus der Mitte", round_=1),
+            [OUT(BERT)],  # 10.16: between rounds elimination is checked at once
+            {ANNA: 1, BERT: 0, CLARA: 3},
+        ),
+        (
+            "10.17: with the Mitte empty it comes from the other player holding the most",
+            3,
+            [*PHASE2, t(BERT, "1-1-6"), t(CLARA, "2-5-6"), t(DIETER, "2-3-5"), pen(CLARA, 1)],
+            penalty(CLARA, 1, DIETER, "1 Deckel von Dieter", round_=4),
+            [],
+            {ANNA: 0, BERT: 0, CLARA: 2, DIETER: 1},
+        ),
+        (
+            "10.17: capped by the payer's stack",
+            3,
+            [*PHASE2, pen(CLARA, 3)],
+            penalty(CLARA, 1, DIETER, "1 Deckel von Dieter", round_=3),
+            [OUT(DIETER)],
+            {ANNA: 0, BERT: 1, CLARA: 2, DIETER: 0},
+        ),
+    ],
+)
+def test_a_penalty_tells_who_received_how_many_deckel_from_where(
+    rule, deckel, events, told, then, stacks
+):
+    """RULES 7 and 10.17: the penalty event names the offender, the Deckel they received, the
+    source ("mitte" or the paying player) and the reason; the outcome keeps the same as a record
+    with its half and the index of the round it happened in."""
+    players = THREE if len(stacks) == 3 else FOUR
+    game, events_told = play(rules(deckel=deckel), players, ANNA, events)
+    event, record = told
+    assert events_told == [event, *then], rule
+    assert game.outcome().penalties[-1].to_json() == record, rule
+    assert game.state().stacks == stacks, rule
+
+
+def test_a_penalty_of_99_deckel_takes_the_whole_mitte_and_the_half_at_once():
+    """PENALTY 1–99 (the limits of a penalty): 99 Deckel take what the Mitte holds (13); the
+    offender then holds every Deckel and loses the half at once (10.17)."""
+    game, told = play(rules(), THREE, ANNA, [pen(BERT, 99)])
+    stacks = {ANNA: 0, BERT: 13, CLARA: 0}
+    event, record = penalty(BERT, 13, "mitte", "13 Deckel aus der Mitte")
+    assert told == [
+        event,
+        said("half_lost", "Bert hat alle Deckel und verliert die erste Hälfte.", player=BERT,
+             half=1, stacks=stacks),
+    ]  # fmt: skip
+    assert game.outcome().penalties == (game.penalties[0],)
+    assert game.penalties[0].to_json() == record
+    assert game.state().to_json() == {
+        "phase": "half2",
+        "mitte": 13,
+        "stacks": dict.fromkeys(THREE, 0),
+        "active": THREE,
+        "next_player": BERT,
+        "limit": None,
+    }
+
+
+@pytest.mark.parametrize("deckel", [0, 100, -1, 1.5, True, "2"])
+def test_a_penalty_outside_1_to_99_deckel_is_refused(deckel):
+    """The limits of a penalty: 1 to 99 Deckel, in an event (MalformedInput on ``deckel``) and
+    as the house rule ``penalty`` (InvalidRules on ``penalty``)."""
+    with pytest.raises(MalformedInput) as err:
+        parse_event(pen(BERT, deckel), rules())
+    assert (err.value.code, err.value.field) == ("invalid_input", "deckel")
+    assert (
+        err.value.message == f"„deckel“ muss eine ganze Zahl von 1 bis 99 sein, nicht {deckel!r}."
+    )
+    with pytest.raises(InvalidRules) as err:
+        rules(penalty=deckel)
+    assert (err.value.code, err.value.field) == ("invalid_rules", "penalty")
+
+
+@pytest.mark.parametrize("deckel", [1, 99])
+def test_a_penalty_of_1_or_99_deckel_is_accepted(deckel):
+    """The limits of a penalty are inclusive: 1 and 99 Deckel, in an event and as house rule."""
+    assert parse_event(pen(BERT, deckel), rules()).deckel == deckel
+    assert rules(penalty=deckel).penalty == deckel
+
+
+def test_penalty_mode_round_loser_tells_the_offender_loses_the_round():
+    """RULES 7 / 10.17, mode "offender loses the round": no Deckel move (0, no source in the
+    event; the record says "mitte"), the offender is the round's loser whatever they throw."""
+    r = rules(penalty_mode="round_loser")
+    game, told = play(r, THREE, ANNA, [t(ANNA, "1-1-3"), t(BERT, "2-4-6"), t(CLARA, "2-3-5")])
+    told = [d.to_json() for d in game.apply(parse_event(pen(BERT), r))]
+    assert told == [
+        said("penalty", f"Strafe für Bert ({WHY}): verliert die Runde.", player=BERT, deckel=0,
+             reason=WHY),
+    ]  # fmt: skip
+    record = {"half": 1, "round": 1, "player": BERT, "deckel": 0, "from": "mitte", "reason": WHY}
+    assert [p.to_json() for p in game.outcome().penalties] == [record]
+    with pytest.raises(RuleViolation) as err:
+        game.apply(parse_event(pen(CLARA), r))
+    assert (err.value.code, err.value.field, err.value.message) == (
+        "round_lost_already",
+        None,
+        "Bert verliert diese Runde schon wegen einer Strafe.",
+    )
+
+
+# --------------------------------------------------------------------------- the end of a round
+
+
+def turn(player: str, name: str, dice: str, wurf: str = "1 Wurf") -> dict:
+    return said("turn_recorded", f"{player}: {name} ({dice}, {wurf}).", player=player, name=name,
+                dice=dice)  # fmt: skip
+
+
+def lost(message: str, player: str, deckel: int, source: str, best: str, result: str) -> dict:
+    return said("round_lost", message, player=player, deckel=deckel, **{"from": source},
+                best=best, best_result=result)  # fmt: skip
+
+
+def repeated(why: str, starter: str) -> dict:
+    message = f"{why}: die Runde wird wiederholt, {starter} beginnt neu."
+    return said("round_repeated", message, starter=starter)
+
+
+def record(starter, limit, best, worst, deckel, source, results=(None, None), value=None):
+    out = {"half": 1, "starter": starter, "limit": limit, "best": best, "worst": worst}
+    out |= {"deckel": deckel, "from": source, "repeated": source is None}
+    if source is None:
+        return out
+    return out | {"best_result": results[0], "worst_result": results[1], "value": value}
+
+
+ROUND_ENDS = [
+    (
+        "5.4: Schock aus gives the worst every Deckel they do not hold yet, and the half",
+        dict(deckel=3),
+        FOUR,
+        [*PHASE2, t(BERT, "2-3-5"), t(CLARA, "1-1-1"), t(DIETER, "2-4-6")],
+        [
+            turn(DIETER, "Zahl 642", "2-4-6"),
+            lost("Schock aus von Clara! Bert bekommt alle Deckel.", BERT, 2, "all", CLARA,
+                 "Schock aus"),
+            said("half_lost", "Bert hat alle Deckel und verliert die erste Hälfte.", player=BERT,
+                 half=1, stacks={ANNA: 0, BERT: 3, CLARA: 0, DIETER: 0}),
+        ],
+        record(BERT, 1, CLARA, BERT, 2, "all", ("Schock aus", "Zahl 532"), 3),
+    ),
+    (
+        "4.5 + 10.17: a Schock aus ends the round before the offender has thrown",
+        dict(preset="nrw", penalty_mode="round_loser"),
+        THREE,
+        [pen(CLARA), t(ANNA, "2-3-5"), t(BERT, "1-1-1")],
+        [
+            turn(BERT, "Schock aus", "1-1-1"),
+            lost("Schock aus von Bert! Clara bekommt alle Deckel.", CLARA, 13, "all", BERT,
+                 "Schock aus"),
+            said("half_lost", "Clara hat alle Deckel und verliert die erste Hälfte.",
+                 player=CLARA, half=1, stacks={ANNA: 0, BERT: 0, CLARA: 13}),
+        ],
+        record(ANNA, 1, BERT, CLARA, 13, "all", ("Schock aus", None), 13),
+    ),
+    (
+        "10.9: an unresolved tie at the bottom repeats the round with the same starter",
+        {},
+        THREE,
+        [t(ANNA, "2-3-5", 2), t(BERT, "2-3-5", 2), t(CLARA, "1-1-2")],
+        [
+            turn(CLARA, "Schock 2", "1-1-2"),
+            repeated("Gleichstand ganz unten (Anna und Bert)", ANNA),
+        ],
+        record(ANNA, 2, None, None, 0, None),
+    ),
+    (
+        "4.4: all equal repeats the round",
+        {},
+        THREE,
+        [t(ANNA, "2-3-5"), t(BERT, "2-3-5"), t(CLARA, "2-3-5")],
+        [turn(CLARA, "Zahl 532", "2-3-5"), repeated("Alle haben gleich geworfen", ANNA)],
+        record(ANNA, 1, None, None, 0, None),
+    ),
+    (
+        "10.9: a tie at the top repeats the round when the best has to pay",
+        dict(deckel=3),
+        FOUR,
+        [*PHASE2, t(BERT, "1-1-3"), t(CLARA, "1-1-3"), t(DIETER, "2-3-5")],
+        [
+            turn(DIETER, "Zahl 532", "2-3-5"),
+            repeated("Gleichstand ganz oben, und der Beste muss zahlen", BERT),
+        ],
+        record(BERT, 1, None, None, 0, None),
+    ),
+    (
+        "5.2: with the Mitte empty the best pays from their stack, capped; 5.3: then out",
+        dict(deckel=3),
+        FOUR,
+        [*PHASE2, t(BERT, "1-1-6"), t(CLARA, "2-5-6"), t(DIETER, "2-3-5")],
+        [
+            turn(DIETER, "Zahl 532", "2-3-5"),
+            lost("Dieter bekommt 1 Deckel von Bert – Schock 6 von Bert.", DIETER, 1, BERT, BERT,
+                 "Schock 6"),
+            OUT(BERT),
+        ],
+        record(BERT, 1, BERT, DIETER, 1, BERT, ("Schock 6", "Zahl 532"), 6),
+    ),
+    (
+        "3.4 + 10.12: a blind turn doubles the best result's Deckel",
+        dict(blind=True),
+        THREE,
+        [t(ANNA, "1-1-3"), t(BERT, "2-3-5", blind=True), t(CLARA, "2-4-6")],
+        [
+            turn(CLARA, "Zahl 642", "2-4-6"),
+            lost("Bert bekommt 6 Deckel aus der Mitte – Schock 3 von Anna.", BERT, 6, "mitte",
+                 ANNA, "Schock 3"),
+        ],
+        record(ANNA, 1, ANNA, BERT, 6, "mitte", ("Schock 3", "Zahl 532"), 6),
+    ),
+    (
+        "10.17: the offender loses the round whatever they throw",
+        dict(penalty_mode="round_loser"),
+        THREE,
+        [pen(CLARA), t(ANNA, "1-1-3"), t(BERT, "2-3-5"), t(CLARA, "4-5-6")],
+        [
+            turn(CLARA, "Straße", "4-5-6"),
+            lost("Clara bekommt 3 Deckel aus der Mitte – Schock 3 von Anna; Clara verliert die "
+                 "Runde wegen einer Strafe.", CLARA, 3, "mitte", ANNA, "Schock 3"),
+        ],
+        record(ANNA, 1, ANNA, CLARA, 3, "mitte", ("Schock 3", "Straße"), 3),
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("rule", "options", "players", "events", "told", "kept"), ROUND_ENDS)
+def test_each_end_of_a_round_is_told_by_its_events_and_kept_as_a_round(
+    rule, options, players, events, told, kept
+):
+    """RULES 4, 5 and 10: the last turn of a round tells its result, then who received how many
+    Deckel from where ("mitte", the paying best player, "all") and because of whose result — or
+    that the round is repeated and who starts it again; the outcome keeps the round (GAMELOG.md:
+    best, worst, Deckel after caps, source, results, value before caps)."""
+    options = dict(options)
+    r = rules(options.pop("preset", "standard"), **options)
+    game, events_told = play(r, players, ANNA, events)
+    assert events_told == told, rule
+    assert game.outcome().rounds[-1].to_json() == kept, rule
+
+
+# --------------------------------------------------------------------------- refusals of a game
+
+FINALE = [  # Clara loses half 1, Anna half 2: the Finale is Anna against Clara, Anna opens
+    t(ANNA, "2-5-6"), t(BERT, "1-1-1"), t(CLARA, "2-3-5"),
+    t(CLARA, "2-5-6"), t(ANNA, "2-3-5"), t(BERT, "1-1-1"),
+]  # fmt: skip
+OVER = [t(ANNA, "1-1-1"), t(BERT, "2-3-5"), t(BERT, "2-3-5"), t(ANNA, "1-1-1")]  # Blattschuss
+SIXES = dict(sixes_turning=True)
+LIMIT_2 = [t(ANNA, "2-3-5", 2)]
+
+
+def detail(*throws: dict) -> dict:
+    return {"player": BERT, "detail": list(throws)}
+
+
+REFUSALS = [  # rule, options, events before, the refused event, its code, field and message
+    ("6.2: nothing after the game's end", dict(deckel=2), OVER, t(BERT, "1-1-1"),
+     "game_finished", None, "Das Spiel ist schon vorbei: Bert hat verloren."),
+    ("a player not in the game (422)", {}, [], t("Egon", "1-1-1"),
+     "unknown_player", "player", "„Egon“ spielt in diesem Spiel nicht mit."),
+    ("a penalty for a player not in the game", {}, [], pen("Egon", 1),
+     "unknown_player", "player", "„Egon“ spielt in diesem Spiel nicht mit."),
+    ("5.3: out for the rest of the half", dict(deckel=3), PHASE2, t(ANNA, "1-1-1"),
+     "player_out", "player", "Anna ist in dieser Hälfte schon raus (keine Deckel mehr)."),
+    ("5.3: no penalty for a player who is out", dict(deckel=3, penalty=1), PHASE2, pen(ANNA),
+     "player_out", "player", "Anna ist in dieser Hälfte schon raus (keine Deckel mehr)."),
+    ("6.3: only the two half losers play the Finale", dict(deckel=2), FINALE, t(BERT, "1-1-1"),
+     "player_out", "player", "Bert spielt im Finale nicht mit."),
+    ("4.1: the starter opens", {}, [], t(BERT, "1-1-1"),
+     "turn_not_yours", "player", "Bert ist nicht an der Reihe, sondern Anna."),
+    ("4.2: clockwise after the starter", {}, [t(ANNA, "2-3-5")], t(CLARA, "1-1-1"),
+     "turn_not_yours", "player", "Clara ist nicht an der Reihe, sondern Bert."),
+    ("4.2: the starter's one throw is the limit", {}, [t(ANNA, "2-3-5")],
+     t(BERT, "1-1-1", 2, hand=True), "throw_limit_exceeded", "throws",
+     "In dieser Runde ist höchstens 1 Wurf erlaubt (Anna hat vorgelegt), nicht 2."),
+    ("4.2: the starter's two throws are the limit", {}, LIMIT_2, t(BERT, "1-1-1", 3, hand=True),
+     "throw_limit_exceeded", "throws",
+     "In dieser Runde sind höchstens 2 Würfe erlaubt (Anna hat vorgelegt), nicht 3."),
+    ("4.2: a turn in detail over the limit", SIXES, LIMIT_2,
+     detail({"dice": [6, 6, 2], "sixes": 1}, {"dice": [6, 2]}, {"dice": [3, 4]}),
+     "throw_limit_exceeded", "detail",
+     "In dieser Runde sind höchstens 2 Würfe erlaubt (Anna hat vorgelegt), nicht 3."),
+    ("3.3: no turning on the round's last allowed throw (Wurf 2 of 2)", SIXES, LIMIT_2,
+     detail({"dice": [6, 5, 2], "aside": [2]}, {"dice": [6, 6], "sixes": 1}, {"dice": [3]}),
+     "throw_limit_exceeded", "detail",
+     "Nach dem letzten erlaubten Wurf (Wurf 2) dürfen keine Sechsen umgedreht werden."),
+    ("3.3: no turning on the round's last allowed throw (Wurf 1 of 1)", SIXES, [t(ANNA, "2-3-5")],
+     detail({"dice": [6, 6, 2], "sixes": 1}, {"dice": [3, 4]}),
+     "throw_limit_exceeded", "detail",
+     "Nach dem letzten erlaubten Wurf (Wurf 1) dürfen keine Sechsen umgedreht werden."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("rule", "options", "before", "bad", "code", "field", "message"), REFUSALS)
+def test_a_refused_command_says_which_rule_it_breaks(
+    rule, options, before, bad, code, field, message
+):
+    """What a refusal of a game says (its code, the field to correct and the German message a
+    player reads); a player not in the game is never right (MalformedInput, 422), the others are
+    refused by the game's state (RuleViolation, 409)."""
+    r = rules(**options)
+    players = FOUR if before is PHASE2 else [ANNA, BERT] if before is OVER else THREE
+    game, _ = play(r, players, ANNA, before)
+    kind = MalformedInput if code == "unknown_player" else RuleViolation
+    with pytest.raises(kind) as err:
+        game.apply(parse_event(bad, r))
+    assert (err.value.code, err.value.field, err.value.message) == (code, field, message), rule
+
+
+def test_a_turn_with_dice_the_games_rules_cannot_score_is_refused():
+    """A command parsed under other house rules (two dice) is checked against the game's own."""
+    game = Game.start(rules(), THREE, ANNA)
+    bad = parse_event({"player": ANNA, "dice": [6, 4], "throws": 1}, rules(two_dice=True))
+    with pytest.raises(MalformedInput) as err:
+        game.apply(bad)
+    assert (err.value.code, err.value.field, err.value.message) == (
+        "invalid_dice", "dice", "[6, 4] ist kein gültiger Wurf: erwartet 3 Würfel mit 1 bis 6 Augen."
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("players", "starter", "field", "message"),
+    [
+        ("Anna", ANNA, "players", "„players“ muss eine Liste von Namen sein."),
+        ([ANNA], ANNA, "players", "Ein Spiel braucht 2 bis 20 Spieler, nicht 1."),
+        ([f"P{i}" for i in range(21)], "P0", "players", "Ein Spiel braucht 2 bis 20 Spieler, nicht 21."),
+        ([ANNA, BERT, ANNA, CLARA, BERT], ANNA, "players",
+         "Jeder Spieler darf nur einmal mitspielen: Anna, Bert."),
+        ([ANNA, BERT], CLARA, "starter", "Der Startspieler „Clara“ spielt nicht mit."),
+    ],
+)  # fmt: skip
+def test_a_game_needs_2_to_20_different_players_and_a_starter_among_them(
+    players, starter, field, message
+):
+    """4.1 and the limits of a game: 2 to 20 players, each once, the starter one of them."""
+    with pytest.raises(MalformedInput) as err:
+        Game.start(rules(), players, starter)
+    assert (err.value.code, err.value.field, err.value.message) == ("invalid_input", field, message)
+    assert Game.start(rules(), [f"P{i}" for i in range(20)], "P19").next_player == "P19"
+    assert Game.start(rules(), [ANNA, BERT], BERT).state().active == (ANNA, BERT)
