@@ -461,12 +461,12 @@ class Game:
         ]
 
     def _schock_aus(self, best: _Turn, worst: str, worst_turn: _Turn | None) -> list[DomainEvent]:
+        """RULES 5.4: the worst receives every Deckel and loses the half (the Finale) at once;
+        :meth:`_half_lost` then puts them all back in the Mitte and drops the round."""
         received = self.total - self.stacks[worst]
-        self.mitte = 0
         for p in self.stacks:
             self.stacks[p] = 0
         self.stacks[worst] = self.total
-        self.last_receiver = worst
         worst_result = worst_turn.ev.name if worst_turn else None
         self.rounds.append(
             self._round_record(
@@ -479,7 +479,7 @@ class Game:
                 RoundLost(worst, received, "all", best.player, best.ev.name),
             )
         ]
-        events.extend(self._after_round(worst))
+        events.extend(self._half_lost(worst))
         return events
 
     def _after_round(self, round_loser: str) -> list[DomainEvent]:
@@ -620,10 +620,7 @@ class Game:
                 PenaltyGiven(offender, amount, cmd.reason, payer or "mitte"),
             )
         ]
-        if self.stacks[offender] == self.total:
-            self.round_turns = []  # a round in progress is dropped
-            self.limit = None
-            self.forced_loser = None
+        if self.stacks[offender] == self.total:  # _half_lost drops a round in progress
             events.extend(self._half_lost(offender))
             return events
         if not self.round_turns:  # between rounds: elimination and the starter now
