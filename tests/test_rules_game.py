@@ -61,6 +61,11 @@ def play(r, players, starter, events) -> Game:
     return game
 
 
+def said(events) -> list[tuple]:
+    """What domain events tell: kind, the German sentence, the payload (JSON)."""
+    return [(e.kind.value, e.message, e.data.to_json()) for e in events]
+
+
 # --------------------------------------------------------------------------- Blattschuss
 
 
@@ -76,12 +81,9 @@ def blattschuss_events():
 def test_blattschuss_the_same_player_loses_both_halves_and_the_game_ends_without_finale():
     game = play(rules(deckel=2), THREE, ANNA, blattschuss_events())
     out = game.outcome()
-    assert out.half_losers == (CLARA, CLARA)
-    assert out.blattschuss is True
-    assert out.finale is None
-    assert out.loser == CLARA
-    assert out.state.phase is Phase.FINISHED
-    assert out.state.next_player is None
+    assert out.half_losers == (CLARA, CLARA) and out.loser == CLARA
+    assert out.blattschuss is True and out.finale is None
+    assert out.state.phase is Phase.FINISHED and out.state.next_player is None
     assert out.state.mitte == 2 and set(out.state.stacks.values()) == {0}
     assert rounds(game) == [
         rnd(1, ANNA, 1, BERT, CLARA, 2, "all"),
@@ -124,15 +126,10 @@ def test_half_2_is_opened_by_the_half_1_loser_even_if_someone_else_received_last
 
 def test_everybody_plays_half_2_again_even_those_out_in_half_1():
     r = rules(deckel=3)
-    game = play(
-        r,
-        THREE,
-        ANNA,
-        [
-            t(ANNA, "1-1-2"), t(BERT, "2-4-6"), t(CLARA, "2-3-5"),  # Clara 2, Mitte 1
-            t(CLARA, "2-3-6"), t(ANNA, "5-6-6"), t(BERT, "2-4-6"),  # Clara 3 = all
-        ],
-    )  # fmt: skip
+    game = play(r, THREE, ANNA, [
+        t(ANNA, "1-1-2"), t(BERT, "2-4-6"), t(CLARA, "2-3-5"),  # Clara 2, Mitte 1
+        t(CLARA, "2-3-6"), t(ANNA, "5-6-6"), t(BERT, "2-4-6"),  # Clara 3 = all
+    ])  # fmt: skip
     assert game.half_losers == [CLARA]
     assert game.active == THREE
 
@@ -140,34 +137,40 @@ def test_everybody_plays_half_2_again_even_those_out_in_half_1():
 # --------------------------------------------------------------------------- Finale
 
 
+TO_THE_FINALE = [
+    t(ANNA, "2-5-6"), t(BERT, "1-1-1"), t(CLARA, "2-3-5"),  # Clara loses half 1
+    t(CLARA, "2-3-6"), t(ANNA, "2-3-5"), t(BERT, "1-1-1"),  # Anna loses half 2
+]  # fmt: skip
+
+
 def test_schock_aus_in_the_finale_decides_the_game_at_once():
     r = rules(deckel=5)
-    events = [
-        t(ANNA, "2-5-6"), t(BERT, "1-1-1"), t(CLARA, "2-3-5"),  # Clara loses half 1
-        t(CLARA, "2-3-6"), t(ANNA, "2-3-5"), t(BERT, "1-1-1"),  # Anna loses half 2
+    game = play(r, THREE, ANNA, TO_THE_FINALE[:-1])
+    assert said(game.apply(parse_event(TO_THE_FINALE[-1], r)))[2:] == [
+        ("half_lost", "Anna hat alle Deckel und verliert die zweite Hälfte.",
+         {"player": ANNA, "half": 2, "stacks": {ANNA: 5, BERT: 0, CLARA: 0}}),
+        ("finale_started", "Finale: Anna gegen Clara, Anna beginnt.",
+         {"players": [ANNA, CLARA], "starter": ANNA}),
     ]  # fmt: skip
-    game = play(r, THREE, ANNA, events)
     assert game.half_losers == [CLARA, ANNA]
     assert game.finale == [ANNA, CLARA]
     assert game.phase == "finale" and game.next_player == ANNA  # the last loser opens
     assert game.active == [ANNA, CLARA] and game.mitte == 5
     with pytest.raises(RuleViolation):
         game.apply(parse_event(t(BERT, "2-3-5"), r))
-    events = []
-    for e in [t(ANNA, "1-1-1"), t(CLARA, "5-6-6")]:
-        events.extend(game.apply(parse_event(e, r)))
-    assert [e.kind.value for e in events][-1] == "game_lost"
+    game.apply(parse_event(t(ANNA, "1-1-1"), r))
+    assert said(game.apply(parse_event(t(CLARA, "5-6-6"), r)))[1:] == [
+        ("round_lost", "Schock aus von Anna! Clara bekommt alle Deckel.",
+         {"player": CLARA, "deckel": 5, "from": "all", "best": ANNA, "best_result": "Schock aus"}),
+        ("game_lost", "Clara verliert das Finale und zahlt die Runde.",
+         {"player": CLARA, "stacks": {ANNA: 0, BERT: 0, CLARA: 5}}),
+    ]  # fmt: skip
     assert game.loser == CLARA and game.phase == "finished" and not game.blattschuss
     assert rounds(game)[-1] == rnd("finale", ANNA, 1, ANNA, CLARA, 5, "all")
 
 
 def test_the_finale_is_opened_by_the_first_half_loser_under_first_half_loser():
-    r = rules(deckel=5, finale_opener="first_half_loser")
-    events = [
-        t(ANNA, "2-5-6"), t(BERT, "1-1-1"), t(CLARA, "2-3-5"),
-        t(CLARA, "2-3-6"), t(ANNA, "2-3-5"), t(BERT, "1-1-1"),
-    ]  # fmt: skip
-    game = play(r, THREE, ANNA, events)
+    game = play(rules(deckel=5, finale_opener="first_half_loser"), THREE, ANNA, TO_THE_FINALE)
     assert game.next_player == CLARA
 
 
@@ -385,13 +388,18 @@ def test_example_5_deckel_are_conserved_after_every_round_and_penalty_under_ever
 def test_the_domain_events_of_a_blattschuss_game_tell_the_story():
     r = rules(deckel=2)
     game = Game.start(r, THREE, ANNA)
-    kinds = []
+    told = []
     for e in blattschuss_events():
-        kinds.extend(ev.kind.value for ev in game.apply(parse_event(e, r)))
-    assert kinds == [
+        told.extend(said(game.apply(parse_event(e, r))))
+    assert [kind for kind, _, _ in told] == [
         "turn_recorded", "turn_recorded", "turn_recorded", "round_lost", "half_lost",
         "turn_recorded", "turn_recorded", "turn_recorded", "round_lost", "half_lost",
         "blattschuss", "game_lost",
+    ]  # fmt: skip
+    assert told[-2:] == [
+        ("blattschuss", "Blattschuss! Clara hat beide Hälften verloren.", {"player": CLARA}),
+        ("game_lost", "Clara verliert das Spiel und zahlt die Runde.",
+         {"player": CLARA, "stacks": {ANNA: 0, BERT: 0, CLARA: 2}}),
     ]  # fmt: skip
 
 

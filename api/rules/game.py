@@ -178,14 +178,11 @@ class Game:
         return self.active[i:] + self.active[:i]
 
     def _next_active_from(self, player: str) -> str:
-        """``player`` if active, else the next active player clockwise."""
+        """``player`` if active, else the next active player clockwise (a half has ≥ 2)."""
         n = len(self.players)
         start = self.seat[player]
-        for k in range(n):
-            candidate = self.players[(start + k) % n]
-            if candidate in self.active:
-                return candidate
-        raise AssertionError("no active player")  # pragma: no cover - a half has ≥ 2 players
+        clockwise = (self.players[(start + k) % n] for k in range(n))
+        return next(p for p in clockwise if p in self.active)
 
     @property
     def turns(self) -> list[TurnFact]:
@@ -579,7 +576,6 @@ class Game:
             self.stacks[p] = 0
         self.round_turns = []
         self.limit = None
-        self.forced_loser = None
         return [DomainEvent(f"{loser} {how} und zahlt die Runde.", GameLost(loser, stacks))]
 
     # ------------------------------------------------------------------ penalties
