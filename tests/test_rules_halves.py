@@ -229,6 +229,7 @@ def record(starter, limit, best, worst, deckel, source, results=(None, None), va
     return out | {"best_result": results[0], "worst_result": results[1], "value": value}
 
 
+CLARA_HOLDS_1 = [t(ANNA, "5-6-6"), t(BERT, "4-6-6"), t(CLARA, "2-3-5")]  # 1 from the Mitte
 ROUND_ENDS = [
     (
         "5.4: Schock aus gives the worst every Deckel they do not hold yet, and the half",
@@ -302,6 +303,29 @@ ROUND_ENDS = [
         record(BERT, 1, BERT, DIETER, 1, BERT, ("Schock 6", "Zahl 532"), 6),
     ),
     (
+        "5.5: passing on, the best pays from their stack (1 Deckel) though the Mitte holds some",
+        dict(passing_on=True),
+        THREE,
+        [*CLARA_HOLDS_1, t(CLARA, "1-1-6"), t(ANNA, "4-6-6"), t(BERT, "2-3-5")],
+        [
+            turn(BERT, "Zahl 532", "2-3-5"),
+            lost("Bert bekommt 1 Deckel von Clara – Schock 6 von Clara.", BERT, 1, CLARA, CLARA,
+                 "Schock 6"),
+        ],
+        record(CLARA, 1, CLARA, BERT, 1, CLARA, ("Schock 6", "Zahl 532"), 6),
+    ),
+    (
+        "10.9: passing on, a tie at the top repeats when a tied player holds Deckel (even 1)",
+        dict(passing_on=True),
+        THREE,
+        [*CLARA_HOLDS_1, t(CLARA, "1-1-6"), t(ANNA, "1-1-6"), t(BERT, "2-3-5")],
+        [
+            turn(BERT, "Zahl 532", "2-3-5"),
+            repeated("Gleichstand ganz oben, und der Beste muss zahlen", CLARA),
+        ],
+        record(CLARA, 1, None, None, 0, None),
+    ),
+    (
         "3.4 + 10.12: a blind turn doubles the best result's Deckel",
         dict(blind=True),
         THREE,
@@ -341,105 +365,3 @@ def test_each_end_of_a_round_is_told_by_its_events_and_kept_as_a_round(
     game, events_told = play(r, players, ANNA, events)
     assert events_told == told, rule
     assert game.outcome().rounds[-1].to_json() == kept, rule
-
-
-# --------------------------------------------------------------------------- refusals of a game
-
-FINALE = [  # Clara loses half 1, Anna half 2: the Finale is Anna against Clara, Anna opens
-    t(ANNA, "2-5-6"), t(BERT, "1-1-1"), t(CLARA, "2-3-5"),
-    t(CLARA, "2-5-6"), t(ANNA, "2-3-5"), t(BERT, "1-1-1"),
-]  # fmt: skip
-OVER = [t(ANNA, "1-1-1"), t(BERT, "2-3-5"), t(BERT, "2-3-5"), t(ANNA, "1-1-1")]  # Blattschuss
-SIXES = dict(sixes_turning=True)
-LIMIT_2 = [t(ANNA, "2-3-5", 2)]
-
-
-def detail(*throws: dict) -> dict:
-    return {"player": BERT, "detail": list(throws)}
-
-
-REFUSALS = [  # rule, options, events before, the refused event, its code, field and message
-    ("6.2: nothing after the game's end", dict(deckel=2), OVER, t(BERT, "1-1-1"),
-     "game_finished", None, "Das Spiel ist schon vorbei: Bert hat verloren."),
-    ("a player not in the game (422)", {}, [], t("Egon", "1-1-1"),
-     "unknown_player", "player", "„Egon“ spielt in diesem Spiel nicht mit."),
-    ("a penalty for a player not in the game", {}, [], pen("Egon", 1),
-     "unknown_player", "player", "„Egon“ spielt in diesem Spiel nicht mit."),
-    ("5.3: out for the rest of the half", dict(deckel=3), PHASE2, t(ANNA, "1-1-1"),
-     "player_out", "player", "Anna ist in dieser Hälfte schon raus (keine Deckel mehr)."),
-    ("5.3: no penalty for a player who is out", dict(deckel=3, penalty=1), PHASE2, pen(ANNA),
-     "player_out", "player", "Anna ist in dieser Hälfte schon raus (keine Deckel mehr)."),
-    ("6.3: only the two half losers play the Finale", dict(deckel=2), FINALE, t(BERT, "1-1-1"),
-     "player_out", "player", "Bert spielt im Finale nicht mit."),
-    ("4.1: the starter opens", {}, [], t(BERT, "1-1-1"),
-     "turn_not_yours", "player", "Bert ist nicht an der Reihe, sondern Anna."),
-    ("4.2: clockwise after the starter", {}, [t(ANNA, "2-3-5")], t(CLARA, "1-1-1"),
-     "turn_not_yours", "player", "Clara ist nicht an der Reihe, sondern Bert."),
-    ("4.2: the starter's one throw is the limit", {}, [t(ANNA, "2-3-5")],
-     t(BERT, "1-1-1", 2, hand=True), "throw_limit_exceeded", "throws",
-     "In dieser Runde ist höchstens 1 Wurf erlaubt (Anna hat vorgelegt), nicht 2."),
-    ("4.2: the starter's two throws are the limit", {}, LIMIT_2, t(BERT, "1-1-1", 3, hand=True),
-     "throw_limit_exceeded", "throws",
-     "In dieser Runde sind höchstens 2 Würfe erlaubt (Anna hat vorgelegt), nicht 3."),
-    ("4.2: a turn in detail over the limit", SIXES, LIMIT_2,
-     detail({"dice": [6, 6, 2], "sixes": 1}, {"dice": [6, 2]}, {"dice": [3, 4]}),
-     "throw_limit_exceeded", "detail",
-     "In dieser Runde sind höchstens 2 Würfe erlaubt (Anna hat vorgelegt), nicht 3."),
-    ("3.3: no turning on the round's last allowed throw (Wurf 2 of 2)", SIXES, LIMIT_2,
-     detail({"dice": [6, 5, 2], "aside": [2]}, {"dice": [6, 6], "sixes": 1}, {"dice": [3]}),
-     "throw_limit_exceeded", "detail",
-     "Nach dem letzten erlaubten Wurf (Wurf 2) dürfen keine Sechsen umgedreht werden."),
-    ("3.3: no turning on the round's last allowed throw (Wurf 1 of 1)", SIXES, [t(ANNA, "2-3-5")],
-     detail({"dice": [6, 6, 2], "sixes": 1}, {"dice": [3, 4]}),
-     "throw_limit_exceeded", "detail",
-     "Nach dem letzten erlaubten Wurf (Wurf 1) dürfen keine Sechsen umgedreht werden."),
-]  # fmt: skip
-
-
-@pytest.mark.parametrize(("rule", "options", "before", "bad", "code", "field", "message"), REFUSALS)
-def test_a_refused_command_says_which_rule_it_breaks(
-    rule, options, before, bad, code, field, message
-):
-    """What a refusal of a game says (its code, the field to correct and the German message a
-    player reads); a player not in the game is never right (MalformedInput, 422), the others are
-    refused by the game's state (RuleViolation, 409)."""
-    r = rules(**options)
-    players = FOUR if before is PHASE2 else [ANNA, BERT] if before is OVER else THREE
-    game, _ = play(r, players, ANNA, before)
-    kind = MalformedInput if code == "unknown_player" else RuleViolation
-    with pytest.raises(kind) as err:
-        game.apply(parse_event(bad, r))
-    assert (err.value.code, err.value.field, err.value.message) == (code, field, message), rule
-
-
-def test_a_turn_with_dice_the_games_rules_cannot_score_is_refused():
-    """A command parsed under other house rules (two dice) is checked against the game's own."""
-    game = Game.start(rules(), THREE, ANNA)
-    bad = parse_event({"player": ANNA, "dice": [6, 4], "throws": 1}, rules(two_dice=True))
-    with pytest.raises(MalformedInput) as err:
-        game.apply(bad)
-    assert (err.value.code, err.value.field, err.value.message) == (
-        "invalid_dice", "dice", "[6, 4] ist kein gültiger Wurf: erwartet 3 Würfel mit 1 bis 6 Augen."
-    )  # fmt: skip
-
-
-@pytest.mark.parametrize(
-    ("players", "starter", "field", "message"),
-    [
-        ("Anna", ANNA, "players", "„players“ muss eine Liste von Namen sein."),
-        ([ANNA], ANNA, "players", "Ein Spiel braucht 2 bis 20 Spieler, nicht 1."),
-        ([f"P{i}" for i in range(21)], "P0", "players", "Ein Spiel braucht 2 bis 20 Spieler, nicht 21."),
-        ([ANNA, BERT, ANNA, CLARA, BERT], ANNA, "players",
-         "Jeder Spieler darf nur einmal mitspielen: Anna, Bert."),
-        ([ANNA, BERT], CLARA, "starter", "Der Startspieler „Clara“ spielt nicht mit."),
-    ],
-)  # fmt: skip
-def test_a_game_needs_2_to_20_different_players_and_a_starter_among_them(
-    players, starter, field, message
-):
-    """4.1 and the limits of a game: 2 to 20 players, each once, the starter one of them."""
-    with pytest.raises(MalformedInput) as err:
-        Game.start(rules(), players, starter)
-    assert (err.value.code, err.value.field, err.value.message) == ("invalid_input", field, message)
-    assert Game.start(rules(), [f"P{i}" for i in range(20)], "P19").next_player == "P19"
-    assert Game.start(rules(), [ANNA, BERT], BERT).state().active == (ANNA, BERT)
