@@ -260,6 +260,20 @@ ROUND_ENDS = [
         record(ANNA, 1, BERT, CLARA, 13, "all", ("Schock aus", None), 13),
     ),
     (
+        "4.5 + 5.4 (costs the total) + 10.17: the offender who has not thrown receives the total",
+        dict(preset="nrw", penalty_mode="round_loser", schock_aus="total"),
+        THREE,
+        [pen(CLARA), t(ANNA, "2-3-5"), t(BERT, "1-1-1")],
+        [
+            turn(BERT, "Schock aus", "1-1-1"),
+            lost("Clara bekommt 13 Deckel aus der Mitte – Schock aus von Bert; Clara verliert die "
+                 "Runde wegen einer Strafe.", CLARA, 13, "mitte", BERT, "Schock aus"),
+            said("half_lost", "Clara hat alle Deckel und verliert die erste Hälfte.",
+                 player=CLARA, half=1, stacks={ANNA: 0, BERT: 0, CLARA: 13}),
+        ],
+        record(ANNA, 1, BERT, CLARA, 13, "mitte", ("Schock aus", None), 13),
+    ),
+    (
         "10.9: an unresolved tie at the bottom repeats the round with the same starter",
         {},
         THREE,
@@ -365,3 +379,15 @@ def test_each_end_of_a_round_is_told_by_its_events_and_kept_as_a_round(
     game, events_told = play(r, players, ANNA, events)
     assert events_told == told, rule
     assert game.outcome().rounds[-1].to_json() == kept, rule
+
+
+def test_last_receiver_starts_whoever_received_last_a_penalty_or_a_round():
+    """RULES 4.1 (S0 variant) and 10.18: under "last receiver starts" a penalty's receiver opens
+    the next round, and after a round whose loser receives Deckel that loser opens."""
+    r = rules(next_starter="last_receiver", penalty=1)
+    game, _ = play(r, THREE, ANNA, [pen(BERT)])
+    assert game.next_player == BERT
+    game.apply(parse_event(t(BERT, "1-1-3"), r))
+    game.apply(parse_event(t(CLARA, "2-3-5"), r))
+    game.apply(parse_event(t(ANNA, "4-5-6"), r))  # Clara receives 3 from the Mitte
+    assert game.next_player == CLARA
