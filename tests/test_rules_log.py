@@ -120,7 +120,7 @@ def test_played_at_within_the_years_1_to_9999_in_utc_is_kept_as_given(played_at)
     assert to_log(replay_log(log_with(played_at=played_at))).get("played_at") == played_at
 
 
-@pytest.mark.parametrize("zone", ["Asia/Tokyo", "America/New_York"])
+@pytest.mark.parametrize("zone", ["JST-9", "EST5"])  # POSIX zones: Tokyo, New York
 def test_the_range_of_played_at_is_reckoned_in_utc_whatever_the_local_time_zone(zone):
     """The years 1 to 9999 count in UTC ("in UTC gerechnet"), not in the machine's local time:
     the same log is accepted on a server in Tokyo and one in New York."""

@@ -209,14 +209,14 @@ def finale_game() -> tuple[Game, list[dict[str, object]]]:
     """Two players, 2 Deckel: Bert loses the first half, Anna the second, Bert the Finale."""
     game = Game.start(ruleset_from_config({"preset": "standard", "overrides": {"deckel": 2}}),
                       [ANNA, BERT], ANNA)  # fmt: skip
-    shock4 = {"dice": [1, 1, 4], "throws": 1}
+    schock4 = {"dice": [1, 1, 4], "throws": 1}
     zahl = {"dice": [6, 3, 2], "throws": 1}
     turns = [
-        (ANNA, shock4),
+        (ANNA, schock4),
         (BERT, zahl),
-        (BERT, shock4),
+        (BERT, schock4),
         (ANNA, zahl),
-        (ANNA, shock4),
+        (ANNA, schock4),
         (BERT, zahl),
     ]
     events = []
