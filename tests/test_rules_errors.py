@@ -329,3 +329,18 @@ def test_every_error_has_a_code_its_kinds_default_unless_it_names_one(kind, defa
     )
     named = kind("Falsch.", field="dice", code="invalid_dice")
     assert (named.code, named.field) == ("invalid_dice", "dice")
+
+
+@pytest.mark.parametrize("kind", [SchockenError, MalformedInput, InvalidRules, RuleViolation])
+def test_an_error_at_an_event_of_a_log_is_the_same_error_with_the_events_index(kind):
+    """``at_event``: the same kind, code and field, the message prefixed with the event's
+    index; the error itself is its cause."""
+    original = kind("Falsch.", field="dice", code="invalid_dice")
+    at = original.at_event(4)
+    assert (type(at), at.code, at.field, at.message) == (
+        kind,
+        "invalid_dice",
+        "dice",
+        "event 4: Falsch.",
+    )
+    assert at.__cause__ is original
