@@ -7,6 +7,7 @@ quotes the offending input (the engine's contract, api/rules/errors.py).
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -291,6 +292,12 @@ def test_an_exported_event_is_the_event_that_was_recorded(event, ruleset):
     """GAMELOG: a recorded turn or penalty is written back as the same game-log event, so an
     exported log replays to the same game (``"blind": true`` included)."""
     assert parse_event(event, ruleset).to_json() == event
+
+
+@pytest.mark.parametrize(("event", "ruleset"), EXPORTED_EVENTS)
+def test_an_event_may_be_any_mapping(event, ruleset):
+    """GAMELOG: an event is a JSON object; any read-only mapping of it is read the same way."""
+    assert parse_event(MappingProxyType(event), ruleset) == parse_event(event, ruleset)
 
 
 @pytest.mark.parametrize(
