@@ -1,4 +1,4 @@
-"""Names and reasons (api.rules.text): one normal form, nothing invisible, no look-alikes; the rules a name and a reason must follow."""
+"""Names and reasons (api.rules.text): one normal form, nothing invisible, no look-alikes; the rules a name and a reason must follow. Counted nouns in German (api.rules.words)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import unicodedata
 import pytest
 
 from api.rules.text import name_key, name_problem, normalize_name, reason_problem
+from api.rules.words import count
 
 NFD_JUERGEN = "Ju\u0308rgen"
 NFC_JUERGEN = "J\u00fcrgen"
@@ -167,3 +168,26 @@ def test_reasons_with_control_characters_are_refused_with_their_reason(reason, m
 def test_an_ordinary_reason_is_fine(reason):
     """Any free text on one line is a reason, mixed alphabets and format characters included."""
     assert reason_problem(reason) is None
+
+
+@pytest.mark.parametrize(
+    ("n", "one", "many", "text"),
+    [
+        (1, "Spiel", "Spiele", "1 Spiel"),
+        (0, "Spiel", "Spiele", "0 Spiele"),
+        (2, "Hälfte", "Hälften", "2 Hälften"),
+        (3, "Hälfte", "Hälften", "3 Hälften"),
+        (1.0, "Deckel", "Deckel", "1 Deckel"),
+        (0.5, "Zug", "Züge", "0 Züge"),  # a fraction is plural, however it is rounded
+        (1200, "Zug", "Züge", "1.200 Züge"),
+        (44086, "Zug", "Züge", "44.086 Züge"),
+        (1234567, "Wurf", "Würfe", "1.234.567 Würfe"),
+        (999, "Wurf", "Würfe", "999 Würfe"),
+    ],
+)
+def test_a_counted_noun_is_singular_for_exactly_one_and_groups_thousands_with_dots(
+    n, one, many, text
+):
+    """German counted nouns: the singular for exactly one, the plural otherwise (0, 2, a
+    fraction), thousands grouped with a dot and no decimals (``44.086 Züge``)."""
+    assert count(n, one, many) == text
