@@ -1,12 +1,11 @@
 """Names and reasons (issue 13, item 8): names are stored in NFC, compared after normalization,
 case-folding and look-alike letters, refused when invisible, reordering or mixing Latin with
 Cyrillic or Greek; reasons refuse control characters. Through the API and the form, on every
-store; the text rules themselves in api.rules.text."""
+store; the text rules themselves are in tests/test_rules_text.py."""
 
 from __future__ import annotations
 
 import re
-import unicodedata
 
 import pytest
 from conftest import PLAYERS
@@ -20,66 +19,12 @@ from test_web_pages import (  # noqa: F401  (the form's fixtures, every store)
     text_of,
 )
 
-from api.rules.text import name_key, name_problem, normalize_name, reason_problem
-
 NFD_JUERGEN = "Ju\u0308rgen"
 NFC_JUERGEN = "J\u00fcrgen"
 
 
 def names(table):
     return [p["name"] for p in table.get("/players", headers=table.auth).json]
-
-
-# ------------------------------------------------------------------------------ the text rules
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        "\u200b",  # a zero-width space alone
-        "Anna\u200d",  # a zero-width joiner at the end
-        "\ufeffAnna",  # a byte-order mark
-        "\u3164",  # the Hangul filler: a letter that shows nothing
-        "\u202eanna",  # right-to-left override
-        "Anna\u2066x\u2069",  # an isolate
-        "An\u0000na",
-        "\ue000",  # private use
-        "\u0301",  # a lone combining mark
-    ],
-)
-def test_invisible_and_reordering_names_are_refused(name):
-    assert name_problem(normalize_name(name)) is not None
-
-
-@pytest.mark.parametrize(
-    "name", ["\u0410nna", "Ann\u03b1", "B\u0435rt"]
-)  # Cyrillic А, Greek α, Cyrillic е
-def test_latin_mixed_with_look_alike_letters_is_refused(name):
-    assert "Schrift" in name_problem(normalize_name(name))
-
-
-@pytest.mark.parametrize(
-    "name", ["Anna", "Jürgen", "Иван Петров", "Ζεύς", "李小龙", "O'Neil-Smith", "Dieter 2", "😀"]
-)
-def test_ordinary_names_in_any_one_script_are_fine(name):
-    assert name_problem(normalize_name(name)) is None
-
-
-def test_names_are_nfc_with_single_spaces_and_compare_by_key():
-    assert normalize_name(f"  {NFD_JUERGEN}   Müller ") == f"{NFC_JUERGEN} Müller"
-    assert unicodedata.is_normalized("NFC", normalize_name(NFD_JUERGEN))
-    assert name_key(NFD_JUERGEN) == name_key("JÜRGEN") == name_key(NFC_JUERGEN)
-    assert name_key("\u0410\u0412\u0421") == name_key("ABC")  # all-Cyrillic look-alike
-    assert name_key("Anna") != name_key("Anne")
-
-
-@pytest.mark.parametrize("reason", ["zu\nfrüh", "a\x00b", "\x1b[31mrot", "tab\tbed", "\u202etxet"])
-def test_reasons_with_control_characters_are_refused(reason):
-    assert reason_problem(reason) is not None
-
-
-def test_an_ordinary_reason_is_fine():
-    assert reason_problem("zu frühes Aufdecken (2. Mal!)") is None
 
 
 # ---------------------------------------------------------------------------------- the API

@@ -273,3 +273,74 @@ def test_a_detailed_turn_with_a_non_boolean_blind_is_malformed(value):
     event = {"player": ANNA, "detail": [{"dice": [1, 2, 3]}], "blind": value}
     with pytest.raises(MalformedInput):
         parse_event(event, rules(blind=True))
+
+
+@pytest.mark.parametrize(
+    ("events", "expected"),
+    [
+        pytest.param(
+            [t(ANNA, "2-3-5"), {"player": BERT, "dice": [9, 9, 9], "throws": 1}],
+            (MalformedInput, "invalid_dice", "dice", 1,
+             "„dice“ muss eine Liste von Augenzahlen 1 bis 6 sein, nicht [9, 9, 9]."),
+            id="malformed event 1: pips 9",
+        ),
+        pytest.param(
+            [t(ANNA, "2-3-5"), t(BERT, "1-1-1"), t(DIETER, "1-1-1")],
+            (RuleViolation, "turn_not_yours", "player", 2,
+             "Dieter ist nicht an der Reihe, sondern Clara."),
+            id="rule violation at event 2: out of turn",
+        ),
+    ],
+)  # fmt: skip
+def test_a_log_error_keeps_the_kind_code_and_field_of_the_events_error(events, expected):
+    """A refused event of a game log is refused as it would be on its own (same kind, code and
+    field), its message prefixed with the event's index; the error on its own is its cause."""
+    kind, code, field, index, message = expected
+    with pytest.raises(kind) as err:
+        replay_log(log(*events))
+    assert (type(err.value), err.value.code, err.value.field) == (kind, code, field)
+    assert err.value.message == f"event {index}: {message}"
+    cause = err.value.__cause__
+    assert isinstance(cause, kind) and (cause.code, cause.field, cause.message) == (
+        code,
+        field,
+        message,
+    )
+
+
+@pytest.mark.parametrize(
+    ("kind", "default_code"),
+    [
+        (SchockenError, "invalid_input"),
+        (MalformedInput, "invalid_input"),
+        (InvalidRules, "invalid_rules"),
+        (RuleViolation, "rule_violation"),
+    ],
+)
+def test_every_error_has_a_code_its_kinds_default_unless_it_names_one(kind, default_code):
+    """Each error has a ``code`` (errors.py, catalogued in api/domain/problems.py): the one it
+    was raised with, else its kind's default; ``field`` is the input at fault, if any."""
+    plain = kind("Falsch.")
+    assert (plain.code, plain.field, plain.message, str(plain)) == (
+        default_code,
+        None,
+        "Falsch.",
+        "Falsch.",
+    )
+    named = kind("Falsch.", field="dice", code="invalid_dice")
+    assert (named.code, named.field) == ("invalid_dice", "dice")
+
+
+@pytest.mark.parametrize("kind", [SchockenError, MalformedInput, InvalidRules, RuleViolation])
+def test_an_error_at_an_event_of_a_log_is_the_same_error_with_the_events_index(kind):
+    """``at_event``: the same kind, code and field, the message prefixed with the event's
+    index; the error itself is its cause."""
+    original = kind("Falsch.", field="dice", code="invalid_dice")
+    at = original.at_event(4)
+    assert (type(at), at.code, at.field, at.message) == (
+        kind,
+        "invalid_dice",
+        "dice",
+        "event 4: Falsch.",
+    )
+    assert at.__cause__ is original

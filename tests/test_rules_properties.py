@@ -31,6 +31,11 @@ from api.rules import (
 )
 from api.rules.simulate import NAMES, play_turn
 
+#: random games per property; mutation testing (the "mutation" profile, tests/conftest.py)
+#: judges thousands of mutants, each on a fixed 20 of them
+MANY = 20 if settings.get_current_profile_name() == "mutation" else 150
+SOME = 20 if settings.get_current_profile_name() == "mutation" else 100
+
 OVERRIDES = st.fixed_dictionaries(
     {},
     optional={
@@ -104,7 +109,7 @@ def play(spec: dict, check) -> Game:
     raise AssertionError("the game did not end")
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=MANY, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(GAMES)
 def test_deckel_are_conserved_after_every_event(spec):
     def check(game, command, events, before):
@@ -115,7 +120,7 @@ def test_deckel_are_conserved_after_every_event(spec):
     play(spec, check)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=MANY, deadline=None)
 @given(GAMES)
 def test_every_game_ends_with_exactly_one_loser(spec):
     game = play(spec, lambda *a: None)
@@ -130,7 +135,7 @@ def test_every_game_ends_with_exactly_one_loser(spec):
         assert sorted(game.finale) == sorted(game.half_losers)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=MANY, deadline=None)
 @given(GAMES)
 def test_a_blattschuss_game_has_no_finale(spec):
     kinds: list[EventKind] = []
@@ -144,7 +149,7 @@ def test_a_blattschuss_game_has_no_finale(spec):
         assert kinds.count(EventKind.FINALE_STARTED) == 1
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=MANY, deadline=None)
 @given(GAMES)
 def test_the_half_loser_holds_all_deckel_when_the_half_ends(spec):
     def check(game, command, events, before):
@@ -160,7 +165,7 @@ def test_the_half_loser_holds_all_deckel_when_the_half_ends(spec):
     play(spec, check)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=MANY, deadline=None)
 @given(GAMES)
 def test_an_eliminated_player_never_throws_again_in_that_half(spec):
     out: set[str] = set()
@@ -181,7 +186,7 @@ def test_an_eliminated_player_never_throws_again_in_that_half(spec):
     play(spec, check)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=SOME, deadline=None)
 @given(GAMES)
 def test_replaying_a_games_log_reproduces_its_outcome(spec):
     game = play(spec, lambda *a: None)
@@ -205,7 +210,7 @@ BAD_EVENTS = st.one_of(
 )
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=SOME, deadline=None)
 @given(GAMES, st.integers(0, 400), BAD_EVENTS)
 def test_a_rejected_event_changes_nothing(spec, stop_after, bad):
     full = play(spec, lambda *a: None)

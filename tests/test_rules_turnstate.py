@@ -18,6 +18,7 @@ from api.rules import (
     RecordThrow,
     RecordTurn,
     RuleViolation,
+    Throw,
     evaluation_table,
     parse_event,
     record_command,
@@ -373,3 +374,67 @@ def test_must_stop_agrees_with_the_engine_in_random_games(system):
                 seen[how] = seen.get(how, 0) + 1
         assert turn_state(game, None) is None
     assert seen.get("must_stop", 0) >= 5 and seen.get("free", 0) >= 20, seen
+
+
+# ---------------------------------------------------------------------------- as the API shows it
+
+
+def test_the_turn_state_as_json_names_every_field_as_the_api_documents_it():
+    """Every game answer carries ``turn``: half, round, opener, player, limit, the open turn
+    and ``must_stop``, under these names (the API's turn-closing rules)."""
+    game = Game.start(PRESETS["standard"], [ANNA, BERT, CLARA], ANNA)
+    game.apply(summary(ANNA, [1, 1, 4], 2, False))
+    opened = play(game, throw(BERT, 1, 5, 3, aside=[1]))
+    t = turn_state(game, opened)
+    assert t is not None and t.to_json() == {
+        "half": 1,
+        "round": 0,
+        "round_of_half": 1,
+        "opener": ANNA,
+        "player": BERT,
+        "position": 1,
+        "last_in_round": False,
+        "limit": 2,
+        "limit_fixed": True,
+        "opener_cap": 3,
+        "open": {
+            "throws_used": 1,
+            "throws_left": 1,
+            "kept": [1],
+            "dice_in_cup": 2,
+            "blind": False,
+            "can_stop": True,
+            "next_player": CLARA,
+        },
+        "must_stop": False,
+    }
+    t = turn_state(game, None)
+    assert t is not None and t.to_json()["open"] is None
+
+
+@pytest.mark.parametrize(
+    ("throws", "blind", "left", "in_cup"),
+    [
+        pytest.param([Throw((2, 3, 4))], False, 2, 3, id="one of three throws used"),
+        pytest.param([Throw((2, 3, 4))], True, 0, 3, id="blind: one throw and no more"),
+        pytest.param(
+            [Throw((1, 2, 4), (1,)), Throw((1, 3), (1,)), Throw((1,), (1,))],
+            False,
+            0,
+            0,
+            id="all throws used, every die kept",
+        ),  # fmt: skip
+    ],
+)
+def test_an_open_turn_counts_the_throws_left_and_the_dice_in_the_cup(throws, blind, left, in_cup):
+    """The open turn as the turn state shows it: a blind turn is one throw, so nothing is
+    left; otherwise the limit minus the throws used, and the dice not yet kept are in the cup
+    (never fewer than none, even for an open turn that has used everything)."""
+    game = Game.start(PRESETS["standard"], [ANNA, BERT], ANNA)
+    t = turn_state(game, OpenTurn(ANNA, tuple(throws), blind))
+    assert t is not None and t.open is not None
+    assert (t.open.throws_used, t.open.throws_left, t.open.dice_in_cup) == (
+        len(throws),
+        left,
+        in_cup,
+    )

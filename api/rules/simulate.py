@@ -7,8 +7,9 @@ The simulated players follow one simple, documented strategy (a cautious pub reg
    (Straße, General, Schock, a special result), or — if somebody already threw in this
    round — when the result beats the round's current worst result.
 3. Otherwise set every one aside (the building block of a Schock); where the house rules allow
-   turning sixes and the throw shows two or three sixes, turn them into ones as well. Then
-   throw the rest again. Never set aside every die.
+   turning sixes and the throw shows two sixes, turn one of them into a one as well. Then
+   throw the rest again. (That never sets aside every die: two ones are a Schock, three
+   sixes a General, and the player stops on either.)
 
 Every game is played through the engine, so it is valid by construction.
 
@@ -60,7 +61,9 @@ def play_turn(
     turning = rules.sixes_turning
     kept: list[int] = []
     throws: list[Throw] = []
-    for k in range(1, limit + 1):
+    k = 0  # the throw
+    while True:
+        k += 1
         cup = count - len(kept)
         rolls = _ROLLS[cup]
         dice = rolls[int(rand() * len(rolls))]
@@ -81,17 +84,12 @@ def play_turn(
                 False,
                 tuple(throws) if detail else None,
             )
-        sixes = 0
-        if turning and dice.count(6) >= 2:
-            sixes = min(dice.count(6) - 1, 2)
+        sixes = 1 if turning and dice.count(6) >= 2 else 0
         aside = [1] * dice.count(1)
-        if len(kept) + sixes + len(aside) >= count:
-            aside = aside[: count - 1 - len(kept) - sixes]
         if detail:
             throws.append(Throw(dice, tuple(aside), sixes))
         kept.extend([1] * sixes)
         kept.extend(aside)
-    raise AssertionError("unreachable: the last throw always stops")  # pragma: no cover
 
 
 def simulate_game(

@@ -290,7 +290,7 @@ def _check_acting(
             code="throw_limit_exceeded",
         )
     kept = sum(len(t.aside) + t.sixes for t in throws)
-    in_cup = max(game.rules.dice_count - kept, 0)
+    in_cup = game.rules.dice_count - kept  # 0 once every die is out: the probe throws none
     turn_in_detail(player, (*throws, Throw((2,) * in_cup)), False, game.rules)
 
 
