@@ -391,3 +391,14 @@ def test_last_receiver_starts_whoever_received_last_a_penalty_or_a_round():
     game.apply(parse_event(t(CLARA, "2-3-5"), r))
     game.apply(parse_event(t(ANNA, "4-5-6"), r))  # Clara receives 3 from the Mitte
     assert game.next_player == CLARA
+
+
+@pytest.mark.parametrize("ties", ["throws_then_repeat", "later_lower_unless_fewer", "earlier_wins"])
+def test_hand_beats_assembled_comes_before_every_tie_rule_even_with_more_throws(ties):
+    """RULES 10.3: "hand beats assembled" breaks a tie at equal category and height before the
+    tie rule of 4.4: Clara's Schock 3 from the hand in 3 throws beats Bert's assembled one in 2."""
+    r = rules(hand_beats_assembled=["schock"], ties=ties)
+    events = [t(ANNA, "2-3-5", 3), t(BERT, "1-1-3", 2), t(CLARA, "1-1-3", 3, hand=True)]
+    game, _ = play(r, THREE, ANNA, events)
+    kept = game.outcome().rounds[-1].to_json()
+    assert (kept["best"], kept["worst"], kept["deckel"]) == (CLARA, ANNA, 3)

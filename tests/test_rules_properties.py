@@ -341,6 +341,8 @@ def test_a_turn_with_dice_the_games_rules_cannot_score_is_refused():
         ([ANNA, BERT, ANNA, CLARA, BERT], ANNA, "players",
          "Jeder Spieler darf nur einmal mitspielen: Anna, Bert."),
         ([ANNA, BERT], CLARA, "starter", "Der Startspieler „Clara“ spielt nicht mit."),
+        ([ANNA, " "], ANNA, "players", "Der Spielername fehlt oder ist leer."),
+        ([ANNA, BERT], "", "starter", "Der Spielername fehlt oder ist leer."),
     ],
 )  # fmt: skip
 def test_a_game_needs_2_to_20_different_players_and_a_starter_among_them(
