@@ -156,6 +156,7 @@ def test_schock_aus_in_the_finale_decides_the_game_at_once():
     assert game.finale == [ANNA, CLARA]
     assert game.phase == "finale" and game.next_player == ANNA  # the last loser opens
     assert game.active == [ANNA, CLARA] and game.mitte == 5
+    assert game.copy().outcome() == game.outcome()  # a copy is the same game, its Finale too
     with pytest.raises(RuleViolation):
         game.apply(parse_event(t(BERT, "2-3-5"), r))
     game.apply(parse_event(t(ANNA, "1-1-1"), r))
