@@ -1,7 +1,7 @@
 """Halves, the Finale, penalties and the end of a game (RULES.md): who loses, who holds the Deckel,
 who starts — and what the engine tells about it: the domain events (the German sentence a player
-reads and its payload), the round and penalty records of the outcome (GAMELOG.md "The outcome")
-and the turn facts."""
+reads and its payload) and the round and penalty records of the outcome (GAMELOG.md "The
+outcome"). The limits of a penalty: 1 to 99 Deckel."""
 
 from __future__ import annotations
 
