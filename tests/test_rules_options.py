@@ -68,6 +68,21 @@ REFUSED_OPTIONS = [
         id="GAMELOG penalty: null or 1 to 99",
     ),
     pytest.param(
+        {"overrides": {"deckel": None}},
+        "deckel",
+        "Hausregel „deckel“: None ist ungültig " + LIMITS.format(2, 99),
+        id="only penalty may be null",
+    ),
+    pytest.param(
+        {"overrides": {"bier": True}},
+        "bier",
+        "Unbekannte Hausregel „bier“ (bekannt: deckel, max_throws, sixes_turning, "
+        "ones_only_aside, general_over_schock2, strassen, hand_only, hand_beats_assembled, "
+        "ties, jule, specials, two_fives_never_lose, schock_aus, schock_aus_ends_round, "
+        "passing_on, next_starter, finale_opener, blind, penalty, penalty_mode, two_dice).",
+        id="the options of GAMELOG",
+    ),
+    pytest.param(
         {"overrides": {"sixes_turning": "yes"}},
         "sixes_turning",
         "Hausregel „sixes_turning“: 'yes' ist kein true/false.",
@@ -96,6 +111,18 @@ REFUSED_OPTIONS = [
         "two_dice",
         "Hausregeln „two_dice“ und „sixes_turning“ passen nicht zusammen.",
         id="two dice cannot turn sixes",
+    ),
+    pytest.param(
+        ["standard"],
+        None,
+        "Die Hausregeln müssen ein Objekt mit preset und overrides sein.",
+        id="the house rules are an object",
+    ),
+    pytest.param(
+        {"preset": "standard", "zusatz": 2, "extra": 1},
+        None,
+        "Unbekannte Felder in den Hausregeln: extra, zusatz.",
+        id="the house rules have preset and overrides only",
     ),
     pytest.param(
         {"overrides": ["deckel"]},
@@ -235,6 +262,21 @@ def test_own_specials_are_kept_as_the_objects_of_the_gamelog():
         {"name": "Bombe", "pips": [5, 5, 1], "rank": 485, "deckel": "all"},
     ]
     assert ruleset_from_config(rules.to_config()) == rules
+
+
+def test_a_penalty_of_null_means_no_fixed_number_of_strafdeckel():
+    """GAMELOG.md penalty: null (no fixed number) or the Deckel per penalty."""
+    rules = ruleset_from_config({"preset": "wikipedia", "overrides": {"penalty": None}})
+    assert rules.penalty is None and PRESETS["wikipedia"].penalty == 2
+    assert rules.to_config() == {"preset": "wikipedia", "overrides": {"penalty": None}}
+
+
+def test_own_specials_pass_from_one_ruleset_to_another():
+    """A ruleset's specials (names and Special objects) are valid options of another one."""
+    rules = ruleset_from_config(specials("neuner", zwoelfer()))
+    copy = PRESETS["standard"].replace(specials=rules.specials)
+    assert copy == rules
+    assert evaluate((2, 6, 4), False, copy).name == "Zwölfer"
 
 
 def test_describe_lists_every_option_with_its_value_and_its_german_explanation():
