@@ -299,8 +299,9 @@ def test_replace_changes_single_options_and_keeps_the_preset_and_the_other_overr
     assert err.value.field == "deckel"
 
 
-def test_the_config_of_a_ruleset_outside_the_presets_names_every_option():
-    """to_config keeps only the options that differ from the preset: with no such preset, all."""
+def test_the_config_of_a_ruleset_outside_the_presets_names_its_options():
+    """to_config keeps only the options that differ from the preset: with no such preset,
+    every option that has a value."""
     rules = Ruleset(preset="stammtisch", deckel=15)
     config = rules.to_config()
     assert config["preset"] == "stammtisch"
