@@ -70,7 +70,7 @@ SECTION_2_ROWS = [
 @pytest.mark.parametrize(
     ("throw", "category", "name", "deckel"),
     SECTION_2_ROWS,
-    ids=[f"{r[2]}-{''.join(map(str, r[0]))}" for r in SECTION_2_ROWS],
+    ids=[f"{r[2].replace('ß', 'ss')}-{''.join(map(str, r[0]))}" for r in SECTION_2_ROWS],
 )
 def test_each_row_of_the_default_table_has_its_category_name_and_deckel(
     throw, category, name, deckel, hand

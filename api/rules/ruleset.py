@@ -345,8 +345,8 @@ def ruleset_from_config(config: Any, *, base: Ruleset | None = None) -> Ruleset:
     unknown = set(config) - {"preset", "overrides"}
     if unknown:
         raise InvalidRules(f"Unbekannte Felder in den Hausregeln: {', '.join(sorted(unknown))}.")
-    preset_name = config.get("preset", base.preset if base else "standard")
     if base is None:
+        preset_name = config.get("preset", "standard")
         if not isinstance(preset_name, str) or preset_name not in PRESETS:
             raise InvalidRules(
                 f"Unbekanntes Regelwerk {preset_name!r} (bekannt: {', '.join(PRESETS)}).",
