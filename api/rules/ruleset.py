@@ -371,41 +371,33 @@ def _finish(rules: Ruleset) -> Ruleset:
     return dataclasses.replace(rules, _special_table=_build_special_table(rules))
 
 
-def _preset(name: str, **options: Any) -> Ruleset:
-    return _finish(Ruleset(preset=name, **options))
-
-
 # RULES.md section 8. The table's readings: hennef turns sixes (assumed), party and nrw use the
 # standard tie rule (not stated), nrw also turns three sixes into two ones (GAMELOG allows
 # that with sixes_turning everywhere).
-PRESETS: dict[str, Ruleset] = {
-    "standard": _preset("standard"),
-    "wikipedia": _preset(
-        "wikipedia",
+_PRESET_OPTIONS: dict[str, dict[str, Any]] = {
+    "standard": dict(),
+    "wikipedia": dict(
         sixes_turning=True,
         hand_beats_assembled=frozenset({"schock_aus"}),
         ties=Ties.LATER_LOWER_UNLESS_FEWER,
         penalty=2,
     ),
-    "bvb": _preset("bvb", sixes_turning=True, general_over_schock2=True, ties=Ties.EARLIER_WINS),
-    "hennef": _preset(
-        "hennef",
+    "bvb": dict(sixes_turning=True, general_over_schock2=True, ties=Ties.EARLIER_WINS),
+    "hennef": dict(
         sixes_turning=True,
         general_over_schock2=True,
         hand_only=frozenset({"strasse"}),
         ties=Ties.LATER_LOWER_UNLESS_FEWER,
     ),
-    "wolbeck": _preset(
-        "wolbeck",
+    "wolbeck": dict(
         sixes_turning=True,
         hand_only=frozenset({"general", "strasse"}),
         hand_beats_assembled=frozenset({"schock"}),
         ties=Ties.EARLIER_WINS,
         jule=Jule.SIEBEN,
     ),
-    "party": _preset("party", sixes_turning=True),
-    "nrw": _preset(
-        "nrw",
+    "party": dict(sixes_turning=True),
+    "nrw": dict(
         sixes_turning=True,
         hand_only=frozenset({"general", "strasse"}),
         schock_aus_ends_round=True,
@@ -413,4 +405,7 @@ PRESETS: dict[str, Ruleset] = {
         penalty=1,
         finale_opener=FinaleOpener.FIRST_HALF_LOSER,
     ),
+}
+PRESETS: dict[str, Ruleset] = {
+    name: _finish(Ruleset(preset=name, **options)) for name, options in _PRESET_OPTIONS.items()
 }

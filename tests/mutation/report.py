@@ -30,8 +30,6 @@ from mutmut.mutation.diff_apply import get_diff_for_mutant
 from mutmut.stats import status_by_exit_code
 
 EQUIVALENTS = Path(__file__).with_name("equivalents.txt")
-#: while several people work on it at once: one more file each (equivalents-<topic>.txt)
-PARTS = "equivalents-*.txt"
 
 
 @dataclass(frozen=True)
@@ -42,14 +40,8 @@ class Equivalent:
     reason: str
 
 
-def read_equivalents() -> dict[str, Equivalent]:
+def read_equivalents(path: Path = EQUIVALENTS) -> dict[str, Equivalent]:
     entries: dict[str, Equivalent] = {}
-    for path in [EQUIVALENTS, *sorted(EQUIVALENTS.parent.glob(PARTS))]:
-        read_file(path, entries)
-    return entries
-
-
-def read_file(path: Path, entries: dict[str, Equivalent]) -> None:
     for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
         if not line.strip() or line.startswith("#"):
             continue
@@ -60,6 +52,7 @@ def read_file(path: Path, entries: dict[str, Equivalent]) -> None:
         if name in entries:
             sys.exit(f"{path}:{number}: {name} listed twice")
         entries[name] = Equivalent(name, fingerprint, kind, reason)
+    return entries
 
 
 def statuses() -> dict[str, tuple[str, Path]]:
