@@ -6,6 +6,7 @@ outcome"). The limits of a penalty: 1 to 99 Deckel."""
 from __future__ import annotations
 
 import pytest
+from test_rules_rounds import ANNA, BERT, CLARA, DIETER, FOUR, THREE, pen, rules, t
 
 from api.rules import (
     Game,
@@ -13,33 +14,9 @@ from api.rules import (
     MalformedInput,
     RuleViolation,
     parse_event,
-    ruleset_from_config,
 )
 
-ANNA, BERT, CLARA, DIETER = "Anna", "Bert", "Clara", "Dieter"
-THREE = [ANNA, BERT, CLARA]
-FOUR = [ANNA, BERT, CLARA, DIETER]
-WHY = "Würfel vom Tisch"
-
-
-def rules(preset: str = "standard", **overrides):
-    return ruleset_from_config({"preset": preset, "overrides": overrides})
-
-
-def t(player: str, result: str, throws: int = 1, hand: bool | None = None, blind: bool = False):
-    """A turn summary; ``result`` like "1-1-4"; more than one throw is assembled by default."""
-    event = {"player": player, "dice": [int(p) for p in result.split("-")], "throws": throws}
-    event["hand"] = (throws == 1) if hand is None else hand
-    if blind:
-        event["blind"] = True
-    return event
-
-
-def pen(player: str, deckel: int | None = None, reason: str = WHY):
-    body = {"player": player, "reason": reason}
-    if deckel is not None:
-        body["deckel"] = deckel
-    return {"penalty": body}
+WHY = "Würfel vom Tisch"  # the reason pen() gives
 
 
 def play(r, players, starter, events) -> tuple[Game, list[dict]]:

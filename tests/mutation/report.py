@@ -25,11 +25,9 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from mutmut.__main__ import SourceFileMutationData, walk_mutatable_files
-from mutmut.mutation.diff_apply import get_diff_for_mutant
-from mutmut.stats import status_by_exit_code
-
 EQUIVALENTS = Path(__file__).with_name("equivalents.txt")
+#: why no test can kill a mutant (explained at the top of equivalents.txt)
+KINDS = ("same-result", "unreachable", "caller-value", "order", "speed")
 
 
 @dataclass(frozen=True)
@@ -49,6 +47,8 @@ def read_equivalents(path: Path = EQUIVALENTS) -> dict[str, Equivalent]:
         if len(parts) < 4:
             sys.exit(f"{path}:{number}: want <name> <fingerprint> <kind> <reason>")
         name, fingerprint, kind, reason = parts
+        if kind not in KINDS:
+            sys.exit(f"{path}:{number}: kind {kind!r} is none of {', '.join(KINDS)}")
         if name in entries:
             sys.exit(f"{path}:{number}: {name} listed twice")
         entries[name] = Equivalent(name, fingerprint, kind, reason)
@@ -57,6 +57,9 @@ def read_equivalents(path: Path = EQUIVALENTS) -> dict[str, Equivalent]:
 
 def statuses() -> dict[str, tuple[str, Path]]:
     """Every mutant's mutmut status ("killed", "survived", "no tests", …) and source file."""
+    from mutmut.__main__ import SourceFileMutationData, walk_mutatable_files
+    from mutmut.stats import status_by_exit_code
+
     found: dict[str, tuple[str, Path]] = {}
     for path in walk_mutatable_files():
         data = SourceFileMutationData(path=path)
@@ -80,6 +83,8 @@ def fingerprint(diff: str) -> str:
 
 
 def main() -> int:
+    from mutmut.mutation.diff_apply import get_diff_for_mutant
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--diffs", action="store_true", help="show each survivor's diff")
     parser.add_argument("--kinds", action="store_true", help="count the equivalents by kind")
