@@ -228,6 +228,9 @@ def test_a_failing_store_delays_the_streams_without_ending_them(app, table, hubs
     game = table.start(["Anna", "Bert"])
     client = h.open(Cursor(st_id(app, table.slug), game, 0))
     client.read_until(lambda t: "retry" in t)
+    # caught up, so a page read begun before the store fails cannot carry the turn
+    wait_for(lambda: all(s.live for s in list(h.hub.streams.values())))
+    time.sleep(0.1)  # a round that was already reading has ended
     monkeypatch.setattr(hub_module, "page", flaky)
     table.post(f"/games/{game}/turns", ANNA)
     assert "id: 1\n" in client.read_until(lambda t: "id: 1\n" in t, 3)
