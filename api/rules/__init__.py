@@ -110,7 +110,6 @@ __all__ = [
     "FinaleOpener",
     "FinaleStarted",
     "GameAbandoned",
-    "GameAbandoned",
     "GameStarted",
     "Game",
     "GameHeader",
