@@ -45,7 +45,8 @@ from api.rules import (
     throws_word,
     to_log,
 )
-from api.web import forms, protocol
+from api.table import views as protocol
+from api.web import forms
 from schemas.events import EVENT_KINDS, data_keys, meaning
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from conftest import store_config
 from flask import Flask
-from test_web_pages import Browser, add_players, create, game_state, seq_of, start
+from test_web_pages import Browser, add_players, create, game_state, seq_of, start, turn
 
 from api.app import create_app
 from api.http.headers import STRICT_CSP
@@ -67,20 +67,34 @@ def test_an_entry_is_recorded_once_per_key_even_when_sent_again(
 ) -> None:
     slug, game = table
     seq = seq_of(web.get(game))
-    first = send(web, game, "k-1", seq=seq, wurf="113", throws="1")
+    first = send(web, game, "k-1", seq=seq, player="Anna", wurf="113", throws="1")
     assert first.status_code == 200, first.text
     assert first.json == {
         "seq": int(seq) + 1,
         "entry": "Zug von Anna (1-1-3)",
-        "messages": first.json["messages"],
+        "messages": [["turn_recorded", "Anna: Schock 3 (1-1-3, 1 Wurf)."]],
     }
-    again = send(web, game, "k-1", seq=seq, wurf="113", throws="1")  # the answer was lost
+    again = send(web, game, "k-1", seq=seq, player="Anna", wurf="113", throws="1")  # lost answer
     assert again.status_code == 200
     assert again.headers["Idempotent-Replayed"] == "true"
     assert again.json == first.json
     state = game_state(app, slug, game)
     assert state["seq"] == int(seq) + 1
-    assert state["next_player"] == "Bert"  # the server knew whose turn it was
+    assert state["next_player"] == "Bert"
+
+
+def test_an_entry_keeps_its_player_the_server_never_books_it_to_whoever_is_next(
+    web: Browser, app: Flask, table: tuple[str, str]
+) -> None:
+    slug, game = table
+    seq = seq_of(web.get(game))
+    nameless = send(web, game, "n", seq=seq, wurf="113", throws="1")
+    assert nameless.status_code == 422
+    assert nameless.json["message"] == "Der Eintrag kam ohne Spieler an; bitte neu eingeben."
+    wrong = send(web, game, "w", seq=seq, player="Bert", wurf="113", throws="1")  # Anna opens
+    assert wrong.status_code == 422
+    assert "Anna" in wrong.json["message"] and "Bert" in wrong.json["message"]
+    assert game_state(app, slug, game)["seq"] == int(seq)
 
 
 def test_an_entry_for_an_older_version_is_a_conflict_in_german(
@@ -88,14 +102,50 @@ def test_an_entry_for_an_older_version_is_a_conflict_in_german(
 ) -> None:
     slug, game = table
     seq = seq_of(web.get(game))
-    assert send(web, game, "a", seq=seq, wurf="113", throws="1").status_code == 200
-    late = send(web, game, "b", seq=seq, wurf="653", throws="1")  # made for the old version
+    assert send(web, game, "a", seq=seq, player="Anna", wurf="113", throws="1").status_code == 200
+    late = send(web, game, "b", seq=seq, player="Anna", wurf="653", throws="1")  # old version
     assert late.status_code == 409
     assert late.json["conflict"] is True
     assert late.json["seq"] == int(seq) + 1
     assert late.json["last"] == "Zug von Anna (1-1-3)"
     assert "Auf einem anderen Handy wurde inzwischen eingetragen" in late.json["message"]
+    # the new state, for the phone's engine to re-apply its waiting entries on
+    assert late.json["state"]["seq"] == int(seq) + 1
+    assert late.json["state"]["entries"] == [
+        [int(seq) + 1, "turn", {"player": "Anna", "dice": [3, 1, 1], "throws": 1}]
+    ]
     assert game_state(app, slug, game)["seq"] == int(seq) + 1
+
+
+def test_an_entry_for_a_game_decided_meanwhile_says_so_and_records_nothing(
+    web: Browser, app: Flask, table: tuple[str, str]
+) -> None:
+    slug, _ = table
+    game = start(web, slug, ["Anna", "Bert"], "Anna")
+    seq = seq_of(web.get(game))  # the phone's version, before the other phone finishes
+    # the other phone: Bert loses both halves to a Schock aus each (Blattschuss)
+    for player, dice in (("Anna", "111"), ("Bert", "653"), ("Bert", "653"), ("Anna", "111")):
+        turn(web, game, player, dice, "1")
+    assert game_state(app, slug, game)["phase"] == "finished"
+    late = send(web, game, "x", seq=seq, player="Anna", wurf="113", throws="1")
+    assert late.status_code == 409
+    assert late.json["closed"] is True
+    assert late.json["message"] == "Das Spiel ist schon entschieden: Bert hat verloren."
+    assert late.json["state"]["seq"] == int(seq) + 4
+    assert game_state(app, slug, game)["seq"] == int(seq) + 4
+
+
+def test_an_entry_for_an_abandoned_game_says_so_and_records_nothing(
+    web: Browser, app: Flask, table: tuple[str, str]
+) -> None:
+    slug, game = table
+    seq = seq_of(web.get(game))
+    web.post(game + "/abbrechen")
+    late = send(web, game, "x", seq=seq, player="Anna", wurf="113", throws="1")
+    assert late.status_code == 409
+    assert late.json["closed"] is True
+    assert late.json["message"] == "Das Spiel wurde abgebrochen: es nimmt keine Einträge mehr."
+    assert game_state(app, slug, game)["seq"] == int(seq)
 
 
 def test_a_rejected_or_keyless_entry_records_nothing(
@@ -103,10 +153,10 @@ def test_a_rejected_or_keyless_entry_records_nothing(
 ) -> None:
     slug, game = table
     seq = seq_of(web.get(game))
-    bad = send(web, game, "c", seq=seq, wurf="117", throws="1")
+    bad = send(web, game, "c", seq=seq, player="Anna", wurf="117", throws="1")
     assert bad.status_code == 422
     assert "„117“ sind keine Würfel" in json.dumps(bad.json, ensure_ascii=False)
-    keyless = send(web, game, None, seq=seq, wurf="113", throws="1")
+    keyless = send(web, game, None, seq=seq, player="Anna", wurf="113", throws="1")
     assert keyless.status_code == 400
     forged = web.client.post(
         game + "/eintrag",

@@ -783,7 +783,7 @@ def test_two_dice_rules_show_two_die_rows_and_accept_two_typed_pips(web: Browser
 def test_the_history_groups_rounds_by_half_with_repeats_and_penalties() -> None:
     from api.rules import DomainEvent as Ev
     from api.rules import Half, HalfLost, PenaltyGiven, RoundLost, RoundRepeated, TurnRecorded
-    from api.web.protocol import protocol
+    from api.table.views import protocol
 
     def turn(message: str) -> Ev:
         return Ev(message, TurnRecorded(message[0], message[3:], ""))
@@ -883,7 +883,7 @@ def test_an_unexpected_error_is_a_german_page_with_the_security_headers(
     def broken(*_args: Any, **_kw: Any) -> Any:
         raise RuntimeError("kaputt")
 
-    monkeypatch.setattr(api.web.games, "board", broken)
+    monkeypatch.setattr(api.web.games, "screen", broken)
     r = web.get(game)
     assert r.status_code == 500
     assert "Da ist etwas schiefgegangen." in text_of(r) and "kaputt" not in r.text

@@ -10,6 +10,7 @@ processes share one database), and each game's engine state is cached between re
 turn costs one engine step, not a replay of the whole game.
 """
 
+from ..table.entry import describe_entry
 from .base import utcnow
 from .cache import GameCache
 from .errors import (
@@ -24,7 +25,6 @@ from .errors import (
     Unauthorized,
     unavailable_message,
 )
-from .recording import describe_entry
 from .services import Services
 from .stammtische import hash_token, slugify
 from .views import GameView, WriteResult

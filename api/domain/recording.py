@@ -10,28 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..rules import DomainEvent, Undone, format_dice
+from ..rules import DomainEvent, Undone
 from ..storage import FactsWrite, LogEntry, Stammtisch, StorageConflict
+from ..table.entry import describe_entry
 from .base import UseCases
 from .errors import CONCURRENT_CHANGE, Conflict
 from .facts import derive_facts, facts_write, seating_of
 from .names import check_reason
 from .runtime import GameRuntime, header_of
 from .views import GameView, WriteResult
-
-
-def describe_entry(kind: str, body: dict[str, Any]) -> str:
-    """A log entry in a few German words ("Zug von Bert (5-6-6)"), for undo buttons and audit."""
-    if kind == "penalty":
-        p = body["penalty"]
-        return f"Strafe für {p['player']} ({p['reason']})"
-    if kind == "throw":
-        if "dice" not in body:
-            return f"{body['player']} hört auf"
-        return f"Wurf von {body['player']} ({format_dice(body['dice'])})"
-    if "detail" in body:
-        return f"Zug von {body['player']} ({len(body['detail'])} Würfe einzeln)"
-    return f"Zug von {body['player']} ({format_dice(body['dice'])})"
 
 
 class RecordingUseCases(UseCases):

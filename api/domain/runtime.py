@@ -25,13 +25,11 @@ from ..rules import (
     SchockenError,
     TurnState,
     new_game,
-    parse_throw,
-    record_event,
-    record_throw,
     ruleset_from_config,
     turn_state,
 )
 from ..storage import GameRecord, LogEntry
+from ..table.play import feed_entry
 
 
 def header_of(record: GameRecord) -> GameHeader:
@@ -108,12 +106,7 @@ class GameRuntime:
         """Apply one entry (turn, throw or penalty). On error the runtime is unchanged."""
         game = self.game
         before = len(game.commands)
-        if entry.kind == "throw":
-            self.open_turn, events = record_throw(game, self.open_turn, parse_throw(entry.body))
-        elif entry.kind in ("turn", "penalty"):
-            self.open_turn, events = record_event(game, self.open_turn, entry.body)
-        else:
-            raise ValueError(f"cannot feed a {entry.kind!r} entry")
+        self.open_turn, events = feed_entry(game, self.open_turn, entry.kind, entry.body)
         new = game.commands[before:]
         self.cmd_seqs.extend(entry.seq for _ in new)
         # the game log keeps a turn or penalty as it was given (the entry's command comes

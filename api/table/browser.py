@@ -1,13 +1,236 @@
-"""The entry points the browser's engine worker calls (``static/engine.js``).
+"""The phone's offline engine: what the browser's worker calls (``static/engine.js``), the
+same engine and the same screen as the server's, so the phone never guesses a rule.
 
-Every function takes one JSON string and returns one JSON string, so the worker passes plain
-text across the Pyodide boundary.
+The page embeds the game's *state* (``api/web/games.py``, ``game_state``): the header, every
+effective entry, the version ``seq``, the URLs and the CSRF token of the screen. This module
+keeps two tables of that game:
+
+* the **base**, what the server has acknowledged (the page's state, then each entry the
+  server answered for);
+* the **prediction**, the base plus the entries waiting on this phone, each applied *for its
+  own player* by the engine. An entry the engine refuses on the base (another phone wrote
+  meanwhile) is listed with the engine's German message, never booked to somebody else.
+
+Every function takes one JSON string and returns one JSON string (plain text crosses the
+Pyodide boundary). Each answer that changes the screen carries its HTML
+(``templates/table/screen.html``, the server's own partial), whether the game is over, whose
+turn is next, and the waiting entries with their labels, versions and refusals.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from ..rules import SchockenError, count
+from .entry import FormErrors, describe_entry, field_of, parse_turn, penalty_body
+from .play import Table
+from .screen import announced, screen
+
+WAITING = " – wartet noch"
+
+
+@dataclass
+class Waiting:
+    """An entry waiting on this phone: its kind and body as the server will take them."""
+
+    kind: str
+    body: dict[str, Any]
+    label: str = ""
+    seq: int | None = None  # the version it applies to in the prediction; None: refused
+    refused: str | None = None  # the engine's German message when it no longer applies
+
+
+@dataclass
+class Session:
+    state: dict[str, Any]
+    base: Table
+    base_seq: int
+    waiting: list[Waiting] = field(default_factory=list)
+    predicted: Table | None = None
+
+    def predict(self) -> Table:
+        """The base plus every waiting entry the engine accepts there, for its own player."""
+        table = Table.from_json(self.base.to_json())
+        seq = self.base_seq
+        for entry in self.waiting:
+            try:
+                events = table.feed(seq + 1, entry.kind, entry.body)
+            except SchockenError as err:
+                entry.seq, entry.refused = None, err.message
+                continue
+            entry.seq, entry.refused = seq, None
+            entry.label = label_of(entry.kind, entry.body, events)
+            seq += 1
+        self.predicted = table
+        return table
+
+
+_env: Environment | None = None
+_session: Session | None = None
+
+
+def environment() -> Environment:
+    """The Jinja environment of the screen (the server's has the same filter)."""
+    global _env
+    if _env is None:
+        _env = Environment(
+            loader=FileSystemLoader(Path(__file__).parent / "templates"),
+            autoescape=select_autoescape(["html"]),
+        )
+        _env.filters["count"] = count
+    return _env
+
+
+def label_of(kind: str, body: dict[str, Any], events: list[Any]) -> str:
+    """A waiting entry in words that always name its player: the engine's sentence of the
+    turn ("Bert: Zahl 653 (3-5-6, 1 Wurf)."), else the entry described."""
+    for event in events:
+        if event.kind.value == "turn_recorded":
+            return str(event.message).rstrip(".")
+    return describe_entry(kind, body)
+
+
+def _current() -> Session:
+    if _session is None:
+        raise RuntimeError("no game loaded")
+    return _session
+
+
+def _answer(session: Session, announcements: list[tuple[str, str]] | None = None) -> str:
+    table = session.predicted or session.predict()
+    state = session.state
+    accepted = [w for w in session.waiting if w.refused is None]
+    last_entry = state.get("last_entry")
+    if accepted:
+        last_entry = accepted[-1].label + WAITING
+    seq = session.base_seq + len(accepted)
+    context = screen(
+        table.game,
+        table.entry_events,
+        seq=seq,
+        number=state["number"],
+        urls=state["urls"],
+        csrf=state["csrf"],
+        open_turn=table.open_turn.player if table.open_turn else None,
+        last_entry=last_entry,
+        abandoned=bool(state.get("abandoned")),
+        announcements=announcements or (),
+    )
+    html = environment().get_template("table/screen.html").render(context)
+    game_state = table.game.state()
+    return json.dumps(
+        {
+            "html": html,
+            "seq": seq,
+            "base_seq": session.base_seq,
+            "finished": table.game.loser is not None or bool(state.get("abandoned")),
+            "loser": table.game.loser,
+            "next_player": game_state.next_player,
+            "waiting": [
+                {"label": w.label, "seq": w.seq, "refused": w.refused} for w in session.waiting
+            ],
+        },
+        ensure_ascii=False,
+    )
+
+
+def _waiting(raw: list[dict[str, Any]]) -> list[Waiting]:
+    return [Waiting(w["kind"], w["body"], w.get("label", "")) for w in raw]
+
+
+def load(arg: str) -> str:
+    """``{"state": <page state>, "waiting": [{"kind", "body"}, …]}``: the game and the
+    entries waiting on this phone (from IndexedDB) → the screen."""
+    global _session
+    doc = json.loads(arg)
+    state = doc["state"]
+    _session = Session(state, Table.from_json(state), int(state["seq"]), _waiting(doc["waiting"]))
+    return _answer(_session)
+
+
+def rebase(arg: str) -> str:
+    """``{"state": <the server's new state>}`` (after a conflict): the waiting entries applied
+    again, each for its own player, on what the server has now."""
+    session = _current()
+    state = json.loads(arg)["state"]
+    session.state, session.base, session.base_seq = state, Table.from_json(state), state["seq"]
+    session.predicted = None
+    return _answer(session)
+
+
+def enter(arg: str) -> str:
+    """``{"kind": "turn"|"penalty", "fields": {form fields}}``: the entry checked by the engine
+    on the predicted state. Accepted: it waits (``entry``: kind, body, label) and the screen
+    announces its sentences; refused: ``{"ok": false, "field", "message"}``, nothing changed."""
+    session = _current()
+    doc = json.loads(arg)
+    table = session.predicted or session.predict()
+    rules = table.game.rules
+    fields = {k: str(v) for k, v in doc["fields"].items()}
+    errors = FormErrors()
+    kind = "penalty" if doc["kind"] == "penalty" else "turn"
+    body: dict[str, Any] | None
+    if kind == "penalty":
+        entered = {n: fields.get(n, "").strip() for n in ("player", "reason", "deckel")}
+        deckel_mode = rules.options()["penalty_mode"] == "deckel"
+        penalty = penalty_body(entered, deckel_mode, rules.penalty, errors)
+        body = None if errors else {"penalty": penalty}
+    else:
+        _, body = parse_turn(fields, rules.dice_count, errors)
+    if body is None:
+        name = next(iter(errors.fields))
+        return json.dumps({"ok": False, "field": name, "message": errors.text()})
+    if any(w.refused for w in session.waiting):
+        message = "Erst die wartenden Einträge klären, die nicht mehr passen."
+        return json.dumps({"ok": False, "field": "form", "message": message})
+    seq = session.base_seq + len(session.waiting)
+    try:
+        events = table.feed(seq + 1, kind, body)
+    except SchockenError as err:
+        name = field_of(err.field) if kind == "turn" else "reason"
+        return json.dumps({"ok": False, "field": name, "message": err.message})
+    entry = Waiting(kind, body, label_of(kind, body, events), seq)
+    session.waiting.append(entry)
+    said = announced(events)
+    answer = json.loads(_answer(session, said))
+    answer.update(
+        ok=True,
+        entry={"kind": kind, "body": body, "label": entry.label, "seq": seq},
+        announcements=said,
+    )
+    return json.dumps(answer, ensure_ascii=False)
+
+
+def drop(arg: str) -> str:
+    """``{"index": i}``: the waiting entry i forgotten (dropped, or taken back to be edited)."""
+    session = _current()
+    del session.waiting[int(json.loads(arg)["index"])]
+    session.predicted = None
+    return _answer(session)
+
+
+def confirm(arg: str) -> str:
+    """``{"seq": n}``: the server recorded the first waiting entry as version n."""
+    session = _current()
+    entry = session.waiting.pop(0)
+    seq = int(json.loads(arg)["seq"])
+    session.base.feed(seq, entry.kind, entry.body)
+    session.base_seq = seq
+    last = describe_entry(entry.kind, entry.body)
+    session.state = {**session.state, "seq": seq, "last_entry": last}
+    return json.dumps({"base_seq": seq})
+
+
+def render(arg: str) -> str:
+    """``{"announcements": [[kind, sentence], …]}``: the screen as it is, with these lines."""
+    doc = json.loads(arg)
+    return _answer(_current(), [(k, m) for k, m in doc.get("announcements", [])])
 
 
 def hello(arg: str) -> str:

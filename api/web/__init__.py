@@ -15,8 +15,8 @@
 The modules: ``blueprint`` (the Blueprint, asset URLs, date filter, headers, error pages),
 ``session`` (CSRF token, login state), and the pages: ``home`` (create, log in, log out),
 ``stammtisch`` (overview, history, house rules), ``players``, ``new_game``, ``games`` (the game
-screen: turn, penalty, undo), ``tv`` (the board for a screen across the room); ``forms`` and ``protocol`` turn form fields and engine events
-into what the templates show.
+screen: turn, penalty, undo), ``tv`` (the board for a screen across the room); ``forms`` turns form fields into what the templates show; the game
+screen itself is drawn by ``api.table`` (shared with the phone's offline engine).
 
 Pages (German URLs, the users' language):
 
@@ -48,7 +48,7 @@ import os
 import secrets
 from pathlib import Path
 
-from flask import Flask, Request
+from flask import Blueprint, Flask, Request
 from flask.sessions import SecureCookieSessionInterface
 
 from . import games, home, invite, keys, new_game, offline, players, session, stammtisch, tv
@@ -110,6 +110,8 @@ def init_web(app: Flask) -> None:
     app.session_interface = _AutoSecureSessionInterface()
     mimetypes.add_type("application/manifest+json", ".webmanifest")
     app.register_blueprint(bp)
+    # the game screen's templates (table/…), shared with the phone's offline engine
+    app.register_blueprint(Blueprint("table", "api.table", template_folder="templates"))
 
 
 __all__ = ["init_web"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from itertools import combinations
 from typing import Any, TypeVar
@@ -24,7 +24,6 @@ from ..rules import (
     Category,
     FinaleOpener,
     Jule,
-    MalformedInput,
     NextStarter,
     PenaltyMode,
     Ruleset,
@@ -32,9 +31,9 @@ from ..rules import (
     Strassen,
     Ties,
     limits,
-    parse_dice,
     throws_word,
 )
+from ..table.entry import FormErrors as FormErrors  # the pages import it from here
 
 #: short German titles of the house-rule options (OPTION_HELP explains each one)
 OPTION_TITLES: dict[str, str] = {
@@ -264,22 +263,6 @@ def describe_rules(rules: Ruleset) -> list[dict[str, str]]:
     ]
 
 
-@dataclass
-class FormErrors:
-    """Messages by field name; ``form`` is for the whole form."""
-
-    fields: dict[str, list[str]] = field(default_factory=dict)
-
-    def add(self, name: str, message: str) -> None:
-        self.fields.setdefault(name, []).append(message)
-
-    def __bool__(self) -> bool:
-        return bool(self.fields)
-
-    def get(self, name: str) -> list[str]:
-        return self.fields.get(name, [])
-
-
 def selected_overrides(overrides: dict[str, Any]) -> dict[str, str]:
     """A ruleset's overrides as the values of the option fields (to edit them)."""
     return {k: str(v) if k == "deckel" else encode(v) for k, v in overrides.items()}
@@ -307,62 +290,3 @@ def parse_overrides(form: Any, errors: FormErrors) -> dict[str, Any]:
         except ValueError:
             errors.add(f"opt_{key}", "Unbekannter Wert.")
     return overrides
-
-
-@dataclass
-class TurnInput:
-    """What the turn form sent, kept to re-render it after a rejection."""
-
-    player: str = ""
-    dice: list[str] = field(default_factory=lambda: ["", "", ""])
-    text: str = ""
-    throws: str = ""
-
-
-def parse_turn(
-    form: Any, dice_count: int, errors: FormErrors
-) -> tuple[TurnInput, dict[str, Any] | None]:
-    """The turn summary of the form, or ``None`` with errors; the engine checks the rest."""
-    entered = TurnInput(
-        player=form.get("player", ""),
-        dice=[form.get(f"d{i}", "") for i in range(1, dice_count + 1)],
-        text=(form.get("wurf") or "").strip(),
-        throws=form.get("throws", ""),
-    )
-    dice: list[int] = []
-    if entered.text:
-        try:
-            dice = list(parse_dice(entered.text))
-        except MalformedInput as err:
-            errors.add("dice", err.message)
-        else:
-            entered.dice = [str(d) for d in dice]
-    else:
-        missing = [str(i + 1) for i, d in enumerate(entered.dice) if d not in list("123456")]
-        if missing:
-            errors.add(
-                "dice",
-                f"Bitte alle {dice_count} Würfel wählen (es fehlt Würfel {', '.join(missing)}).",
-            )
-        else:
-            dice = [int(d) for d in entered.dice]
-    throws_raw = entered.throws
-    body: dict[str, Any] = {"player": entered.player, "dice": dice}
-    if throws_raw == "blind":
-        body.update(throws=1, blind=True)
-    elif throws_raw.rstrip("h").isdigit():
-        body["throws"] = int(throws_raw.rstrip("h"))
-        if throws_raw.endswith("h"):
-            body["hand"] = True
-    else:
-        errors.add("throws", "Wie viele Würfe? Bitte eine der Wurf-Tasten antippen.")
-    if errors:
-        return entered, None
-    return entered, body
-
-
-def field_of(engine_field: str | None) -> str:
-    """Where an engine error is shown in the turn form."""
-    if engine_field in ("dice",):
-        return "dice"
-    return "throws"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
-from typing import Any
+from typing import Any, cast
 
 from flask import (
     current_app,
@@ -25,17 +25,19 @@ from flask import (
 )
 from flask.typing import ResponseReturnValue
 
-from ..domain import DomainError, describe_entry
+from ..domain import DomainError, GameView
 from ..http.context import services
 from ..http.errors import status_of
-from ..rules import DomainEvent, SchockenError, limits
+from ..rules import DomainEvent, SchockenError
 from ..storage import Stammtisch
+from ..table.entry import FormErrors, TurnInput, describe_entry, field_of, parse_turn, penalty_body
+from ..table.play import header_json
+from ..table.screen import screen
 from .blueprint import bp
-from .forms import FormErrors, TurnInput, describe_rules, field_of, parse_turn
+from .forms import describe_rules
 from .invite import invite_url
 from .prg import reject, rejected
-from .protocol import BIG, TURN, board, last_round, protocol, turn_options
-from .session import logged_in_to_stammtisch
+from .session import csrf_token, logged_in_to_stammtisch
 
 STALE = "Inzwischen wurde in diesem Spiel etwas eingetragen; bitte den neuen Stand prüfen."
 
@@ -44,28 +46,43 @@ class _Stale(Exception):
     """The form was made for an older state of the game (another phone, a double tap)."""
 
 
-def _snapshot(st: Stammtisch, game_id: int) -> tuple[dict[str, Any], str]:
-    """What the game screen shows, and the default penalty: taken under the game's lock, so
-    no write changes the game meanwhile."""
+def _urls(st: Stammtisch, game_id: int) -> dict[str, str]:
+    """The URLs the game screen links and posts to (``api.table.screen.URL_NAMES``)."""
+    game: dict[str, Any] = {"slug": st.slug, "game_id": game_id}
+    return {
+        "game": url_for("web.game", **game),
+        "record_turn": url_for("web.record_turn", **game),
+        "record_penalty": url_for("web.record_penalty", **game),
+        "undo": url_for("web.undo", **game),
+        "new_game": url_for("web.new_game", slug=st.slug, wie=game_id),
+        "history": url_for("web.history", slug=st.slug),
+        "stats": current_app.config["STATS_URL"].format(slug=st.slug),
+    }
+
+
+def game_state(st: Stammtisch, game_id: int) -> tuple[GameView, dict[str, Any]]:
+    """The game and what the phone's engine needs to go on offline (the page embeds it as
+    JSON; ``api/table/browser.py`` reads it): the header and every effective entry, the
+    version (``seq``), the URLs and the CSRF token of the screen. Taken under the game's lock,
+    so no write changes the game meanwhile."""
     svc = services()
     with svc.cache.locked(game_id):
         view = svc.game(st, game_id)
         rt = view.runtime
-        game = rt.game
         last = rt.entries[-1] if rt.entries else None
-        ctx: dict[str, Any] = {
-            "board": board(game),
-            "turn": turn_options(game),
-            "protocol": protocol(rt.entry_events),
-            "last_round": last_round(rt.entry_events),
+        state = {
+            "game": url_for("web.game", slug=st.slug, game_id=game_id),
+            "number": view.record.number,
             "seq": rt.last_seq,
+            "abandoned": view.record.status == "abandoned",
             "open_turn": rt.open_turn.player if rt.open_turn else None,
             "last_entry": describe_entry(last.kind, last.body) if last else None,
-            "rules_list": describe_rules(game.rules),
-            "number": view.record.number,
-            "abandoned": view.record.status == "abandoned",
+            "header": header_json(rt.header),
+            "entries": [[e.seq, e.kind, e.body] for e in rt.entries],
+            "urls": _urls(st, game_id),
+            "csrf": csrf_token(),
         }
-        return ctx, str(game.rules.penalty or "")
+        return view, state
 
 
 def _game_page(
@@ -76,19 +93,30 @@ def _game_page(
     errors: FormErrors | None = None,
     penalty: dict[str, str] | None = None,
 ) -> tuple[str, int]:
-    ctx, penalty_default = _snapshot(st, game_id)
+    view, state = game_state(st, game_id)
+    rt = view.runtime
+    ctx = screen(
+        rt.game,
+        rt.entry_events,
+        seq=state["seq"],
+        number=state["number"],
+        urls=state["urls"],
+        csrf=state["csrf"],
+        open_turn=state["open_turn"],
+        last_entry=state["last_entry"],
+        abandoned=state["abandoned"],
+        announcements=cast(list[tuple[str, str]], get_flashed_messages(with_categories=True)),
+        entered=entered,
+        errors=errors,
+        penalty=penalty,
+        confirm_undo=request.args.get("rueckgaengig") == "1",
+    )
     ctx.update(
         st=st,
         game_id=game_id,
-        announcements=get_flashed_messages(with_categories=True),
-        banner_kinds=BIG,
-        turn_kinds=TURN,
-        entered=entered or TurnInput(),
-        errors=errors or FormErrors(),
-        penalty=penalty or {"player": "", "reason": "", "deckel": penalty_default},
-        stats_url=current_app.config["STATS_URL"].format(slug=st.slug),
-        confirm_undo=request.args.get("rueckgaengig") == "1",
+        rules_list=describe_rules(rt.rules),
         invite=invite_url(st, game_id),
+        state=state,
     )
     return render_template("game.html", **ctx), status
 
@@ -154,25 +182,6 @@ def record_turn(st: Stammtisch, game_id: int) -> ResponseReturnValue:
     return _rejected(st, game_id, status, errors, turn=asdict(entered))
 
 
-def _penalty_body(
-    entered: dict[str, str], deckel_mode: bool, fixed: int | None, errors: FormErrors
-) -> dict[str, Any]:
-    """The penalty as the service takes it; missing or malformed fields go to ``errors``."""
-    body: dict[str, Any] = {"player": entered["player"], "reason": entered["reason"]}
-    if not entered["reason"]:
-        errors.add("reason", "Bitte den Grund der Strafe eintragen.")
-    if deckel_mode:
-        if entered["deckel"].isdigit():
-            body["deckel"] = int(entered["deckel"])
-        elif entered["deckel"] or fixed is None:
-            errors.add(
-                "deckel",
-                "Bitte die Zahl der Strafdeckel eintragen "
-                f"({limits.PENALTY.low} bis {limits.PENALTY.high}).",
-            )
-    return body
-
-
 @bp.post("/s/<slug>/spiel/<int:game_id>/strafe")
 @logged_in_to_stammtisch
 def record_penalty(st: Stammtisch, game_id: int) -> ResponseReturnValue:
@@ -186,7 +195,7 @@ def record_penalty(st: Stammtisch, game_id: int) -> ResponseReturnValue:
     }
     errors = FormErrors()
     deckel_mode = rules.options()["penalty_mode"] == "deckel"
-    body = _penalty_body(entered, deckel_mode, rules.penalty, errors)
+    body = penalty_body(entered, deckel_mode, rules.penalty, errors)
     if not errors:
         try:
             with _current(st, game_id):

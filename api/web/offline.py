@@ -1,20 +1,26 @@
 """Offline-first entry: the service worker and the endpoint its queue sends to.
 
-A phone in a cellar pub loses its connection mid-game. The form's script
-(``static/offline.js``) then keeps each entry (a turn or a penalty) in the browser's
-IndexedDB with an ``Idempotency-Key`` of its own and the game's version it was made for, and
-sends the queue in order once the connection is back, to :func:`queued_entry`:
+A phone in a cellar pub loses its connection mid-game. Once the phone's engine is loaded
+(``static/engine.js``: the same ``api/rules`` under Pyodide), the form's script
+(``static/offline.js``) checks every entry (a turn or a penalty) on the phone first, shows its
+sentences at once, keeps it in the browser's IndexedDB with an ``Idempotency-Key`` of its own,
+its player and the game's version it was made for, and sends the queue in order to
+:func:`queued_entry`:
 
 * the same fields as the form (CSRF token included, so the login cookie alone is not enough),
-  form-encoded, plus the header ``Idempotency-Key``; a turn without ``player`` is the turn of
-  whoever is next on the server (the phone guessed it offline);
+  form-encoded, plus the header ``Idempotency-Key``; an entry always names its player (one
+  without is refused: the server never books dice to whoever happens to be next);
 * under the game's lock and in one transaction: the answer stored for that key (per
   Stammtisch, beside the API's) is answered again (``Idempotent-Replayed: true``) and
-  nothing recorded — an entry whose answer was lost is never recorded twice; otherwise the
-  entry's ``seq`` must be the game's version (else 409 with what was entered meanwhile: the
-  player chooses); then the write and its stored answer, one commit;
-* JSON answers: 200 ``{"seq", "entry", "messages"}``, 409 ``{"conflict": true, "seq",
-  "last", "message"}``, 422 ``{"rejected": true, "message"}``.
+  nothing recorded — an entry whose answer was lost is never recorded twice; a game that is
+  decided or abandoned meanwhile takes nothing; otherwise the entry's ``seq`` must be the
+  game's version (else 409 with what was entered meanwhile and the new state, so that the
+  phone can re-apply each waiting entry for its own player); then the write and its stored
+  answer, one commit;
+* JSON answers: 200 ``{"seq", "entry", "messages": [[kind, sentence], …]}``; 409
+  ``{"conflict": true, "seq", "last", "message", "state"}`` or ``{"closed": true, "seq",
+  "message", "state"}`` (``state``: what the game page embeds, ``games.game_state``); 422
+  ``{"rejected": true, "message"}``.
 
 ``/sw.js`` is served from the root, so its scope (``/``) covers every page of the form;
 ``Cache-Control: no-cache`` makes the browser check it for a new version on each visit.
@@ -35,10 +41,12 @@ from flask.typing import ResponseReturnValue
 from ..domain import DomainError, describe_entry, utcnow
 from ..http.context import services
 from ..http.errors import status_of
-from ..rules import SchockenError
+from ..rules import Ruleset, SchockenError
 from ..storage import Stammtisch, StoredResponse
+from ..table.entry import FormErrors, parse_turn, penalty_body
+from ..table.screen import announced
 from .blueprint import bp
-from .forms import FormErrors, parse_turn
+from .games import game_state
 from .session import logged_in_to_stammtisch
 
 KEY_HEADER = "Idempotency-Key"
@@ -102,54 +110,70 @@ class _Key:
         )
 
 
-def _body(kind: str, rules: Any, next_player: str | None) -> tuple[str, dict[str, Any] | str]:
+def _body(kind: str, rules: Ruleset) -> dict[str, Any] | str:
     """The service's entry of the form fields, or a German message why there is none."""
     form = request.form
-    if kind == "penalty":
-        reason = (form.get("reason") or "").strip()
-        if not reason:
-            return kind, "Bitte den Grund der Strafe eintragen."
-        penalty: dict[str, Any] = {"player": form.get("player", ""), "reason": reason}
-        if (form.get("deckel") or "").strip().isdigit():
-            penalty["deckel"] = int(form["deckel"])
-        return kind, {"penalty": penalty}
     errors = FormErrors()
+    if not (form.get("player") or "").strip():
+        # an entry keeps its player: the server never books it to whoever is next
+        return "Der Eintrag kam ohne Spieler an; bitte neu eingeben."
+    if kind == "penalty":
+        entered = {name: (form.get(name) or "").strip() for name in ("player", "reason", "deckel")}
+        deckel_mode = rules.options()["penalty_mode"] == "deckel"
+        penalty = penalty_body(entered, deckel_mode, rules.penalty, errors)
+        return errors.text() if errors else {"penalty": penalty}
     _, body = parse_turn(form, rules.dice_count, errors)
-    if body is None:
-        return "turn", " ".join(m for messages in errors.fields.values() for m in messages)
-    if not body["player"]:
-        body["player"] = next_player or ""
-    return "turn", body
+    return errors.text() if body is None else body
 
 
-def _conflict(rt: Any) -> Response:
+def _closed(st: Stammtisch, game_id: int, rt: Any, abandoned: bool) -> Response | None:
+    """409 for a game that takes no more entries: decided (by another phone) or abandoned."""
+    if abandoned:
+        message = "Das Spiel wurde abgebrochen: es nimmt keine Einträge mehr."
+    elif rt.game.loser is not None:
+        message = f"Das Spiel ist schon entschieden: {rt.game.loser} hat verloren."
+    else:
+        return None
+    return _json(409, closed=True, seq=rt.last_seq, message=message, state=_state(st, game_id))
+
+
+def _conflict(st: Stammtisch, game_id: int, rt: Any) -> Response:
     last = rt.entries[-1] if rt.entries else None
     said = describe_entry(last.kind, last.body) if last else "ein Eintrag zurückgenommen"
     message = (
         f"Auf einem anderen Handy wurde inzwischen eingetragen ({said}). "
         "Die wartenden Einträge dieses Handys waren für den alten Stand."
     )
-    return _json(409, conflict=True, seq=rt.last_seq, last=said, message=message)
+    return _json(
+        409, conflict=True, seq=rt.last_seq, last=said, message=message, state=_state(st, game_id)
+    )
+
+
+def _state(st: Stammtisch, game_id: int) -> dict[str, Any]:
+    return game_state(st, game_id)[1]
 
 
 def _write(st: Stammtisch, game_id: int, idem: _Key) -> Response:
-    """Inside the game's lock and transaction: replay, conflict, rejection or the write."""
+    """Inside the game's lock and transaction: replay, closed game, conflict, rejection or the
+    write."""
     svc = services()
     replayed = idem.replayed()
     if replayed is not None:
         return replayed
-    rt = svc.game(st, game_id).runtime
+    view = svc.game(st, game_id)
+    rt = view.runtime
+    closed = _closed(st, game_id, rt, view.record.status == "abandoned")
+    if closed is not None:
+        return closed
     if request.form.get("seq", "") != str(rt.last_seq):
-        return _conflict(rt)
-    kind, body = _body(request.form.get("kind", "turn"), rt.rules, rt.game.state().next_player)
+        return _conflict(st, game_id, rt)
+    kind = "penalty" if request.form.get("kind") == "penalty" else "turn"
+    body = _body(kind, rt.rules)
     if isinstance(body, str):
         return _json(422, rejected=True, message=body)
     result = svc.record(st, game_id, kind, body)  # an engine's refusal leaves by exception
     response = _json(
-        200,
-        seq=result.seq,
-        entry=describe_entry(kind, body),
-        messages=[e.message for e in result.events],
+        200, seq=result.seq, entry=describe_entry(kind, body), messages=announced(result.events)
     )
     idem.store(response)
     return response

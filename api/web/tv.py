@@ -27,8 +27,8 @@ from ..domain import NotFound
 from ..http.context import services
 from ..rules import DomainEvent, throws_word
 from ..storage import Stammtisch, StoredEvents
+from ..table.views import BIG, TURN, board
 from .blueprint import asset, bp, zone
-from .protocol import BIG, TURN, board
 from .session import may_write
 
 #: how many of the game's last event sentences the board lists
