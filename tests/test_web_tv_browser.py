@@ -68,9 +68,9 @@ class Pub:
         self.game = int(self.call("POST", "/games", body)["id"])
         return self.game
 
-    def turn(self, player: str, dice: str) -> list[str]:
-        body = {"player": player, "dice": [int(d) for d in dice], "throws": 1}
-        answer = self.call("POST", f"/games/{self.game}/turns", body)
+    def turn(self, player: str, dice: str, throws: int = 1, game: int | None = None) -> list[str]:
+        body = {"player": player, "dice": [int(d) for d in dice], "throws": throws}
+        answer = self.call("POST", f"/games/{game or self.game}/turns", body)
         return [e["message"] for e in answer["events"]]
 
 
@@ -81,7 +81,9 @@ class Screen:
         self.outside: list[str] = []
         self.errors: list[str] = []
         self.context = browser.new_context(
-            viewport={"width": width, "height": height}, locale="de-DE", base_url=base
+            viewport={"width": width, "height": height},
+            locale="de-DE",
+            base_url=base,
         )
         self.context.set_default_timeout(LIVE_MS)
         self.context.route("**/*", self._guard)
@@ -98,8 +100,8 @@ class Screen:
         else:
             route.continue_()
 
-    def open(self, slug: str) -> None:
-        self.page.goto(f"/tv/{slug}")
+    def open(self, slug: str, query: str = "") -> None:
+        self.page.goto(f"/tv/{slug}{query}")
         self.page.wait_for_selector("body[data-stream=open]")
 
     def text(self, selector: str) -> str:
@@ -249,3 +251,44 @@ def test_a_private_stammtisch_after_the_form_login(serve: Server, screens: Any) 
     message = pub.turn("Anna", "113")[-1]
     tv.wait_text("#ticker", message)
     tv.wait_text("#tv-am-zug", "Bert")
+
+
+def test_the_tv_follows_the_latest_entry_and_a_pinned_tv_its_game(
+    serve: Server, screens: Any
+) -> None:
+    pub = Pub(serve.base)
+    first = pub.start("Anna")
+    follow, pinned = screens(), screens()
+    follow.open(pub.slug)
+    pinned.open(pub.slug, f"?spiel={first}")
+    pub.turn("Anna", "113", throws=3)
+    for s in (follow, pinned):  # live (the board read after the stream's event) …
+        s.wait_text("#tv-opener", "Anna hat vorgelegt: mit 3 Würfen")
+        s.wait_text("#tv-throws", "höchstens 3 Würfe")
+    follow.page.reload()  # … and as the server renders the page: the same words
+    assert follow.text("#tv-opener") == "Anna hat vorgelegt: mit 3 Würfen"
+
+    second = pub.start("Bert")  # a second table starts: no entry yet, both TVs stay
+    follow.page.reload()
+    follow.page.wait_for_selector("body[data-stream=open]")
+    assert follow.page.get_attribute("#screen", "data-game") == str(first)
+    pub.turn("Bert", "653", game=first)
+    for s in (follow, pinned):
+        s.wait_text("#tv-am-zug", "Clara")
+        assert s.page.get_attribute("#screen", "data-game") == str(first)
+
+    pub.turn("Bert", "113", game=second)  # the latest entry: the TV follows it, live
+    follow.page.wait_for_selector(f'#screen[data-game="{second}"]')
+    follow.wait_text("#tv-opener", "Bert hat vorgelegt: mit 1 Wurf")
+    pub.turn("Clara", "542", game=first)  # and back; the pinned TV never left its game
+    follow.page.wait_for_selector(f'#screen[data-game="{first}"]')
+    for s in (follow, pinned):
+        s.wait_text("#tv-am-zug", "Dieter")
+    assert pinned.page.get_attribute("#screen", "data-game") == str(first)
+    assert pinned.page.get_attribute("body", "data-pinned") == str(first)
+
+    for wanted in ("%C2%B2", "9" * 40, str(second + 100)):
+        answer = pinned.page.goto(f"/tv/{pub.slug}?spiel={wanted}")
+        assert answer is not None and answer.status == 404
+        assert pinned.text("h1") == "Nicht gefunden"
+        assert pinned.text(".error").startswith("Bei Zur Post gibt es kein Spiel „")
