@@ -292,3 +292,42 @@ def test_the_tv_follows_the_latest_entry_and_a_pinned_tv_its_game(
         assert answer is not None and answer.status == 404
         assert pinned.text("h1") == "Nicht gefunden"
         assert pinned.text(".error").startswith("Bei Zur Post gibt es kein Spiel „")
+
+
+#: what the connection line must never cover
+FIGURES = (
+    ".head > *, .player .name, .player .tag, .player .pictos, .player .deckel, #tv-turn p,"
+    " .recent li, #ticker"
+)
+#: the boxes of the connection line and of every visible figure it overlaps
+COVERED = """([line, figures]) => {
+  const box = document.querySelector(line).getBoundingClientRect();
+  const covered = [];
+  for (const el of document.querySelectorAll(figures)) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    if (r.left < box.right && box.left < r.right && r.top < box.bottom && box.top < r.bottom) {
+      covered.push(`${el.className || el.id} "${el.textContent.trim().slice(0, 20)}"`);
+    }
+  }
+  return [box.width, box.height, covered];
+}"""
+
+
+def test_the_connection_line_covers_no_figure(serve: Server, screens: Any, shots: Path) -> None:
+    pub = Pub(serve.base)
+    pub.start("Anna")
+    for player, dice in HALF1[:2]:
+        pub.turn(player, dice)
+    tv = screens()
+    tv.open(pub.slug)
+    tv.wait_text("#tv-am-zug", "Clara")
+    tv.page.evaluate("document.getElementById('verbindung').hidden = false")  # as when offline
+    for width, height in ((360, 740), (1024, 768), (1920, 1080)):
+        tv.page.set_viewport_size({"width": width, "height": height})
+        width_seen, height_seen, covered = tv.page.evaluate(COVERED, ["#verbindung", FIGURES])
+        assert width_seen > 0 and height_seen > 0, "the line is not shown"
+        assert covered == [], f"{width} px: the connection line covers {covered}"
+        if width > height:
+            tv.fits()  # the board gives way: still one screen
+        tv.page.screenshot(path=shots / f"tv-offline-{width}.png")
