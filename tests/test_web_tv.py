@@ -175,6 +175,7 @@ def test_a_running_game_shows_the_board_in_seat_order(app: Flask, table: Table) 
     assert [b for b in board if "is-next" in b["classes"]] == [clara]
     assert by_id(r, "tv-am-zug") == "Clara"
     assert by_id(r, "tv-throws") == "höchstens 1 Wurf"
+    assert by_id(r, "tv-opener") == "Anna hat vorgelegt: mit 1 Wurf"
     assert recent(r)[:2] == ["Bert: Zahl 653 (3-5-6, 1 Wurf).", "Anna: Schock 3 (1-1-3, 1 Wurf)."]
     assert by_id(r, "ticker") == "Bert: Zahl 653 (3-5-6, 1 Wurf)."
     assert screen(r)["state"] == "running" and screen(r)["game"] == str(game)
@@ -184,6 +185,7 @@ def test_the_opener_and_an_open_turn_show_their_throws(app: Flask, table: Table)
     game = table.start(PLAYERS, "Bert")
     r = tv(app, table.slug)
     assert by_id(r, "tv-throws") == "legt vor: bis zu 3 Würfe"
+    assert by_id(r, "tv-opener") == "Bert beginnt die Runde"
     assert rows(r)[1]["tags"] == ["am Zug", "beginnt"]
     assert "Noch nichts eingetragen." in text_of(r)
     t = table.post(f"/games/{game}/throws", {"player": "Bert", "dice": [6, 5, 2]})
@@ -291,8 +293,39 @@ def test_a_new_game_replaces_the_finished_one(app: Flask, table: Table) -> None:
     r = tv(app, table.slug, f"/tafel?spiel={first}")
     assert r.status_code == 200 and "<html" not in r.text
     assert screen(r)["game"] == str(first) and screen(r)["state"] == "finished"
-    assert screen(tv(app, table.slug, "/tafel?spiel=999"))["game"] == str(second)
     assert screen(tv(app, table.slug, "/tafel"))["game"] == str(second)
+
+
+@pytest.mark.parametrize("app", ["memory", "sqlite"], indirect=True)
+def test_spiel_pins_a_game_of_this_stammtisch_and_nothing_else(app: Flask, table: Table) -> None:
+    first = table.start(PLAYERS, "Anna")
+    second = table.start(PLAYERS, "Bert")
+    play(table, second, [("Bert", "113")])
+    for path in ("", "/tafel"):
+        r = tv(app, table.slug, f"{path}?spiel={first}")
+        assert r.status_code == 200 and screen(r)["game"] == str(first)
+    assert f'data-pinned="{first}"' in tv(app, table.slug, f"?spiel={first}").text
+    assert 'data-pinned=""' in tv(app, table.slug).text
+    foreign = make_table(app.test_client(), "Zum Falz")
+    foreign.add_players(PLAYERS)
+    theirs = foreign.start(PLAYERS, "Anna")
+    # a foreign game, none, not ASCII digits ("²" and "٣" are digits to str.isdigit), too big
+    for wanted in [str(theirs), "999", "0", "-1", "abc", "", "%C2%B2", "%D9%A3", "9" * 30,
+                   str(2**63), "1" * 5000]:  # fmt: skip
+        for path in ("", "/tafel"):
+            r = tv(app, table.slug, f"{path}?spiel={wanted}")
+            assert r.status_code == 404, (path, wanted, r.status_code)
+            assert "Nicht gefunden" in text_of(r)
+            assert "Bei Zur Post gibt es kein Spiel „" in text_of(r)
+
+
+def test_without_spiel_the_tv_shows_the_running_game_with_the_latest_entry(
+    app: Flask, table: Table
+) -> None:
+    played = table.start(PLAYERS, "Anna")
+    play(table, played, [("Anna", "113")])
+    table.start(PLAYERS, "Bert")  # a second table starts: no entry yet, the TV stays
+    assert screen(tv(app, table.slug))["game"] == str(played)
 
 
 def test_the_tv_shows_where_the_dice_are(app: Flask, table: Table) -> None:

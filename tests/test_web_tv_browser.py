@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from axe_check import axe_violations
 from test_api_serve import Server, request
 from test_web_browser import browser_type_launch_args  # noqa: F401 - Debian's Chromium
 
@@ -68,20 +69,25 @@ class Pub:
         self.game = int(self.call("POST", "/games", body)["id"])
         return self.game
 
-    def turn(self, player: str, dice: str) -> list[str]:
-        body = {"player": player, "dice": [int(d) for d in dice], "throws": 1}
-        answer = self.call("POST", f"/games/{self.game}/turns", body)
+    def turn(self, player: str, dice: str, throws: int = 1, game: int | None = None) -> list[str]:
+        body = {"player": player, "dice": [int(d) for d in dice], "throws": throws}
+        answer = self.call("POST", f"/games/{game or self.game}/turns", body)
         return [e["message"] for e in answer["events"]]
 
 
 class Screen:
     """A browser context the size of a screen that talks to nothing but 127.0.0.1."""
 
-    def __init__(self, browser: Any, base: str, width: int, height: int) -> None:
+    def __init__(
+        self, browser: Any, base: str, width: int, height: int, bypass_csp: bool = False
+    ) -> None:
         self.outside: list[str] = []
         self.errors: list[str] = []
         self.context = browser.new_context(
-            viewport={"width": width, "height": height}, locale="de-DE", base_url=base
+            viewport={"width": width, "height": height},
+            locale="de-DE",
+            base_url=base,
+            bypass_csp=bypass_csp,  # for axe-core only (tests/axe_check.py)
         )
         self.context.set_default_timeout(LIVE_MS)
         self.context.route("**/*", self._guard)
@@ -98,8 +104,8 @@ class Screen:
         else:
             route.continue_()
 
-    def open(self, slug: str) -> None:
-        self.page.goto(f"/tv/{slug}")
+    def open(self, slug: str, query: str = "") -> None:
+        self.page.goto(f"/tv/{slug}{query}")
         self.page.wait_for_selector("body[data-stream=open]")
 
     def text(self, selector: str) -> str:
@@ -147,8 +153,8 @@ def shots(tmp_path: Path) -> Path:
 def screens(browser: Any, serve: Server) -> Iterator[Any]:
     made: list[Screen] = []
 
-    def make(width: int = 1920, height: int = 1080) -> Screen:
-        made.append(Screen(browser, serve.base, width, height))
+    def make(width: int = 1920, height: int = 1080, bypass_csp: bool = False) -> Screen:
+        made.append(Screen(browser, serve.base, width, height, bypass_csp))
         return made[-1]
 
     yield make
@@ -249,3 +255,113 @@ def test_a_private_stammtisch_after_the_form_login(serve: Server, screens: Any) 
     message = pub.turn("Anna", "113")[-1]
     tv.wait_text("#ticker", message)
     tv.wait_text("#tv-am-zug", "Bert")
+
+
+def test_the_tv_follows_the_latest_entry_and_a_pinned_tv_its_game(
+    serve: Server, screens: Any
+) -> None:
+    pub = Pub(serve.base)
+    first = pub.start("Anna")
+    follow, pinned = screens(), screens()
+    follow.open(pub.slug)
+    pinned.open(pub.slug, f"?spiel={first}")
+    pub.turn("Anna", "113", throws=3)
+    for s in (follow, pinned):  # live (the board read after the stream's event) …
+        s.wait_text("#tv-opener", "Anna hat vorgelegt: mit 3 Würfen")
+        s.wait_text("#tv-throws", "höchstens 3 Würfe")
+    follow.page.reload()  # … and as the server renders the page: the same words
+    assert follow.text("#tv-opener") == "Anna hat vorgelegt: mit 3 Würfen"
+
+    second = pub.start("Bert")  # a second table starts: no entry yet, both TVs stay
+    follow.page.reload()
+    follow.page.wait_for_selector("body[data-stream=open]")
+    assert follow.page.get_attribute("#screen", "data-game") == str(first)
+    pub.turn("Bert", "653", game=first)
+    for s in (follow, pinned):
+        s.wait_text("#tv-am-zug", "Clara")
+        assert s.page.get_attribute("#screen", "data-game") == str(first)
+
+    pub.turn("Bert", "113", game=second)  # the latest entry: the TV follows it, live
+    follow.page.wait_for_selector(f'#screen[data-game="{second}"]')
+    follow.wait_text("#tv-opener", "Bert hat vorgelegt: mit 1 Wurf")
+    pub.turn("Clara", "542", game=first)  # and back; the pinned TV never left its game
+    follow.page.wait_for_selector(f'#screen[data-game="{first}"]')
+    for s in (follow, pinned):
+        s.wait_text("#tv-am-zug", "Dieter")
+    assert pinned.page.get_attribute("#screen", "data-game") == str(first)
+    assert pinned.page.get_attribute("body", "data-pinned") == str(first)
+
+    for wanted in ("%C2%B2", "9" * 40, str(second + 100)):
+        answer = pinned.page.goto(f"/tv/{pub.slug}?spiel={wanted}")
+        assert answer is not None and answer.status == 404
+        assert pinned.text("h1") == "Nicht gefunden"
+        assert pinned.text(".error").startswith("Bei Zur Post gibt es kein Spiel „")
+
+
+#: what the connection line must never cover
+FIGURES = (
+    ".head > *, .player .name, .player .tag, .player .pictos, .player .deckel, #tv-turn p,"
+    " .recent li, #ticker"
+)
+#: the boxes of the connection line and of every visible figure it overlaps
+COVERED = """([line, figures]) => {
+  const box = document.querySelector(line).getBoundingClientRect();
+  const covered = [];
+  for (const el of document.querySelectorAll(figures)) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    if (r.left < box.right && box.left < r.right && r.top < box.bottom && box.top < r.bottom) {
+      covered.push(`${el.className || el.id} "${el.textContent.trim().slice(0, 20)}"`);
+    }
+  }
+  return [box.width, box.height, covered];
+}"""
+
+
+def test_the_connection_line_covers_no_figure(serve: Server, screens: Any, shots: Path) -> None:
+    pub = Pub(serve.base)
+    pub.start("Anna")
+    for player, dice in HALF1[:2]:
+        pub.turn(player, dice)
+    tv = screens()
+    tv.open(pub.slug)
+    tv.wait_text("#tv-am-zug", "Clara")
+    # the stream is cut and does not come back: the line appears after 5 s
+    tv.page.route("**/events?*", lambda route: route.abort())
+    tv.page.evaluate("window.dispatchEvent(new Event('online'))")  # tv.js connects anew
+    tv.page.wait_for_selector("#verbindung", state="visible", timeout=15000)
+    for width, height in ((360, 740), (1024, 768), (1920, 1080)):
+        tv.page.set_viewport_size({"width": width, "height": height})
+        width_seen, height_seen, covered = tv.page.evaluate(COVERED, ["#verbindung", FIGURES])
+        assert width_seen > 0 and height_seen > 0, "the line is not shown"
+        assert covered == [], f"{width} px: the connection line covers {covered}"
+        if width > height:
+            tv.fits()  # the board gives way: still one screen
+        tv.page.screenshot(path=shots / f"tv-offline-{width}.png")
+
+
+def test_the_tv_and_the_game_page_pass_axe(serve: Server, screens: Any) -> None:
+    """0 violations of impact serious or critical (axe-core) at 360 and 1440 px: the TV
+    between games and during one, and the game screen (logged in, with its entry form)."""
+    pub = Pub(serve.base)
+    found: dict[str, list[str]] = {}
+    for width, height in ((360, 740), (1440, 900)):
+        screen = screens(width, height, bypass_csp=True)
+        page = screen.page
+        if width == 360:
+            screen.open(pub.slug)
+            found[f"TV, Pause, {width} px"] = axe_violations(page)
+            game = pub.start("Anna")
+            pub.turn("Anna", "113", throws=2)
+        screen.open(pub.slug)
+        screen.wait_text("#tv-am-zug", "Bert")
+        assert page.locator("h1").all_inner_texts() == ["Zur Post"]
+        found[f"TV, Spiel, {width} px"] = axe_violations(page)
+        page.goto(f"/?stammtisch={pub.slug}")
+        page.fill("#login-token", pub.token)
+        page.locator("#anmelden button[type=submit]").click()
+        page.wait_for_load_state("load")
+        page.goto(f"/s/{pub.slug}/spiel/{game}")
+        assert page.locator("h1").all_inner_texts() == ["Spiel 1"]
+        found[f"Spielseite, {width} px"] = axe_violations(page)
+    assert {k: v for k, v in found.items() if v} == {}

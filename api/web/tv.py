@@ -5,9 +5,14 @@ to the Stammtisch's event stream (``GET /api/v1/stammtische/<slug>/events``) and
 re-reads the board as an HTML fragment, ``/tv/<slug>/tafel?spiel=<id>``: the same template
 part the page was rendered with, so the first load and every update look alike.
 
-Which game: ``?spiel=<id>`` if given (``tv.js`` follows the stream's ``game_started``), else the
-running game played last (by the Stammtisch's stored events); with none running, the last
-game's result, the year's Verlierer des Jahres and "Warte auf das nächste Spiel …".
+Which game: ``/tv/<slug>?spiel=<id>`` pins one game (the page shows and follows that game only;
+an id that is no game of this Stammtisch is a 404). Without it, the running game with the
+latest entry (a turn, a penalty, an undo; a game's start is no entry), so the TV stays where
+the dice are when another table starts a game, and moves there with its first entry
+(``tv.js`` does the same live); with no entry in any running game, the running game started
+last; with none running, the last game's result, the year's Verlierer des Jahres and
+"Warte auf das nächste Spiel …". The fragment takes the same ``spiel``: the game ``tv.js``
+follows.
 
 A private Stammtisch needs the pub form's login (the form's other pages redirect the same way);
 the fragment answers 403 instead of a redirect, and ``tv.js`` then reloads the page.
@@ -15,6 +20,7 @@ the fragment answers 403 instead of a redirect, and ``tv.js`` then reloads the p
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
@@ -26,6 +32,7 @@ from dashboard.readmodel import ReadModel
 from ..domain import NotFound
 from ..http.context import services
 from ..rules import DomainEvent, throws_word
+from ..rules.words import count
 from ..storage import Stammtisch, StoredEvents
 from ..table.views import BIG, TURN, board
 from .blueprint import asset, bp, zone
@@ -39,6 +46,8 @@ RANKING = 5
 ACTIVITY = 50
 #: above this many Deckel in a game a stack is a bar, not one pictogram per Deckel
 PICTOGRAMS_MAX = 21
+#: a game id is a positive 64-bit integer (the stores' column type); written in ASCII digits
+ID_MAX = 2**63 - 1
 
 
 def _tv_stammtisch(slug: str) -> Stammtisch | None:
@@ -73,36 +82,61 @@ def _imported(row: StoredEvents) -> bool:
     )
 
 
-def _active_games(st: Stammtisch, position: int) -> list[int]:
-    """The games of the Stammtisch's last stored events, the latest activity first (an
-    imported game's start is no activity at the table)."""
+def _activity(st: Stammtisch, position: int) -> tuple[list[int], list[int]]:
+    """The games of the Stammtisch's last stored events, the latest first: those with an
+    entry (``seq`` > 0: a turn, a penalty, an undo) and those started at the table (an
+    imported game's start is no activity there)."""
     rows = services().repo.stammtisch_events(st.id, max(0, position - ACTIVITY), ACTIVITY)
-    found: list[int] = []
+    entries: list[int] = []
+    started: list[int] = []
     for row in reversed(rows):
-        if row.game_id not in found and not _imported(row):
-            found.append(row.game_id)
-    return found
+        if row.seq > 0:
+            if row.game_id not in entries:
+                entries.append(row.game_id)
+        elif row.game_id not in started and not _imported(row):
+            started.append(row.game_id)
+    return entries, started
 
 
-def _chosen_game(st: Stammtisch, position: int) -> int | None:
-    """``?spiel=<id>`` if it is a game of ``st``; else the running game with the latest
-    activity, else the game of the latest activity (its result), else the newest running or
-    finished game. A game left running long ago is not shown once others were played."""
+def pinned_game(st: Stammtisch) -> int | None:
+    """The game ``?spiel=<id>`` names (None: not given); 404 unless it is a game of ``st``
+    written in ASCII digits."""
+    if "spiel" not in request.args:
+        return None
     wanted = request.args.get("spiel", "")
-    if wanted.isdigit():
+    game_id = int(wanted) if re.fullmatch(r"[0-9]{1,19}", wanted) else 0
+    if 0 < game_id <= ID_MAX:
         try:
-            services().game(st, int(wanted))
+            services().game(st, game_id)
         except NotFound:
             pass
         else:
-            return int(wanted)
-    active = _active_games(st, position)
+            return game_id
+    shown = wanted if len(wanted) <= 24 else wanted[:24] + "…"
+    raise _NoSuchGame(f"Bei {st.name} gibt es kein Spiel „{shown}“.")
+
+
+class _NoSuchGame(Exception):
+    """``?spiel=`` names no game of this Stammtisch (a German 404 page)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def _chosen_game(st: Stammtisch, position: int) -> int | None:
+    """The running game with the latest entry, else the running game
+    started last, else the finished game with the latest entry (its result), else the newest
+    running or finished game. A game left running long ago is not shown once others were played."""
+    entries, started = _activity(st, position)
     running = set(_newest(st, "running", ACTIVITY))
-    for game_id in active:
+    for game_id in [*entries, *started]:
         if game_id in running:
             return game_id
-    if active:
-        return active[0]
+    finished = set(_newest(st, "finished", ACTIVITY))
+    for game_id in entries:
+        if game_id in finished:
+            return game_id
     fallback = _newest(st, "running") or _newest(st, "finished")
     return fallback[0] if fallback else None
 
@@ -141,6 +175,15 @@ def _turn_line(turn: Any) -> dict[str, Any] | None:
     return {"player": turn.player, "used": used, "limit": turn.limit, "limit_text": limit}
 
 
+def opener_line(shown: dict[str, Any]) -> str | None:
+    """Who opened the round and with how many throws: "Anna hat vorgelegt: mit 3 Würfen"."""
+    if shown["opener"] is None:
+        return None
+    if shown["limit"]:
+        return f"{shown['opener']} hat vorgelegt: mit {count(shown['limit'], 'Wurf', 'Würfen')}"
+    return f"{shown['opener']} beginnt die Runde"
+
+
 def _pictograms(stack: int, total: int) -> dict[str, Any]:
     """A stack as pictograms (one per Deckel) or, for big games, a bar in tenths."""
     if total <= PICTOGRAMS_MAX:
@@ -164,6 +207,7 @@ def _game_context(st: Stammtisch, game_id: int) -> dict[str, Any]:
             "played_at": view.record.played_at,
             "board": shown,
             "turn": _turn_line(rt.turn_state()),
+            "opener_line": opener_line(shown),
             "recent": _recent(rt.entry_events),
             "headline": headline(last),
             "seq": rt.last_seq,
@@ -191,9 +235,11 @@ def _verlierer(st: Stammtisch) -> dict[str, Any] | None:
 def tv_context(st: Stammtisch) -> dict[str, Any]:
     """What the board shows: a running game, or the pause between games."""
     position = _event_position(st)
-    game_id = _chosen_game(st, position)
+    pinned = pinned_game(st)
+    game_id = pinned if pinned is not None else _chosen_game(st, position)
     ctx: dict[str, Any] = {
         "st": st,
+        "pinned": pinned,
         "position": position,
         "version": _version(),
         "game": None,
@@ -213,13 +259,20 @@ def tv_context(st: Stammtisch) -> dict[str, Any]:
     return ctx
 
 
+def _no_such_game(error: _NoSuchGame) -> ResponseReturnValue:
+    return render_template("error.html", code=404, message=error.message), 404
+
+
 @bp.get("/tv/<slug>")
 def tv(slug: str) -> ResponseReturnValue:
     st = _tv_stammtisch(slug)
     if st is None:
         flash("Bitte mit dem Schlüssel des Stammtischs anmelden.", "info")
         return redirect(url_for("web.home", stammtisch=slug))
-    ctx = tv_context(st)
+    try:
+        ctx = tv_context(st)
+    except _NoSuchGame as error:
+        return _no_such_game(error)
     ctx["events_url"] = f"/api/v1/stammtische/{st.slug}/events"
     ctx["refresh"] = max(5, int(current_app.config["TV_REFRESH_SECONDS"]))
     return render_template("tv.html", **ctx)
@@ -231,4 +284,7 @@ def tv_board(slug: str) -> ResponseReturnValue:
     st = _tv_stammtisch(slug)
     if st is None:
         abort(403)
-    return render_template("tv_board.html", **tv_context(st))
+    try:
+        return render_template("tv_board.html", **tv_context(st))
+    except _NoSuchGame as error:
+        return _no_such_game(error)

@@ -3,8 +3,11 @@
 //
 // * every event: its German sentence goes to the ticker at once, then the board is re-read
 //   (/tv/<slug>/tafel?spiel=<id>, the server-rendered fragment) and swapped in;
-// * game_started: follow the new game (not an imported one); an event of another game while
-//   ours is over: follow it;
+// * which game: <body data-pinned="<id>"> (the page was opened as /tv/<slug>?spiel=<id>): that
+//   game only, whatever else is played. Otherwise the game with the latest entry, as the
+//   server chooses it: an entry (a turn, a penalty, an undo) of another game: follow it; a
+//   game_started: follow it only while no game is running here (a second table's start is no
+//   entry yet; an imported game is never followed);
 // * the stream drops (server restart, Wi-Fi): EventSource reconnects by itself (sending
 //   Last-Event-ID); if it gives up, a new one resumes after the last position seen; every
 //   (re)connect re-reads the board; a board read every `data-refresh` seconds catches what a
@@ -18,6 +21,7 @@
   var EVENTS = body.getAttribute("data-events");
   var BOARD = body.getAttribute("data-board");
   var REFRESH = (parseInt(body.getAttribute("data-refresh"), 10) || 60) * 1000;
+  var PINNED = body.getAttribute("data-pinned") || ""; // the one game shown, or "" (follow)
   var KINDS = [
     "game_started", "turn_recorded", "throw_recorded", "round_lost", "round_repeated",
     "player_out", "penalty", "half_lost", "finale_started", "blattschuss", "game_lost",
@@ -30,7 +34,7 @@
 
   var source = null;
   var position = shown().position; // the last stream position seen (resume after it)
-  var wanted = shown().state === "running" ? shown().game : ""; // the game followed
+  var wanted = PINNED || (shown().state === "running" ? shown().game : ""); // the game followed
   var ticker = null; // the sentences of the newest stored entry: {position, game, items}
   var readTimer = null;
   var reads = 0; // board reads started
@@ -109,7 +113,7 @@
     }
     screen().replaceWith(next);
     var now = shown();
-    wanted = now.state === "running" ? now.game : "";
+    wanted = PINNED || (now.state === "running" ? now.game : "");
     if (source && source.readyState === 1) offline(false);
     behind = now.position > position ? behind + 1 : 0;
     if (behind >= 2) connect(); // the stream missed what the board shows: start it anew
@@ -183,15 +187,13 @@
       if (now.state !== "running") read();
       return;
     }
-    if (data.kind === "game_started") {
-      wanted = game;
-    } else if (game !== now.game && game !== wanted) {
-      if (now.state === "running") {
-        // another table's game; ours goes on, but resume after it all the same
+    if (game !== now.game && game !== wanted) {
+      if (PINNED || (data.kind === "game_started" && now.state === "running")) {
+        // not ours (pinned), or a second table's start: ours goes on; resume after it
         position = Math.max(position, lastId);
         return;
       }
-      wanted = game; // nothing running here: show where the dice are
+      wanted = game; // the latest entry, or a start while nothing runs here: follow it
     }
     remember(data, lastId);
     showTicker(true);
