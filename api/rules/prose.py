@@ -173,7 +173,7 @@ def _rank_line(rank: Rank, ranks: tuple[Rank, ...]) -> str:
         for other in rank.results
         if other.dice == ev.dice and not other.hand
     ):
-        notes.append("aus der Hand schlägt zusammengelegt")
+        notes.append("aus der Hand vor zusammengelegt")
     line = f"{rank.name} ({shown}): {deckel_text(rank.first)}"
     return "; ".join([line, *notes])
 
