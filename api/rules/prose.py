@@ -25,7 +25,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .help_texts import OPTION_HELP, OPTION_TITLES, PRESET_HELP
-from .results import Category, Evaluation, evaluate, evaluation_table
+from .ranking import (
+    Rank,
+    deckel_text,
+    hierarchy,
+    join_words,
+    order_notes,
+    rank_line,
+    three_dice,
+)
+from .results import evaluate
 from .ruleset import (
     FinaleOpener,
     NextStarter,
@@ -37,14 +46,10 @@ from .ruleset import (
 from .turns import throws_word
 from .words import count
 
-__all__ = ["Rank", "Section", "as_text", "describe", "hierarchy"]
+__all__ = ["Rank", "Section", "as_text", "deckel_text", "describe", "hierarchy"]
 
 #: the kinds of rule breaking a penalty is for (RULES 7)
 VIOLATIONS = "zu früh aufdecken, zu oft würfeln, Würfel fallen lassen …"
-#: a group of results is listed one by one up to this many different dice, else first to last
-LIST_UP_TO = 6
-#: categories whose results each get a line of their own ("Schock 4"), not one per category
-_BY_NAME = (Category.SCHOCK_AUS, Category.SCHOCK, Category.SPECIAL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,222 +67,9 @@ class Section:
         return (*self.paragraphs, *self.bullets, *self.notes)
 
 
-@dataclass(frozen=True, slots=True)
-class Rank:
-    """One line of the hierarchy: every result of one name ("Schock 4", "General", "Zahl")
-    under the ruleset, best first."""
-
-    name: str
-    category: Category
-    results: tuple[Evaluation, ...]
-
-    @property
-    def best(self) -> int:
-        return self.results[0].key
-
-    @property
-    def worst(self) -> int:
-        return self.results[-1].key
-
-    @property
-    def first(self) -> Evaluation:
-        return self.results[0]
-
-    def dice(self) -> list[tuple[int, ...]]:
-        """The different dice of the line, each at the place of its best result."""
-        seen: list[tuple[int, ...]] = []
-        for ev in self.results:
-            if ev.dice not in seen:
-                seen.append(ev.dice)
-        return seen
-
-
-def _results(rules: Ruleset) -> list[Evaluation]:
-    """Every result the ruleset can produce, once per dice and hand flag."""
-    found: dict[tuple[tuple[int, ...], bool], Evaluation] = {}
-    for ev in evaluation_table(rules).values():
-        found.setdefault((ev.dice, ev.hand), ev)
-    return list(found.values())
-
-
-def hierarchy(rules: Ruleset) -> tuple[Rank, ...]:
-    """The results of the ruleset from best to worst, one :class:`Rank` per name, ordered by
-    the engine's comparison key (under ``two_dice`` only the results two dice can make)."""
-    groups: dict[tuple[Category, str], list[Evaluation]] = {}
-    for ev in _results(rules):
-        name = ev.name if ev.category in _BY_NAME else ev.category.caption
-        groups.setdefault((ev.category, name), []).append(ev)
-    ranks = [
-        Rank(name, category, tuple(sorted(evs, key=lambda e: (e.key, e.dice), reverse=True)))
-        for (category, name), evs in groups.items()
-    ]
-    return tuple(sorted(ranks, key=lambda r: (r.best, r.worst), reverse=True))
-
-
-def _three_dice(rules: Ruleset) -> Ruleset:
-    """The ruleset with three dice: how it scores a result, whatever ``two_dice`` says."""
-    return rules.replace(two_dice=False) if rules.two_dice else rules
-
-
-def _and(words: Iterable[str], last: str = "und") -> str:
-    items = list(words)
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {last} {items[-1]}"
-
-
-def deckel_text(ev: Evaluation) -> str:
-    """What the loser receives when ``ev`` is the round's best result: "alle Deckel", "6 Deckel"."""
-    return "alle Deckel" if ev.takes_all else count(ev.deckel, "Deckel", "Deckel")
-
-
-def _rank_line(rank: Rank, ranks: tuple[Rank, ...]) -> str:
-    """One line of the hierarchy: the name, its dice best first, its Deckel, hand notes."""
-    where = {(ev.dice, ev.hand): r.name for r in ranks for ev in r.results}
-    dice = rank.dice()
-    best_key = {d: max(ev.key for ev in rank.results if ev.dice == d) for d in dice}
-    notation = {ev.dice: ev.notation for ev in rank.results}
-    names = {ev.dice: ev.name for ev in rank.results}
-    if len(dice) == 1:
-        shown = notation[dice[0]]
-    elif len(dice) <= LIST_UP_TO:
-        if len({best_key[d] for d in dice}) == 1:
-            shown = f"{_and(notation[d] for d in dice)}, alle gleich hoch"
-        else:
-            shown = " vor ".join(notation[d] for d in dice)
-    else:
-        first, last = dice[0], dice[-1]
-        height = {d: names[d].removeprefix(rank.name).strip() for d in (first, last)}
-        shown = (
-            f"alles andere; von {notation[first]} = {height[first]} "
-            f"bis {notation[last]} = {height[last]}"
-        )
-        if rank.category is Category.ZAHL:
-            shown += ", gelesen von der höchsten Augenzahl an"
-    notes: list[str] = []
-    if all(ev.hand for ev in rank.results) and any(
-        where.get((d, False), rank.name) != rank.name for d in dice
-    ):
-        notes.append("nur aus der Hand")
-    taken_in = sorted(
-        {
-            str(where[(ev.dice, True)])
-            for ev in rank.results
-            if not ev.hand and where.get((ev.dice, True), rank.name) != rank.name
-        }
-    )
-    if taken_in:
-        captions = [r.category.caption for r in ranks if r.name in taken_in]
-        notes.append(f"zusammengelegt zählen hier auch {_and(dict.fromkeys(captions))}")
-    if any(
-        ev.hand and ev.key > other.key
-        for ev in rank.results
-        for other in rank.results
-        if other.dice == ev.dice and not other.hand
-    ):
-        notes.append("aus der Hand vor zusammengelegt")
-    line = f"{rank.name} ({shown}): {deckel_text(rank.first)}"
-    return "; ".join([line, *notes])
-
-
-def _order_notes(rules: Ruleset, ranks: tuple[Rank, ...]) -> list[str]:
-    """Sentences about the options that move results: General vs Schock 2, Straßen, hand,
-    Jule and the special results; each derived from how the engine scores them."""
-    three = _three_dice(rules)
-    notes: list[str] = []
-    general = evaluate((2, 2, 2), True, three)
-    schock2, schock3 = evaluate((2, 1, 1), True, three), evaluate((3, 1, 1), True, three)
-    if general.category is Category.GENERAL:
-        if schock2.key < general.key < schock3.key:
-            notes.append(
-                f"Ein {general.name} ist bei uns höher als {schock2.name}, aber niedriger als "
-                f"{schock3.name}."
-            )
-        elif general.key < schock2.key:
-            notes.append(
-                f"Jeder Schock ist höher als jeder {general.name} – auch {schock2.name}, "
-                f"obwohl er nur {deckel_text(schock2)} bringt und ein {general.name} "
-                f"{deckel_text(general)}."
-            )
-    high, low = evaluate((6, 5, 4), True, three), evaluate((3, 2, 1), True, three)
-    if high.category is low.category is Category.STRASSE:
-        if high.key == low.key:
-            notes.append(
-                f"Alle Straßen sind gleich hoch: {high.notation} ist nicht mehr wert als "
-                f"{low.notation}."
-            )
-        else:
-            notes.append(
-                f"Straßen zählen nach Höhe: {high.notation} ist die höchste, {low.notation} die "
-                "niedrigste."
-            )
-    notes.extend(_hand_notes(three))
-    notes.extend(_special_notes(three, ranks))
-    return notes
-
-
-def _hand_notes(three: Ruleset) -> list[str]:
-    notes: list[str] = []
-    hand_only = [
-        (category, dice)
-        for category, dice in ((Category.GENERAL, (5, 5, 5)), (Category.STRASSE, (6, 5, 4)))
-        if evaluate(dice, True, three).category is category
-        and evaluate(dice, False, three).category is Category.ZAHL
-    ]
-    if hand_only:
-        captions = _and(c.caption for c, _ in hand_only)
-        category, dice = hand_only[0]
-        assembled = evaluate(dice, False, three)
-        verb = "zählt" if len(hand_only) == 1 else "zählen"
-        notes.append(
-            f"{captions} {verb} nur aus der Hand; zusammengelegt ist das eine Zahl: "
-            f"{assembled.notation} zusammengelegt ist {assembled.name}."
-        )
-    beats = [
-        name
-        for name, dice in (("bei Schock aus", (1, 1, 1)), ("bei jedem anderen Schock", (4, 1, 1)))
-        if evaluate(dice, True, three).category in (Category.SCHOCK_AUS, Category.SCHOCK)
-        and evaluate(dice, True, three).key > evaluate(dice, False, three).key
-    ]
-    if beats:
-        notes.append(
-            "Bei gleichem Wurf schlägt der aus der Hand geworfene den zusammengelegten "
-            f"(„Naturschock“) – {_and(beats)}; das gilt vor der Regel für Gleichstand."
-        )
-    if hand_only or beats:
-        notes.append(
-            "„Aus der Hand“ heißt: der letzte Wurf warf alle Würfel, nichts war herausgelegt "
-            "oder umgedreht."
-        )
-    return notes
-
-
-def _special_notes(three: Ruleset, ranks: tuple[Rank, ...]) -> list[str]:
-    notes: list[str] = []
-    jule = evaluate((4, 2, 1), True, three)
-    if jule.category is Category.ZAHL:
-        notes.append(f"4-2-1 ist bei uns keine Jule, sondern die {jule.name}.")
-    names = [r.name for r in ranks]
-    for special in three.special_results():
-        if special.name not in names:
-            continue  # under two_dice a special result that two dice never make
-        i = names.index(special.name)
-        ev = ranks[i].first
-        if i == 0:
-            place = f"ganz oben, über {names[1]}"
-        elif i == len(names) - 1:
-            place = f"ganz unten, unter {names[i - 1]}"
-        else:
-            place = f"zwischen {names[i - 1]} und {names[i + 1]}"
-        worth = deckel_text(ev) + (" wie Schock aus" if ev.worth_all else "")
-        notes.append(
-            f"Sonderwurf {special.name} ({ev.notation}): {place}, {worth}; zählt auch "
-            "zusammengelegt."
-        )
-    return notes
-
-
 def _worth_all(ranks: tuple[Rank, ...]) -> str:
     """ "Schock aus", or "Schock aus oder Jule" when Jule "top" is worth every Deckel too."""
-    return _and((r.name for r in ranks if r.first.worth_all), "oder") or "Schock aus"
+    return join_words((r.name for r in ranks if r.first.worth_all), "oder") or "Schock aus"
 
 
 def _overview(rules: Ruleset) -> Section:
@@ -286,7 +78,7 @@ def _overview(rules: Ruleset) -> Section:
     paragraphs = [f"{said} – {help_text}." if help_text else f"{said}."]
     overrides = [k for k in rules.to_config()["overrides"] if k in OPTION_TITLES]
     if overrides:
-        titles = _and(f"„{OPTION_TITLES[k]}“" for k in overrides)
+        titles = join_words(f"„{OPTION_TITLES[k]}“" for k in overrides)
         paragraphs.append(f"Davon weichen unsere eigenen Hausregeln ab bei: {titles}.")
     else:
         paragraphs.append("Eigene Abweichungen davon haben wir keine.")
@@ -304,7 +96,7 @@ def _overview(rules: Ruleset) -> Section:
 
 
 def _results_section(rules: Ruleset, ranks: tuple[Rank, ...]) -> Section:
-    three = _three_dice(rules)
+    three = three_dice(rules)
     best, worst = evaluate((5, 1, 1), True, three), evaluate((3, 2, 6), False, three)
     paragraphs = [
         "Es zählt, was am Ende des Zuges liegt; die Reihenfolge der Würfel ist egal. Vom besten "
@@ -314,9 +106,9 @@ def _results_section(rules: Ruleset, ranks: tuple[Rank, ...]) -> Section:
         "Der schlechteste Wurf der Runde bekommt so viele Deckel, wie der beste wert ist: hat "
         f"der Beste {best.name} und der Schlechteste {worst.name}, bekommt er "
         f"{deckel_text(best)}.",
-        *_order_notes(rules, ranks),
+        *order_notes(rules, ranks),
     ]
-    bullets = tuple(_rank_line(rank, ranks) for rank in ranks)
+    bullets = tuple(rank_line(rank, ranks) for rank in ranks)
     return Section(
         "wuerfe", "Die Würfe von oben nach unten", tuple(paragraphs), bullets, True, tuple(notes)
     )
