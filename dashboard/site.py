@@ -257,7 +257,8 @@ def _write_pages(stats: Source, out: Path, plan: _Plan, progress: Progress | Non
 
 def links(listed: list[Row], demo: str = "demo") -> dict[str, Any]:
     """What the pages of a served dashboard link to besides themselves (a built folder has no
-    server around it): the form and the docs one level up, the demo Stammtisch if listed."""
+    server around it): the form and the docs one level up (a period page also the form's
+    "Unsere Regeln" of its Stammtisch), the demo Stammtisch if listed."""
     return {"served": True, "demo": demo if any(s["slug"] == demo for s in listed) else None}
 
 

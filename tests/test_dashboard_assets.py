@@ -157,9 +157,12 @@ def test_the_served_pages_link_to_the_form_the_docs_and_the_demo(served):
     links = re.findall(r'<a href="([^"]+)">([^<]+)</a>', page.split("<footer>")[1])
     assert links == [
         ("../../", "Deckelzähler"),
+        ("../../s/zur-post/unsere-regeln", "Unsere Regeln"),
         ("../index.html", "Statistik"),
         ("../../docs", "API-Doku"),
     ]  # fmt: skip (no demo Stammtisch here)
+    rules = served.get("/s/zur-post/unsere-regeln")  # public, as the dashboard is
+    assert rules.status_code == 200 and "Unsere Regeln" in rules.get_data(as_text=True)
     index = served.get("/dashboard/").get_data(as_text=True)
     assert '<a href="../">Deckelzähler</a>' in index and '<a href="../docs">API-Doku</a>' in index
     form = served.get("/").get_data(as_text=True)
@@ -177,6 +180,7 @@ def test_a_built_folder_links_nowhere_outside_itself(tmp_path):
         store.close()
     page = (tmp_path / "zur-post" / "2024.html").read_text(encoding="utf-8")
     assert "Deckelzähler</a>" not in page and "docs" not in page
+    assert "unsere-regeln" not in page and "Unsere Regeln" not in page
 
 
 def test_counts_say_one_in_the_singular(served):

@@ -90,8 +90,11 @@ def test_a_year_page_on_a_phone_opens_with_its_summary_and_folds_the_rest(browse
         assert not page.locator("#verlauf details").evaluate("d => d.open")
         assert phone.height() < 2600  # was ~7,300 CSS px with everything open
         footer = page.locator("footer nav a")
-        assert footer.all_inner_texts() == ["Deckelzähler", "Statistik", "Demo", "API-Doku"]
-        assert footer.nth(2).get_attribute("href") == "../demo/index.html"
+        assert footer.all_inner_texts() == [
+            "Deckelzähler", "Unsere Regeln", "Statistik", "Demo", "API-Doku"
+        ]  # fmt: skip
+        assert footer.nth(1).get_attribute("href") == "../../s/demo/unsere-regeln"
+        assert footer.nth(3).get_attribute("href") == "../demo/index.html"
         phone.shot("top")
         chart = page.locator("#chart-verlierer")
         chart.tap()

@@ -40,7 +40,7 @@ from .events import (
     Undone,
 )
 from .game import MAX_PLAYERS, MIN_PLAYERS, Game
-from .help_texts import OPTION_HELP, PRESET_HELP
+from .help_texts import OPTION_HELP, OPTION_TITLES, PRESET_HELP
 from .limits import OPTION_LIMITS, Limit
 from .log import (
     MAX_EVENTS,
@@ -133,6 +133,7 @@ __all__ = [
     "OPTION_HELP",
     "OPTION_LIMITS",
     "OPTION_NAMES",
+    "OPTION_TITLES",
     "OpenTurn",
     "OpenTurnState",
     "Outcome",

@@ -8,6 +8,32 @@ from __future__ import annotations
 
 from .limits import DECKEL, THROWS
 
+#: short German titles of the house-rule options (:data:`OPTION_HELP` explains each one; the
+#: form's menus and :mod:`.prose` name the options by them)
+OPTION_TITLES: dict[str, str] = {
+    "deckel": "Deckel im Spiel",
+    "max_throws": "Höchstzahl Würfe",
+    "sixes_turning": "Sechsen umdrehen",
+    "ones_only_aside": "Nur Einsen herauslegen",
+    "general_over_schock2": "General über Schock 2",
+    "strassen": "Straßen",
+    "hand_only": "Zählt nur aus der Hand",
+    "hand_beats_assembled": "Aus der Hand schlägt zusammengelegt",
+    "ties": "Gleichstand",
+    "jule": "Jule (4-2-1)",
+    "specials": "Sonderwürfe",
+    "two_fives_never_lose": "Zwei Fünfen verlieren nie",
+    "schock_aus": "Schock aus",
+    "schock_aus_ends_round": "Schock aus beendet die Runde",
+    "passing_on": "Deckel weitergeben",
+    "next_starter": "Wer beginnt die nächste Runde",
+    "finale_opener": "Wer beginnt das Finale",
+    "blind": "Blind spielen",
+    "penalty": "Strafdeckel",
+    "penalty_mode": "Art der Strafe",
+    "two_dice": "Mit zwei Würfeln",
+}
+
 OPTION_HELP: dict[str, str] = {
     "deckel": f"Anzahl der Deckel im Spiel ({DECKEL}, üblich 13).",
     "max_throws": f"Höchstzahl der Würfe des Startspielers ({THROWS}; Bördeschock: 5).",

@@ -29,7 +29,9 @@ Pages (German URLs, the users' language):
   360 × 640), board, penalty, undo, history, the invite link and "Spiel abbrechen";
 * ``/einladung/<token>`` — the invite link of a game (``invite``): opens it logged in;
 * ``/tv/<slug>`` — the pub TV: the running game's board, big, updated live from the event
-  stream (``tv``; a public Stammtisch's TV needs no login).
+  stream (``tv``; a public Stammtisch's TV needs no login);
+* ``/s/<slug>/unsere-regeln`` — "Unsere Regeln": the house rules in German prose, written by
+  the engine (``regeln``; ``?spiel=<id>``: those of one game; public like the TV).
 
 Every POST answers with a redirect (Post/Redirect/Get, ``prg``): so a reload never sends a
 form twice. A rejected form is shown once more by its page (the entered values kept, the
@@ -51,12 +53,12 @@ from pathlib import Path
 from flask import Blueprint, Flask, Request
 from flask.sessions import SecureCookieSessionInterface
 
-from . import games, home, invite, keys, new_game, offline, players, session, stammtisch, tv
+from . import games, home, invite, keys, new_game, offline, players, regeln, session, stammtisch, tv
 from .blueprint import bp
 
 SECRET_FILE = "secret_key"
 #: the modules that register their hooks and pages on :data:`bp`
-MODULES = (session, home, keys, invite, stammtisch, players, new_game, games, offline, tv)
+MODULES = (session, home, keys, invite, stammtisch, regeln, players, new_game, games, offline, tv)
 
 
 class _AutoSecureSessionInterface(SecureCookieSessionInterface):

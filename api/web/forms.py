@@ -19,6 +19,7 @@ from ..rules import (
     NAMED_SPECIALS,
     OPTION_HELP,
     OPTION_NAMES,
+    OPTION_TITLES,
     PRESET_HELP,
     PRESETS,
     Category,
@@ -34,31 +35,6 @@ from ..rules import (
     throws_word,
 )
 from ..table.entry import FormErrors as FormErrors  # the pages import it from here
-
-#: short German titles of the house-rule options (OPTION_HELP explains each one)
-OPTION_TITLES: dict[str, str] = {
-    "deckel": "Deckel im Spiel",
-    "max_throws": "Höchstzahl Würfe",
-    "sixes_turning": "Sechsen umdrehen",
-    "ones_only_aside": "Nur Einsen herauslegen",
-    "general_over_schock2": "General über Schock 2",
-    "strassen": "Straßen",
-    "hand_only": "Zählt nur aus der Hand",
-    "hand_beats_assembled": "Aus der Hand schlägt zusammengelegt",
-    "ties": "Gleichstand",
-    "jule": "Jule (4-2-1)",
-    "specials": "Sonderwürfe",
-    "two_fives_never_lose": "Zwei Fünfen verlieren nie",
-    "schock_aus": "Schock aus",
-    "schock_aus_ends_round": "Schock aus beendet die Runde",
-    "passing_on": "Deckel weitergeben",
-    "next_starter": "Wer beginnt die nächste Runde",
-    "finale_opener": "Wer beginnt das Finale",
-    "blind": "Blind spielen",
-    "penalty": "Strafdeckel",
-    "penalty_mode": "Art der Strafe",
-    "two_dice": "Mit zwei Würfeln",
-}
 
 Choices = list[tuple[Any, str]]
 E = TypeVar("E", bound=StrEnum)
