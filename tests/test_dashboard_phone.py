@@ -2,13 +2,15 @@
 Playwright): the page-weight budget (first visit ≤ 800 KB on the wire, a repeat visit ≤ 60 KB),
 a summary in the first screen and the rest folded, tables that fit 360 px, no Plotly tool bar,
 charts fitted when their section opens, no console error (the strict CSP included).
-Screenshots at 360×640 go to artifacts/dashboard/phone-*.png.
+"Meiste Deckel pro Spiel" as one figure with its holder; year chips and section toggles of at
+least 44 × 44 px. Screenshots at 360×640 go to artifacts/dashboard/phone-*.png.
 
 Without Chromium the tests are skipped, unless ``CI`` is set: then they fail.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -149,3 +151,42 @@ def test_a_wide_screen_shows_every_section_open(browser, base):
         assert desk.errors == []
     finally:
         desk.context.close()
+
+
+#: the boxes (width, height) of the year chips and the section toggles
+TOUCH_TARGETS = """() => [...document.querySelectorAll("nav.years a, details.block > summary")]
+  .map(el => [el.textContent.trim(), el.getBoundingClientRect()])
+  .map(([text, r]) => [text, Math.round(r.width), Math.round(r.height)])"""
+
+
+def test_most_deckel_per_game_reads_as_one_figure_beside_its_holder(browser, base):
+    phone = Phone(browser)
+    try:
+        phone.open(base + PAGE)
+        page = phone.page
+        fact = page.locator("#auf-einen-blick li").first.inner_text()
+        found = re.fullmatch(r"Meiste Deckel pro Spiel: (\S+) \(im Schnitt (\d+,\d) Deckel\)", fact)
+        assert found, fact  # was "Heinz (15,43)": two numbers, or a single game's record?
+        # the Deckel table of the section "Spieler", most Deckel per game first
+        top = page.locator("#spieler .pair table tbody tr").first.locator("td")
+        name, per_game = top.nth(0).text_content(), top.nth(3).text_content()
+        assert found.group(1) == name
+        figure = float(found.group(2).replace(",", "."))
+        assert abs(figure - float(per_game.replace(",", "."))) <= 0.05, (fact, per_game)
+        assert phone.errors == []
+    finally:
+        phone.context.close()
+
+
+def test_year_chips_and_section_toggles_are_touch_targets_of_44_px(browser, base):
+    phone = Phone(browser)
+    try:
+        phone.open(base + PAGE)
+        boxes = phone.page.evaluate(TOUCH_TARGETS)
+        assert [b[0] for b in boxes][:2] == ["Alle Jahre", "2025"]
+        assert len(boxes) == 2 + len(SECTIONS)
+        small = [b for b in boxes if b[1] < 44 or b[2] < 44]
+        assert small == [], small
+        assert phone.errors == []
+    finally:
+        phone.context.close()

@@ -1,8 +1,9 @@
 # ruff: noqa: F811  (the fixtures imported from the other test module)
 """Items 1, 4 and 5 of issue 15 in real Chromium at 390 × 844: the demo's key on the start page
-of a loopback server, a renewed key, German texts, per-Stammtisch game numbers, privacy asked,
-"Spiel abbrechen", the invite link, Post/Redirect/Get, the confirmed undo of the deciding turn,
-the loser opening "Nochmal mit denselben" and the icon of ``/docs``.
+of a loopback server, a renewed key, German texts, per-Stammtisch game numbers, privacy (private
+unless chosen otherwise, since issue 24), "Spiel abbrechen", the invite link, Post/Redirect/Get,
+the confirmed undo of the deciding turn, the loser opening "Nochmal mit denselben" and the icon
+of ``/docs``.
 
 One ``schocken serve`` for the module, on a SQLite file that ``schocken demo`` filled first.
 """
@@ -161,7 +162,7 @@ def test_a_renewed_key_is_shown_once_and_logs_out_the_old_one(phone: Any) -> Non
 # ----------------------------------------------------------------------------- items 4 and 5
 
 
-def test_german_texts_privacy_asked_and_a_rejected_form_not_resubmitted(phone: Any) -> None:
+def test_german_texts_private_by_default_and_a_rejected_form_not_resubmitted(phone: Any) -> None:
     p = phone()
     page = p.page
     page.goto("/")
@@ -170,11 +171,14 @@ def test_german_texts_privacy_asked_and_a_rejected_form_not_resubmitted(phone: A
     for code in CODES:
         assert code not in help_texts
     assert not re.search(r"\([a-z]+_[a-z_]+\)", help_texts)
-    assert page.locator("input[name=public]:checked").count() == 0  # asked, never assumed
-    page.fill("#name", "Zur Linde")
-    p.tap(page.get_by_role("button", name="Stammtisch anlegen"))
+    # private unless chosen otherwise, and the form says what that means (issue 24)
+    assert page.locator("input[name=public]:checked").get_attribute("value") == "0"
+    assert page.locator("#if-private").inner_text() == "Privat: nur mit dem Schlüssel lesbar."
+    p.tap(page.get_by_role("button", name="Stammtisch anlegen"))  # without a name
     assert urlpath(page.url) == "/"  # redirected to the page, not left at the POST address
-    assert page.locator("#err-public").inner_text() == "Bitte wählen: öffentlich oder privat."
+    assert (
+        page.locator("#err-name").inner_text() == "Bitte einen Namen für den Stammtisch eintragen."
+    )
     assert posts_on_reload(p) == []
     assert page.locator("p.error").count() == 0
 

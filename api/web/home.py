@@ -59,7 +59,9 @@ def _home(status: int = 200, **ctx: Any) -> tuple[str, int]:
             continue
         if may_write(st):
             known.append(st)
-    ctx.setdefault("create", {"name": "", "slug": "", "preset": "standard", "public": None})
+    # a new Stammtisch is private unless chosen otherwise (the form says what that means); a
+    # rejected form shows what was sent
+    ctx.setdefault("create", {"name": "", "slug": "", "preset": "standard", "public": False})
     ctx.setdefault("options", option_fields())
     ctx.setdefault("login", {"slug": request.args.get("stammtisch", ""), "token": ""})
     ctx.setdefault("errors", FormErrors())

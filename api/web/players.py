@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import flash, redirect, render_template, request, url_for
+from flask import flash, redirect, render_template, request, session, url_for
 from flask.typing import ResponseReturnValue
 
 from ..domain import DomainError
@@ -16,11 +16,16 @@ from .forms import FormErrors
 from .prg import reject, rejected
 from .session import logged_in_to_stammtisch
 
+#: the session's note that the page after "Hinzufügen" keeps the focus in the name field (set
+#: by the POST, taken by the GET it redirects to), so the next name can be typed at once
+FOCUS_NEW = "focus_new_player"
+
 
 def _players_page(st: Stammtisch, status: int = 200, **ctx: Any) -> tuple[str, int]:
     ctx.setdefault("errors", FormErrors())
     ctx.setdefault("new_name", "")
     ctx.setdefault("edits", {})
+    ctx.setdefault("focus", False)
     players = services().players(st)
     return render_template("players.html", st=st, players=players, **ctx), status
 
@@ -39,7 +44,10 @@ def players(st: Stammtisch) -> ResponseReturnValue:
     if request.method == "GET":
         status, errors, kept = rejected()
         edits = {int(k): v for k, v in kept.get("edits", {}).items()}
-        return _players_page(st, status, errors=errors, new_name=kept.get("name", ""), edits=edits)
+        focus = bool(session.pop(FOCUS_NEW, False)) or bool(errors.get("name"))
+        return _players_page(
+            st, status, errors=errors, new_name=kept.get("name", ""), edits=edits, focus=focus
+        )
     name = (request.form.get("name") or "").strip()
     errors = FormErrors()
     _check_name(name, errors, "name")
@@ -50,6 +58,7 @@ def players(st: Stammtisch) -> ResponseReturnValue:
             errors.add("name", err.message)
         else:
             flash(f"{name} spielt jetzt mit.", "ok")
+            session[FOCUS_NEW] = True
             return redirect(url_for("web.players", slug=st.slug))
     return reject(url_for("web.players", slug=st.slug), 422, errors, name=name)
 

@@ -20,6 +20,13 @@
       details.open = true;
     });
   }
+  // the year shown, in view in the row of years (it scrolls sideways on a phone)
+  var years = document.querySelector("nav.years");
+  var current = years && years.querySelector(".current");
+  if (current && years.scrollWidth > years.clientWidth) {
+    years.scrollLeft += current.getBoundingClientRect().left - years.getBoundingClientRect().left -
+      (years.clientWidth - current.offsetWidth) / 2;
+  }
   document.querySelectorAll("details.block").forEach(function (section) {
     section.addEventListener("toggle", function () {
       if (!section.open) return;
