@@ -215,6 +215,14 @@ def drop(arg: str) -> str:
     return _answer(session)
 
 
+def drop_all(arg: str) -> str:
+    """Every waiting entry forgotten: the screen of what the server has."""
+    session = _current()
+    session.waiting.clear()
+    session.predicted = None
+    return _answer(session)
+
+
 def confirm(arg: str) -> str:
     """``{"seq": n}``: the server recorded the first waiting entry as version n."""
     session = _current()

@@ -73,15 +73,21 @@
     });
   }
 
-  document.addEventListener("DOMContentLoaded", function () {
-    enhanceCopyButtons();
-    document.querySelectorAll("form").forEach(function (form) {
+  function enhance(root) {
+    root.querySelectorAll("form").forEach(function (form) {
       guardDoubleSubmit(form);
       enhancePresetChoice(form);
     });
-    var turn = document.getElementById("eingabe");
+    var turn = root.querySelector("#eingabe");
     if (turn) enhanceTurnForm(turn);
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    enhanceCopyButtons();
+    enhance(document);
   });
+  // the game screen drawn anew by the phone's engine (offline.js)
+  document.addEventListener("schocken:screen", function (event) { enhance(event.detail); });
 
   // pages restored from the back/forward cache must accept a submission again
   window.addEventListener("pageshow", function () {

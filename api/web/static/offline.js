@@ -1,23 +1,32 @@
-// Offline-first entry on the game screen. Without a connection (or while older entries still
-// wait), a tapped turn or penalty is not posted: it goes into a queue in IndexedDB with an
-// Idempotency-Key of its own and the game's version it was made for, is listed as waiting,
-// and the queue is sent in order, one entry after another, when the connection returns
-// (POST …/eintrag, api/web/offline.py). The server records an entry once per key; an entry
-// made for an older version (another phone wrote meanwhile) is not recorded: the player
-// chooses. The service worker (/sw.js) keeps the page, so a reload offline shows it again.
-// localStorage "schocken.queue" = "always" sends every entry through the queue, "never" only
-// when offline (api/bench); without it, a slow link decides (queueAlways).
+// Entry on the game screen with the phone's own engine (engine.js: api/rules under Pyodide,
+// driven through api/table/browser.py). Once the engine is loaded, every turn or penalty is
+// checked on the phone first, exactly as the server will: an illegal entry is refused at once
+// with the engine's German message and nothing is kept. An accepted entry is kept in
+// IndexedDB (with its player, an Idempotency-Key and the game's version it was made for), the
+// screen is drawn anew by the engine (the server's own partial) with the entry's sentences and
+// banners, and the queue is sent in order to POST …/eintrag (api/web/offline.py), online at
+// once, offline when the connection returns. The server records an entry once per key and only
+// on the version it was made for; when another phone wrote meanwhile, the engine applies each
+// waiting entry again *for its own player* on the server's new state, and the player decides
+// about every entry that no longer fits (drop it, or take its dice back into the input).
+// Before the engine is loaded (the first seconds of a first visit), the form posts as a plain
+// form; offline, nothing is taken that the engine has not checked.
 (function () {
   "use strict";
 
-  if ("serviceWorker" in navigator) {
-    navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {});
-  }
-
   var STORE = "entries";
+  var KEY = /^[\x21-\x7e]{1,255}$/;
   var GAME = null;
-  // failed: the last send found no connection (a page restored offline may think it is online)
-  var state = { entries: [], flushing: false, retry: null, failed: false, reload: false };
+  var state = {
+    rows: [], // the waiting entries (IndexedDB rows), in order
+    engine: false, // the engine has loaded this game
+    flushing: false,
+    retry: null,
+    failed: false, // the last send found no connection
+    said: [], // the sentences of the entries sent since the last connection loss
+    offlineMade: false, // an entry of the current queue was made without a connection
+    view: null, // the engine's last answer
+  };
 
   function offline() { return !navigator.onLine || state.failed; }
 
@@ -45,11 +54,28 @@
     });
   }
 
+  // a row this page can send: made by this script for this game, its player named
+  function sound(row) {
+    var body = row && row.body;
+    var player = body && (row.kind === "penalty" ? body.penalty && body.penalty.player : body.player);
+    return !!row && row.game === GAME && typeof row.key === "string" && KEY.test(row.key) &&
+      (row.kind === "turn" || row.kind === "penalty") && Number.isInteger(row.seq) && row.seq >= 0 &&
+      typeof row.player === "string" && row.player !== "" && player === row.player &&
+      !!row.fields && typeof row.fields === "object" && row.fields.player === row.player;
+  }
+
   function load() {
     return tx("readonly", function (s) { return s.index("game").getAll(GAME); })
       .then(function (rows) {
-        state.entries = rows.sort(function (a, b) { return a.id - b.id; });
-        return state.entries;
+        rows.sort(function (a, b) { return a.id - b.id; });
+        var bad = rows.filter(function (r) { return !sound(r); });
+        state.rows = rows.filter(sound);
+        if (!bad.length) return state.rows;
+        return remove(bad.map(function (r) { return r.id; })).then(function () {
+          notice(bad.length === 1 ? "Ein beschädigter Eintrag auf diesem Handy wurde verworfen (nicht gesendet)."
+            : bad.length + " beschädigte Einträge auf diesem Handy wurden verworfen (nicht gesendet).");
+          return state.rows;
+        });
       });
   }
 
@@ -57,11 +83,8 @@
     return tx("readwrite", function (s) { ids.forEach(function (id) { s.delete(id); }); });
   }
 
-  // the waiting entries renumbered from the game's version `seq` on (their order kept)
-  function renumber(seq) {
-    return tx("readwrite", function (s) {
-      state.entries.forEach(function (e, i) { e.seq = seq + i; s.put(e); });
-    });
+  function save(rows) {
+    return tx("readwrite", function (s) { rows.forEach(function (r) { s.put(r); }); });
   }
 
   function newKey() {
@@ -78,144 +101,166 @@
     return node;
   }
 
+  function engine(name, arg) { return window.SchockenEngine.call(name, arg); }
+
+  function waitingOf(rows) {
+    return rows.map(function (r) { return { kind: r.kind, body: r.body, label: r.label }; });
+  }
+
   // ------------------------------------------------------------------ what the page shows
 
-  function seats() {
-    return Array.prototype.filter.call(document.querySelectorAll("#board .stack"), function (li) {
-      return !li.classList.contains("is-out");
-    }).map(function (li) { return li.getAttribute("data-player"); });
-  }
-
-  // whose turn it is after `n` more turns, as far as the phone can tell (null: a new round,
-  // whose opener only the server knows)
-  function predict(n) {
-    var heading = document.getElementById("am-zug");
-    if (!heading) return null;
-    var current = heading.getAttribute("data-known") || heading.textContent.trim();
-    heading.setAttribute("data-known", current);
-    var order = seats();
-    var inRound = document.querySelectorAll("#runde ol.turns li").length;
-    for (var i = 0; i < n; i++) {
-      inRound += 1;
-      if (inRound >= order.length) return null;
-      current = order[(order.indexOf(current) + 1) % order.length];
-    }
-    return current;
-  }
-
-  function turnsWaiting() {
-    return state.entries.filter(function (e) { return e.kind === "turn"; }).length;
-  }
-
   function statusText() {
-    var n = state.entries.length;
-    var allTurns = turnsWaiting() === n;
-    var what = n === 1 ? (allTurns ? "1 Zug wartet" : "1 Eintrag wartet")
-      : n + (allTurns ? " Züge warten" : " Einträge warten");
-    if (offline()) return n ? "offline – " + what : "offline – Einträge bleiben auf diesem Handy, bis die Verbindung zurück ist";
+    var n = state.rows.length;
+    var turns = state.rows.filter(function (r) { return r.kind === "turn"; }).length;
+    var what = n === 1 ? (turns ? "1 Zug wartet" : "1 Eintrag wartet")
+      : n + (turns === n ? " Züge warten" : " Einträge warten");
+    if (offline()) return n ? "Offline – " + what : "Offline – Einträge bleiben auf diesem Handy, bis die Verbindung zurück ist.";
     return n ? "Verbindung da – " + what + ", werden gesendet …" : "";
   }
 
-  function render() {
-    var box = document.getElementById("offline");
-    var form = document.getElementById("eingabe");
-    if (!box) {
-      box = el("section", { id: "offline", class: "offline", role: "status", "aria-live": "polite" });
-      box.appendChild(el("p", { id: "offline-status", class: "offline-status" }));
-      var anchor = form || document.getElementById("board");
-      if (!anchor) return;
-      anchor.parentNode.insertBefore(box, anchor);
-      // the waiting entries below the input, above the board: the input stays in view
-      var board = document.getElementById("board");
-      var waiting = el("section", { id: "offline-waiting", class: "offline card", "aria-label": "Wartende Einträge" });
-      waiting.appendChild(el("ol", { id: "offline-list", class: "turns pending" }));
-      board.parentNode.insertBefore(waiting, board);
-    }
-    var text = statusText();
-    box.hidden = !text && !document.getElementById("offline-choice");
-    document.getElementById("offline-status").textContent = text;
-    document.getElementById("offline-waiting").hidden = !state.entries.length;
-    var list = document.getElementById("offline-list");
-    list.textContent = "";
-    state.entries.forEach(function (e) {
-      list.appendChild(el("li", { class: "pending" }, e.label + " – wartet"));
+  function box() {
+    var found = document.getElementById("offline");
+    if (found) return found;
+    var screen = document.getElementById("screen");
+    if (!screen) return null;
+    found = el("section", { id: "offline", class: "offline", role: "status", "aria-live": "polite" });
+    found.appendChild(el("p", { id: "offline-status", class: "offline-status" }));
+    screen.parentNode.insertBefore(found, screen);
+    return found;
+  }
+
+  function notice(message) {
+    var b = box();
+    if (!b) return;
+    var p = el("p", { class: "offline-notice" }, message);
+    b.appendChild(p);
+    b.hidden = false;
+  }
+
+  // the waiting entries, each with its player, below the turn input
+  function renderWaiting() {
+    var old = document.getElementById("offline-waiting");
+    if (old) old.remove();
+    var waiting = (state.view && state.view.waiting) || [];
+    if (!state.rows.length) return;
+    var section = el("section", { id: "offline-waiting", class: "offline card", "aria-label": "Wartende Einträge" });
+    var list = el("ol", { id: "offline-list", class: "turns pending" });
+    state.rows.forEach(function (r, i) {
+      var w = waiting[i] || {};
+      var text = (w.label || r.label) + (w.refused ? " – passt nicht mehr: " + w.refused : " – wartet");
+      list.appendChild(el("li", { class: w.refused ? "pending refused" : "pending" }, text));
     });
-    var heading = document.getElementById("am-zug");
-    if (heading && state.entries.length) {
-      var next = predict(turnsWaiting());
-      heading.textContent = next || "wer die Runde verliert (neue Runde)";
+    section.appendChild(list);
+    var anchor = document.getElementById("undo") || document.getElementById("eingabe") ||
+      document.getElementById("board");
+    if (anchor) anchor.parentNode.insertBefore(section, anchor.nextSibling);
+  }
+
+  function render() {
+    var b = box();
+    if (!b) return;
+    var text = statusText();
+    document.getElementById("offline-status").textContent = text;
+    b.hidden = !text && !document.getElementById("offline-choice") && !b.querySelector(".offline-notice");
+    renderWaiting();
+  }
+
+  // the engine's screen in place of the old one: the open <details> stay open, app.js
+  // enhances the new forms, the turn input keeps the focus it had
+  function show(view) {
+    state.view = view;
+    var screen = document.getElementById("screen");
+    if (!screen || !view || !view.html) { render(); return; }
+    var open = Array.prototype.map.call(screen.querySelectorAll("details[open]"), function (d) {
+      return d.id || d.className;
+    });
+    var focused = document.activeElement && screen.contains(document.activeElement);
+    var template = document.createElement("template");
+    template.innerHTML = view.html.trim();
+    var fresh = template.content.firstElementChild;
+    fresh.querySelectorAll("details").forEach(function (d) {
+      if (open.indexOf(d.id || d.className) >= 0) d.open = true;
+    });
+    screen.replaceWith(fresh);
+    document.dispatchEvent(new CustomEvent("schocken:screen", { detail: fresh }));
+    // a decided game takes no invitations and cannot be abandoned any more
+    ["einladen", "abbrechen"].forEach(function (id) {
+      var section = document.getElementById(id);
+      if (section) section.hidden = !!view.finished;
+    });
+    render();
+    if (focused) {
+      var first = fresh.querySelector("#eingabe input[type=radio]") || fresh.querySelector("#wurf");
+      if (first) first.focus({ preventScroll: true });
     }
   }
 
-  // ------------------------------------------------------------------ entering offline
+  function formError(form, field, message) {
+    form.querySelectorAll(".error.offline-error").forEach(function (p) { p.remove(); });
+    var p = el("p", { class: "error offline-error", role: "alert", id: "err-" + field }, message);
+    var target = field === "dice" ? form.querySelector("fieldset.dice")
+      : field === "reason" ? form.querySelector("#pen-reason") : form.querySelector("fieldset.throws") ||
+        form.querySelector("button[type=submit]");
+    (target || form.lastElementChild).insertAdjacentElement("afterend", p);
+    form.dataset.sent = "";
+    form.classList.remove("is-sending");
+  }
 
-  function entryOf(form, kind, submitter) {
+  // ------------------------------------------------------------------ entering
+
+  function fieldsOf(form, submitter) {
     var fields = {};
     new FormData(form).forEach(function (v, k) { fields[k] = String(v); });
     if (submitter && submitter.name) fields[submitter.name] = submitter.value;
-    if (kind === "penalty") {
-      if (!(fields.reason || "").trim()) return "Bitte den Grund der Strafe eintragen.";
-      return { fields: fields, label: "Strafe für " + fields.player + " (" + fields.reason.trim() + ")" };
-    }
-    var dieRows = form.querySelectorAll(".die-row").length;
-    var dice = (fields.wurf || "").replace(/[^1-6]/g, "");
-    if (!dice) {
-      for (var i = 1; i <= dieRows; i++) dice += fields["d" + i] || "";
-    }
-    if (dice.length !== dieRows) return "Bitte alle " + dieRows + " Würfel wählen.";
-    if (!fields.throws) return "Wie viele Würfe? Bitte eine der Wurf-Tasten antippen.";
-    delete fields.player; // the server knows whose turn it is; the phone only guesses
-    var who = predict(turnsWaiting());
-    var throws = fields.throws === "blind" ? "blind" : fields.throws.replace("h", " aus der Hand");
-    var label = (who ? who + ": " : "Zug: ") + dice.split("").join("-") + ", Würfe: " + throws;
-    return { fields: fields, label: label };
+    delete fields.csrf_token;
+    delete fields.seq;
+    return fields;
   }
 
-  function say(message) {
-    var box = document.getElementById("offline-status");
-    if (box) box.textContent = message;
-  }
-
-  function enqueue(form, kind, submitter) {
-    var made = entryOf(form, kind, submitter);
-    if (typeof made === "string") { render(); say(made); return; }
-    var last = state.entries[state.entries.length - 1];
-    var pageSeq = parseInt((form.querySelector("input[name=seq]") || {}).value || "0", 10);
-    var entry = {
-      game: GAME, key: newKey(), kind: kind, seq: last ? last.seq + 1 : pageSeq,
-      fields: made.fields, label: made.label, at: Date.now(),
-    };
-    tx("readwrite", function (s) { return s.add(entry); }).then(function (id) {
-      entry.id = id;
-      state.entries.push(entry);
-      form.reset();
-      form.querySelectorAll("input[type=radio]").forEach(function (r) { r.checked = false; });
-      form.dataset.sent = "";
-      form.classList.remove("is-sending");
-      var wurf = form.querySelector("input[name=wurf]");
-      if (wurf) wurf.value = "";
-      render();
-      flush();
+  function enter(form, kind, submitter) {
+    var fields = fieldsOf(form, submitter);
+    return engine("enter", { kind: kind, fields: fields }).then(function (answer) {
+      if (!answer.ok) { formError(form, answer.field, answer.message); return; }
+      var body = answer.entry.body;
+      var player = kind === "penalty" ? body.penalty.player : body.player;
+      fields.player = player;
+      var row = {
+        game: GAME, key: newKey(), kind: kind, seq: answer.entry.seq, player: player,
+        fields: fields, body: body, label: answer.entry.label, at: Date.now(),
+      };
+      if (offline()) state.offlineMade = true;
+      return tx("readwrite", function (s) { return s.add(row); }).then(function (id) {
+        row.id = id;
+        state.rows.push(row);
+        show(answer);
+        flush();
+      });
+    }, function (error) {
+      formError(form, "form", "Die Spiel-Engine hat einen Fehler gemeldet: " + error.message);
     });
   }
 
-  // every entry through the queue: when asked (localStorage, api/bench) or on a slow link
-  // (this page took over SLOW_MS from its request to its last byte: a form's POST, redirect and page
-  // would wait twice as long; the queue frees the input at once and the board follows)
-  var SLOW_MS = 400;
-  function queueAlways() {
-    var asked = window.localStorage && localStorage.getItem("schocken.queue");
-    if (asked) return asked === "always"; // "never": the form's own POST (api/bench)
-    var nav = performance.getEntriesByType && performance.getEntriesByType("navigation")[0];
-    return !!nav && nav.responseEnd - nav.requestStart > SLOW_MS;
+  // undo before anything else was sent: the last waiting entry is taken back on the phone
+  function undoWaiting() {
+    var last = state.rows.length - 1;
+    if (state.flushing && last === 0) {
+      say("Dieser Eintrag wird gerade gesendet; gleich noch einmal versuchen.");
+      return;
+    }
+    var row = state.rows[last];
+    engine("drop", { index: last }).then(function (view) {
+      return remove([row.id]).then(function () {
+        state.rows.pop();
+        show(view);
+        say("Zurückgenommen (war noch nicht gesendet): " + row.label + ".");
+      });
+    });
   }
 
-  // whether the turn input is untouched (a new page may replace it without losing a tap)
-  function blank() {
-    var form = document.getElementById("eingabe");
-    if (!form) return true;
-    var wurf = form.querySelector("input[name=wurf]");
-    return !form.querySelector("input[type=radio]:checked") && !(wurf && wurf.value);
+  function say(message) {
+    render();
+    var status = document.getElementById("offline-status");
+    if (status) { status.textContent = message; box().hidden = false; }
   }
 
   function onSubmit(event) {
@@ -223,98 +268,199 @@
     var action = form.getAttribute("action") || "";
     var kind = form.id === "eingabe" ? "turn" : /\/strafe$/.test(action) ? "penalty"
       : /\/rueckgaengig$/.test(action) ? "undo" : null;
-    if (!kind || (!queueAlways() && !offline() && !state.entries.length && !state.flushing)) return;
-    event.preventDefault();
-    event.stopImmediatePropagation();
-    if (kind === "undo") {
-      say("Rückgängig geht erst wieder, wenn alle wartenden Einträge gesendet sind.");
+    if (!kind) return;
+    if (!state.engine) {
+      if (!offline() && !state.rows.length) return; // the plain form, until the engine is there
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      say(offline() ? "Offline – die Spielregeln sind auf diesem Handy noch nicht geladen; bitte warten, bis die Verbindung zurück ist."
+        : "Die Spielregeln werden noch geladen – bitte gleich noch einmal tippen.");
       return;
     }
-    enqueue(form, kind, event.submitter);
+    if (kind === "undo" && !state.rows.length) {
+      if (!offline()) return; // the server undoes its last entry
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      say("Rückgängig geht offline nur für Einträge, die noch auf diesem Handy warten.");
+      return;
+    }
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    if (form.dataset.busy === "1") return; // a double tap takes one entry
+    form.dataset.busy = "1";
+    var done = function () { form.dataset.busy = ""; };
+    if (kind === "undo") { undoWaiting(); done(); return; }
+    enter(form, kind, event.submitter).then(done, done);
   }
 
-  // ------------------------------------------------------------------ sending
+  // ------------------------------------------------------------------ choices
 
-  function choice(message, buttons) {
+  function choice(message, lines, buttons) {
     var old = document.getElementById("offline-choice");
     if (old) old.remove();
-    var box = el("div", { id: "offline-choice", class: "card offline-choice", role: "alert" });
-    box.appendChild(el("p", {}, message));
-    var waiting = el("p", {}, "Wartend auf diesem Handy: " +
-      state.entries.map(function (e) { return e.label; }).join("; ") + ".");
-    box.appendChild(waiting);
+    var card = el("div", { id: "offline-choice", class: "card offline-choice", role: "alert" });
+    card.appendChild(el("p", {}, message));
+    if (lines.length) {
+      var list = el("ul", { class: "offline-lines" });
+      lines.forEach(function (line) { list.appendChild(el("li", {}, line)); });
+      card.appendChild(list);
+    }
     buttons.forEach(function (b) {
       var button = el("button", { type: "button", class: "wide" + (b.primary ? " primary" : ""), id: b.id }, b.text);
-      button.addEventListener("click", function () { box.remove(); b.act(); });
-      box.appendChild(button);
+      button.addEventListener("click", function () { card.remove(); render(); b.act(); });
+      card.appendChild(button);
     });
-    render();
-    document.getElementById("offline").appendChild(box);
+    var b = box();
+    b.appendChild(card);
+    b.hidden = false;
+    card.scrollIntoView({ block: "nearest" });
   }
 
   function dropAll() {
-    return remove(state.entries.map(function (e) { return e.id; })).then(function () {
-      location.reload();
+    return engine("drop_all", {}).then(function (view) {
+      return remove(state.rows.map(function (r) { return r.id; })).then(function () {
+        state.rows = [];
+        show(view);
+        say("Die wartenden Einträge dieses Handys wurden verworfen.");
+      });
     });
   }
 
+  function lineOf(w) {
+    return w.refused ? w.label + " – passt nicht mehr: " + w.refused : w.label + " – passt";
+  }
+
+  // another phone wrote meanwhile: the screen shows the server's state with this phone's
+  // entries applied again, each for its own player; the player chooses
   function conflict(data) {
-    choice(data.message + " Was soll mit den wartenden Einträgen geschehen?", [
-      { id: "offline-drop", text: "Verwerfen und neu eingeben", primary: true, act: dropAll },
-      { id: "offline-force", text: "Trotzdem nach dem neuen Stand eintragen", act: function () {
-        renumber(data.seq).then(flush);
-      } },
+    engine("rebase", { state: data.state }).then(function (view) {
+      show(view);
+      choice(data.message + " So passen die wartenden Einträge dieses Handys zum neuen Stand:",
+        view.waiting.map(lineOf), [
+          { id: "offline-drop", text: "Verwerfen und neu eingeben", primary: true, act: dropAll },
+          { id: "offline-force", text: "Trotzdem nach dem neuen Stand eintragen", act: function () { settle(view); } },
+        ]);
+    });
+  }
+
+  // a game decided (or abandoned) on another phone takes nothing more
+  function closed(data) {
+    engine("rebase", { state: data.state }).then(function (view) {
+      show(view);
+      choice(data.message, state.rows.map(function (r) { return r.label; }), [
+        { id: "offline-drop", text: "Wartende Einträge verwerfen", primary: true, act: dropAll },
+      ]);
+    });
+  }
+
+  // every waiting entry either fits the new state (it keeps its player, gets the new
+  // version) or is dropped or taken back into the input by the player; then the queue goes on
+  function settle(view) {
+    var index = view.waiting.findIndex(function (w) { return w.refused; });
+    if (index < 0) {
+      state.rows.forEach(function (r, i) { r.seq = view.waiting[i].seq; });
+      save(state.rows).then(flush);
+      return;
+    }
+    var row = state.rows[index];
+    var w = view.waiting[index];
+    var forget = function (edit) {
+      engine("drop", { index: index }).then(function (next) {
+        return remove([row.id]).then(function () {
+          state.rows.splice(index, 1);
+          show(next);
+          if (edit) refill(row);
+          settle(next);
+        });
+      });
+    };
+    choice("„" + w.label + "“ passt nicht zum neuen Stand: " + w.refused, [], [
+      { id: "offline-drop-one", text: "Diesen Eintrag verwerfen", primary: true, act: function () { forget(false); } },
+      { id: "offline-edit-one", text: "Würfel in die Eingabe übernehmen", act: function () { forget(true); } },
     ]);
   }
 
-  function rejected(entry, message) {
-    choice("„" + entry.label + "“ wurde nicht angenommen: " + message, [
+  // the dice of a dropped turn back in the input, to be entered for whoever is at turn now
+  function refill(row) {
+    var form = document.getElementById("eingabe");
+    if (!form || row.kind !== "turn") return;
+    var dice = row.body.dice || [];
+    var typed = form.querySelector("input[name=wurf]");
+    if (typed) typed.value = dice.join("");
+    dice.forEach(function (pip, i) {
+      var radio = form.querySelector("input[name=d" + (i + 1) + "][value='" + pip + "']");
+      if (radio) radio.checked = true;
+    });
+    say("Die Würfel " + dice.join("-") + " sind in der Eingabe: für wen waren sie? Bitte prüfen und den Wurf-Knopf tippen.");
+  }
+
+  function rejected(row, message) {
+    choice("„" + row.label + "“ wurde nicht angenommen: " + message, [], [
       { id: "offline-drop-one", text: "Diesen Eintrag verwerfen", primary: true, act: function () {
-        remove([entry.id]).then(load).then(function () { return renumber(entry.seq); }).then(flush);
+        engine("drop", { index: 0 }).then(function (view) {
+          return remove([row.id]).then(function () { state.rows.shift(); show(view); flush(); });
+        });
       } },
-      { id: "offline-drop", text: "Alle wartenden verwerfen und neu eingeben", act: dropAll },
+      { id: "offline-drop", text: "Alle wartenden verwerfen", act: dropAll },
     ]);
   }
+
+  // ------------------------------------------------------------------ sending
 
   function later() {
     clearTimeout(state.retry);
     state.retry = setTimeout(flush, 3000);
   }
 
-  function send(entry) {
-    var body = new URLSearchParams(entry.fields);
-    body.set("seq", String(entry.seq));
-    body.set("kind", entry.kind);
+  function send(row) {
+    var body = new URLSearchParams(row.fields);
+    var token = document.querySelector("input[name=csrf_token]");
+    body.set("csrf_token", token ? token.value : "");
+    body.set("seq", String(row.seq));
+    body.set("kind", row.kind);
+    body.set("player", row.player);
     return fetch(GAME + "/eintrag", {
       method: "POST",
-      headers: { "Idempotency-Key": entry.key },
+      headers: { "Idempotency-Key": row.key },
       body: body,
       credentials: "same-origin",
       redirect: "manual",
     });
   }
 
-  function step(sent) {
-    var entry = state.entries[0];
-    if (!entry) {
-      state.flushing = false;
-      if (sent || state.reload) {
-        state.reload = !blank(); // the server's board, unless a next turn is being tapped
-        if (!state.reload) location.reload();
-      }
-      return undefined;
-    }
-    return send(entry).then(function (response) {
+  // the sentences of a flush, in order, after it: for entries made offline (online ones were
+  // announced when they were tapped)
+  function flushed() {
+    if (!state.said.length || !state.offlineMade) { state.said = []; return; }
+    var lines = [["sync", "Nachgetragen, jetzt auf dem Server:"]].concat(state.said);
+    state.said = [];
+    state.offlineMade = false;
+    engine("render", { announcements: lines }).then(show);
+  }
+
+  function step() {
+    var row = state.rows[0];
+    if (!row) { state.flushing = false; render(); flushed(); return undefined; }
+    return send(row).then(function (response) {
       return response.json().catch(function () { return null; }).then(function (data) {
         state.failed = false;
         if (response.ok && data) {
-          return remove([entry.id]).then(load).then(function () { render(); return step(sent + 1); });
+          state.said = state.said.concat(data.messages || []);
+          return engine("confirm", { seq: data.seq }).then(function () {
+            return remove([row.id]);
+          }).then(function () {
+            state.rows.shift();
+            render();
+            return step();
+          });
         }
         state.flushing = false;
+        render();
+        if (response.status === 409 && data && data.closed) return closed(data);
         if (response.status === 409 && data && data.conflict) return conflict(data);
-        if (data && data.rejected) return rejected(entry, data.message);
+        if (data && data.rejected) return rejected(row, data.message);
         if (response.status >= 500 || response.status === 429) return later();
-        return choice("Der Server nimmt die Einträge nicht an (abgemeldet? Bitte neu laden und anmelden).", [
+        return choice("Der Server nimmt die Einträge nicht an (abgemeldet? Bitte neu laden und anmelden). Sie bleiben so lange auf diesem Handy.", [], [
           { id: "offline-reload", text: "Neu laden", primary: true, act: function () { location.reload(); } },
         ]);
       });
@@ -327,20 +473,40 @@
   }
 
   function flush() {
-    if (state.flushing || !navigator.onLine || document.getElementById("offline-choice")) return;
-    if (!state.entries.length) { render(); return; }
+    if (state.flushing || !state.engine || !navigator.onLine || document.getElementById("offline-choice")) return;
+    if (!state.rows.length) { render(); return; }
     state.flushing = true;
     render();
-    step(0);
+    step();
+  }
+
+  // ------------------------------------------------------------------ start
+
+  function pageState() {
+    var script = document.getElementById("spielstand");
+    try { return script ? JSON.parse(script.textContent) : null; } catch (e) { return null; }
   }
 
   document.addEventListener("DOMContentLoaded", function () {
-    var match = location.pathname.match(/^\/s\/[^/]+\/spiel\/\d+/);
-    if (!match || !window.indexedDB) return;
-    GAME = match[0];
+    var page = pageState();
+    if (!page || !window.indexedDB || !window.SchockenEngine) return;
+    GAME = page.game;
     document.addEventListener("submit", onSubmit, true);
     window.addEventListener("online", function () { state.failed = false; flush(); });
     window.addEventListener("offline", render);
-    load().then(function () { render(); flush(); });
+    var rows = load().catch(function () { return []; });
+    window.SchockenEngine.start();
+    Promise.all([rows, window.SchockenEngine.ready]).then(function (got) {
+      return engine("load", { state: page, waiting: waitingOf(got[0]) });
+    }).then(function (view) {
+      state.engine = true;
+      document.documentElement.setAttribute("data-engine", "ready");
+      if (state.rows.length) show(view); else state.view = view;
+      flush();
+    }, function (error) {
+      document.documentElement.setAttribute("data-engine", "failed");
+      if (state.rows.length) say(error.message);
+      render();
+    });
   });
 })();
