@@ -16,7 +16,8 @@ The modules: ``blueprint`` (the Blueprint, asset URLs, date filter, headers, err
 ``session`` (CSRF token, login state), and the pages: ``home`` (create, log in, log out),
 ``stammtisch`` (overview, history, house rules), ``players``, ``new_game``, ``games`` (the game
 screen: turn, penalty, undo), ``tv`` (the board for a screen across the room); ``forms`` and ``protocol`` turn form fields and engine events
-into what the templates show.
+into what the templates show; ``engine`` serves the rules engine to the browser (Pyodide and
+the engine bundle, loaded by the game page in a Web Worker).
 
 Pages (German URLs, the users' language):
 
@@ -51,12 +52,12 @@ from pathlib import Path
 from flask import Flask, Request
 from flask.sessions import SecureCookieSessionInterface
 
-from . import games, home, invite, keys, new_game, offline, players, session, stammtisch, tv
+from . import engine, games, home, invite, keys, new_game, offline, players, session, stammtisch, tv
 from .blueprint import bp
 
 SECRET_FILE = "secret_key"
 #: the modules that register their hooks and pages on :data:`bp`
-MODULES = (session, home, keys, invite, stammtisch, players, new_game, games, offline, tv)
+MODULES = (session, home, keys, invite, stammtisch, players, new_game, games, offline, tv, engine)
 
 
 class _AutoSecureSessionInterface(SecureCookieSessionInterface):
