@@ -8,7 +8,7 @@
 //                                    are JSON objects); rejects with the Python error's message
 //   SchockenEngine.timings           ms: runtime (Pyodide loaded), bundle (unpacked), import
 //                                    (api.table.browser imported), total (inside the worker),
-//                                    ready (from start() to ready, in the page)
+//                                    ready (from the worker's creation to ready, in the page)
 //
 // The URLs come from <meta name="schocken-engine" data-worker data-pyodide data-bundle
 // data-files data-start> (templates/_engine.html); data-start="auto" starts the engine by
@@ -33,6 +33,7 @@
   var worker = null;
   var started = false;
   var loaded = false;
+  var begun = 0;
   var nextId = 1;
   var pending = {};
 
@@ -62,6 +63,7 @@
       Object.keys(message.timings).forEach(function (key) {
         timings[key] = message.timings[key];
       });
+      timings.ready = Math.round(performance.now() - begun);
       settle.resolve(timings);
       tellServiceWorker({ engine: files() });
     } else if (message.ready === false) {
@@ -76,10 +78,7 @@
 
   function boot() {
     if (typeof WebAssembly !== "object" || typeof Worker !== "function") return fail(NO_WASM);
-    var begun = performance.now();
-    ready.then(function () {
-      timings.ready = Math.round(performance.now() - begun);
-    }, function () {});
+    begun = performance.now();
     try {
       worker = new Worker(meta.getAttribute("data-worker"), { type: "module" });
     } catch (error) {
