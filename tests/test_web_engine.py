@@ -221,3 +221,20 @@ def test_a_game_opened_through_an_invite_link_works_offline_at_once(
     guest.close()
     assert guest.outside == [], f"requests left 127.0.0.1: {guest.outside}"
     assert guest.console_errors == [], f"console errors (CSP?): {guest.console_errors}"
+
+
+@pytest.mark.browser
+def test_without_webassembly_ready_says_why_in_german(
+    browser: Any, api_server: str, table: Table
+) -> None:
+    p = logged_in(browser, api_server, table)
+    p.context.add_init_script("delete globalThis.WebAssembly")
+    p.page.goto(table.url)
+    said = p.page.evaluate("() => window.SchockenEngine.ready.then(() => 'ready', e => e.message)")
+    assert said == "Dieser Browser kann die Spiel-Engine nicht laden (kein WebAssembly)."
+    refused = p.page.evaluate(
+        "() => window.SchockenEngine.call('hello', {}).then(() => 'answered', e => e.message)"
+    )
+    assert refused == said
+    p.close()
+    assert p.console_errors == []

@@ -61,6 +61,7 @@ async function boot(init) {
   const { loadPyodide } = await import(`${init.pyodide}pyodide.mjs`);
   const pyodide = await loadPyodide({
     indexURL: init.pyodide,
+    packageBaseUrl: init.pyodide, // no CDN, not even as a default (the engine loads no packages)
     stdout: () => {},
     stderr: (line) => console.warn(line),
   });
