@@ -174,7 +174,7 @@ def test_python_answers_in_chromium_under_the_pages_strict_policy(
         page.goto(table.url)
     assert answer.value.headers["content-security-policy"] == STRICT_CSP
     timings = page.evaluate(READY)
-    assert set(timings) >= {"runtime", "bundle", "import", "total", "ready"}
+    assert set(timings) >= {"runtime", "fetch", "bundle", "import", "total", "ready"}
     assert hello(p) == {"echo": {"n": 7, "s": "Schock aus"}, "python": PYTHON}
     refused = page.evaluate(
         "() => window.SchockenEngine.call('_private', {}).then(() => 'called', e => e.message)"

@@ -56,6 +56,9 @@ async function boot(init) {
   const bundle = fetch(init.bundle).then((response) => {
     if (!response.ok) throw new Error(`engine bundle: HTTP ${response.status}`);
     return response.arrayBuffer();
+  }).then((buffer) => {
+    timings.fetch = since(started); // in parallel with the runtime's start
+    return buffer;
   });
   bundle.catch(() => {});
   const { loadPyodide } = await import(`${init.pyodide}pyodide.mjs`);

@@ -6,7 +6,8 @@
 //                                    loaded, rejects with an Error in German if it cannot load
 //   SchockenEngine.call(name, arg)   a Promise of api.table.browser.<name>(arg) (arg and result
 //                                    are JSON objects); rejects with the Python error's message
-//   SchockenEngine.timings           ms: runtime (Pyodide loaded), bundle (unpacked), import
+//   SchockenEngine.timings           ms: runtime (Pyodide loaded), fetch (the bundle arrived,
+//                                    while the runtime starts), bundle (unpacked), import
 //                                    (api.table.browser imported), total (inside the worker),
 //                                    ready (from the worker's creation to ready, in the page)
 //
