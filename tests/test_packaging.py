@@ -56,6 +56,25 @@ def test_the_wheel_ships_the_application_but_not_the_benchmarks(tmp_path):
         "dashboard/static/dashboard.js",
         "dashboard/static/vendor/plotly.js-basic-dist-min/plotly-basic.min.js",
         "dashboard/static/vendor/plotly.js-basic-dist-min/LICENSE",
+        "api/web/static/engine.js",
+        "api/web/static/engine-worker.js",
+        "api/web/templates/_engine.html",
+        *(
+            f"api/web/static/vendor/pyodide/{name}"
+            for name in (
+                "pyodide.mjs",
+                "pyodide.mjs.br",
+                "pyodide.asm.mjs",
+                "pyodide.asm.mjs.gz",
+                "pyodide.asm.wasm",
+                "pyodide.asm.wasm.br",
+                "pyodide.asm.wasm.gz",
+                "python_stdlib.zip",
+                "pyodide-lock.json",
+                "package.json",
+                "LICENSE",
+            )
+        ),
     ):
         assert needed in names
 

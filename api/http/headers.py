@@ -60,6 +60,9 @@ def content_security_policy(scripts: Iterable[str] = (), inline_styles: bool = F
 
 #: the pub form: no inline scripts or styles at all
 STRICT_CSP = content_security_policy()
+#: the browser's rules engine (a Web Worker running Pyodide, api/web/engine.py): the strict
+#: policy, plus compiling WebAssembly; a dedicated worker runs under its script's own policy
+ENGINE_WORKER_CSP = content_security_policy(["'wasm-unsafe-eval'"])
 
 
 def csp_for(body: bytes) -> str:
@@ -95,6 +98,7 @@ def secure_html(response: Response) -> Response:
 
 
 __all__ = [
+    "ENGINE_WORKER_CSP",
     "HEADERS",
     "HSTS",
     "REFERRER_POLICY",

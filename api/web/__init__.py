@@ -16,7 +16,9 @@ The modules: ``blueprint`` (the Blueprint, asset URLs, date filter, headers, err
 ``session`` (CSRF token, login state), and the pages: ``home`` (create, log in, log out),
 ``stammtisch`` (overview, history, house rules), ``players``, ``new_game``, ``games`` (the game
 screen: turn, penalty, undo), ``tv`` (the board for a screen across the room); ``forms`` turns form fields into what the templates show; the game
-screen itself is drawn by ``api.table`` (shared with the phone's offline engine).
+screen itself is drawn by ``api.table`` (shared with the phone's offline engine); ``engine``
+serves that engine to the browser (Pyodide and the engine bundle, loaded by the game page in
+a Web Worker).
 
 Pages (German URLs, the users' language):
 
@@ -53,12 +55,38 @@ from pathlib import Path
 from flask import Blueprint, Flask, Request
 from flask.sessions import SecureCookieSessionInterface
 
-from . import games, home, invite, keys, new_game, offline, players, regeln, session, stammtisch, tv
+from . import (
+    engine,
+    games,
+    home,
+    invite,
+    keys,
+    new_game,
+    offline,
+    players,
+    regeln,
+    session,
+    stammtisch,
+    tv,
+)
 from .blueprint import bp
 
 SECRET_FILE = "secret_key"
 #: the modules that register their hooks and pages on :data:`bp`
-MODULES = (session, home, keys, invite, stammtisch, regeln, players, new_game, games, offline, tv)
+MODULES = (
+    session,
+    home,
+    keys,
+    invite,
+    stammtisch,
+    regeln,
+    players,
+    new_game,
+    games,
+    offline,
+    tv,
+    engine,
+)
 
 
 class _AutoSecureSessionInterface(SecureCookieSessionInterface):

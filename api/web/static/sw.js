@@ -1,22 +1,33 @@
-// The pub form's service worker: the shell (styles, scripts, icons) and the pages last seen
-// stay on the phone, so a reload in a cellar without signal still shows the game and its
-// waiting entries (static/offline.js keeps those in IndexedDB and sends them later).
-// Pages: network first, the stored copy only when the network fails. Assets (?v=<hash>):
-// cache first, they never change under one name. A turn or penalty form posted while the
-// phone believes it is online but the server cannot be reached is put into offline.js's
-// queue (same IndexedDB store) instead of being lost, and the game page is shown again.
-// Logging out forgets the stored pages. Other POSTs and the API are never touched.
+// The pub form's service worker: the shell (styles, scripts, icons), the pages last seen and
+// the rules engine (Pyodide and the engine bundle, api/web/engine.py) stay on the phone, so a
+// reload in a cellar without signal still shows the game, and the engine in the page
+// (engine.js) still checks every entry.
+// Pages: network first, the stored copy only when the network fails. A page this worker did
+// not serve (the first visit, before it was in control, e.g. through an invite link) is
+// stored when the page asks ({pages: [url], assets: [url…]}, engine.js), with its assets. Assets (?v=<hash>) and the engine's
+// files (/engine/…, a version or hash in every name): cache first, they never change under one
+// name; the engine's files are stored as they pass and once more when the page's engine is
+// ready ({engine: [url…]}, which also forgets the files of earlier engines).
+// A form of a game posted while the server cannot be reached answers with the stored game page
+// (303 to it): nothing unchecked is ever queued here (offline.js queues only what the engine
+// in the page accepted). Logging out forgets the stored pages. The API is never touched.
 "use strict";
 
-var PAGES = "schocken-pages-v1";
-var ASSETS = "schocken-assets-v1";
+var PAGES = "schocken-pages-v2";
+var ASSETS = "schocken-assets-v2";
+var ENGINE = "schocken-engine-v1";
+var CURRENT = [PAGES, ASSETS, ENGINE];
 
 self.addEventListener("install", function () {
   self.skipWaiting();
 });
 
 self.addEventListener("activate", function (event) {
-  event.waitUntil(self.clients.claim());
+  event.waitUntil(caches.keys().then(function (names) {
+    return Promise.all(names.filter(function (name) {
+      return name.indexOf("schocken-") === 0 && CURRENT.indexOf(name) < 0;
+    }).map(function (name) { return caches.delete(name); }));
+  }).then(function () { return self.clients.claim(); }));
 });
 
 function offlinePage() {
@@ -31,22 +42,42 @@ function offlinePage() {
   });
 }
 
+function pageKey(url) {
+  return url.split("#")[0].split("?")[0];
+}
+
+function keep(url, response) {
+  if (response.ok && response.type === "basic" && !response.redirected) {
+    var copy = response.clone();
+    return caches.open(PAGES).then(function (cache) { return cache.put(pageKey(url), copy); });
+  }
+  return Promise.resolve();
+}
+
 function page(request) {
   return fetch(request).then(function (response) {
-    if (response.ok && response.type === "basic" && !response.redirected) {
-      var copy = response.clone();
-      caches.open(PAGES).then(function (cache) { cache.put(request.url.split("?")[0], copy); });
-    }
+    keep(request.url, response);
     return response;
   }, function () {
     return caches.open(PAGES).then(function (cache) {
-      return cache.match(request.url.split("?")[0]);
+      return cache.match(pageKey(request.url));
     }).then(function (stored) { return stored || offlinePage(); });
   });
 }
 
-function asset(request) {
-  return caches.open(ASSETS).then(function (cache) {
+// a page of the form shown before this worker was in control: fetched once more and kept
+function keepPage(url) {
+  var target = new URL(url, self.location.href);
+  if (target.origin !== self.location.origin || target.pathname.indexOf("/s/") !== 0) {
+    return Promise.resolve();
+  }
+  return fetch(target.href, { credentials: "same-origin" }).then(function (response) {
+    return keep(target.href, response);
+  }, function () {});
+}
+
+function cacheFirst(name, request) {
+  return caches.open(name).then(function (cache) {
     return cache.match(request).then(function (stored) {
       if (stored) return stored;
       return fetch(request).then(function (response) {
@@ -57,62 +88,56 @@ function asset(request) {
   });
 }
 
-function openDb() {
-  return new Promise(function (resolve, reject) {
-    var req = indexedDB.open("schocken-offline", 1);
-    req.onupgradeneeded = function () {
-      var store = req.result.createObjectStore("entries", { keyPath: "id", autoIncrement: true });
-      store.createIndex("game", "game");
-    };
-    req.onsuccess = function () { resolve(req.result); };
-    req.onerror = function () { reject(req.error); };
-  });
-}
-
-function newKey() {
-  var bytes = new Uint8Array(16);
-  crypto.getRandomValues(bytes);
-  return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
-}
-
-// the entry of a form that did not reach the server, queued after the ones already waiting
-function queue(game, kind, form) {
-  var fields = {};
-  form.forEach(function (v, k) { fields[k] = String(v); });
-  var label;
-  if (kind === "turn") {
-    delete fields.player;
-    var dice = (fields.wurf || "").replace(/[^1-6]/g, "") || [fields.d1, fields.d2, fields.d3].join("");
-    label = "Zug: " + dice.split("").join("-") + ", Würfe: " + (fields.throws || "?");
-  } else {
-    label = "Strafe für " + fields.player + " (" + (fields.reason || "").trim() + ")";
-  }
-  return openDb().then(function (db) {
-    return new Promise(function (resolve, reject) {
-      var t = db.transaction("entries", "readwrite");
-      var store = t.objectStore("entries");
-      store.index("game").getAll(game).onsuccess = function (event) {
-        var rows = event.target.result.sort(function (a, b) { return a.id - b.id; });
-        var last = rows[rows.length - 1];
-        store.add({
-          game: game, key: newKey(), kind: kind, fields: fields, label: label, at: Date.now(),
-          seq: last ? last.seq + 1 : parseInt(fields.seq || "0", 10),
+// the engine's current files: each one stored (from the browser's HTTP cache, where the
+// engine's start just put it), the files of earlier engines forgotten
+function keepEngine(urls) {
+  var wanted = urls.map(function (url) { return new URL(url, self.location.href).href; })
+    .filter(function (url) { return new URL(url).origin === self.location.origin; });
+  return caches.open(ENGINE).then(function (cache) {
+    return cache.keys().then(function (stored) {
+      var old = stored.filter(function (request) { return wanted.indexOf(request.url) < 0; });
+      return Promise.all(old.map(function (request) { return cache.delete(request); }));
+    }).then(function () {
+      return Promise.all(wanted.map(function (url) {
+        return cache.match(url).then(function (hit) {
+          if (hit) return;
+          return fetch(url).then(function (response) {
+            if (response.ok) return cache.put(url, response);
+          }, function () {});
         });
-      };
-      t.oncomplete = function () { db.close(); resolve(); };
-      t.onerror = function () { db.close(); reject(t.error); };
+      }));
     });
   });
 }
 
-function post(request, game, kind) {
-  var copy = request.clone();
-  return fetch(request).catch(function (error) {
-    return copy.formData().then(function (form) {
-      return queue(game, kind, form);
-    }).then(function () {
-      return Response.redirect(game, 303);
-    }, function () { throw error; });
+// the versioned assets of a page shown before this worker was in control
+function keepAssets(urls) {
+  return caches.open(ASSETS).then(function (cache) {
+    return Promise.all(urls.map(function (href) {
+      var url = new URL(href, self.location.href);
+      if (url.origin !== self.location.origin || url.pathname.indexOf("/assets/") !== 0 ||
+          !url.searchParams.get("v")) return;
+      return cache.match(url.href).then(function (hit) {
+        if (hit) return;
+        return fetch(url.href).then(function (response) {
+          if (response.ok) return cache.put(url.href, response);
+        }, function () {});
+      });
+    }));
+  });
+}
+
+self.addEventListener("message", function (event) {
+  var data = event.data || {};
+  if (Array.isArray(data.pages)) event.waitUntil(Promise.all(data.pages.map(keepPage)));
+  if (Array.isArray(data.assets)) event.waitUntil(keepAssets(data.assets));
+  if (Array.isArray(data.engine)) event.waitUntil(keepEngine(data.engine));
+});
+
+// a game's form (a turn, a penalty, undo …) posted without a connection: the game page again
+function post(request, game) {
+  return fetch(request).catch(function () {
+    return Response.redirect(game, 303);
   });
 }
 
@@ -121,14 +146,16 @@ self.addEventListener("fetch", function (event) {
   var url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
   if (request.method === "POST") {
-    var entry = url.pathname.match(/^(\/s\/[^/]+\/spiel\/\d+)\/(zug|strafe)$/);
-    if (entry) event.respondWith(post(request, entry[1], entry[2] === "zug" ? "turn" : "penalty"));
+    var game = url.pathname.match(/^\/s\/[^/]+\/spiel\/\d+(?=\/[^/]+$)/);
+    if (game && request.mode === "navigate") event.respondWith(post(request, game[0]));
     if (/^\/s\/[^/]+\/abmelden$/.test(url.pathname)) event.waitUntil(caches.delete(PAGES));
     return;
   }
   if (request.method !== "GET") return;
-  if (url.pathname.indexOf("/assets/") === 0 && url.searchParams.get("v")) {
-    event.respondWith(asset(request));
+  if (url.pathname.indexOf("/engine/") === 0) {
+    event.respondWith(cacheFirst(ENGINE, request));
+  } else if (url.pathname.indexOf("/assets/") === 0 && url.searchParams.get("v")) {
+    event.respondWith(cacheFirst(ASSETS, request));
   } else if (request.mode === "navigate" && url.pathname.indexOf("/s/") === 0) {
     event.respondWith(page(request));
   }

@@ -1,0 +1,138 @@
+// The rules engine in the phone's browser (api/web/engine.py): window.SchockenEngine.
+//
+//   SchockenEngine.start()           loads the engine in a Web Worker after the page's first
+//                                    paint (idempotent; returns `ready`)
+//   SchockenEngine.ready             a Promise: resolves with the timings once the engine is
+//                                    loaded, rejects with an Error in German if it cannot load
+//   SchockenEngine.call(name, arg)   a Promise of api.table.browser.<name>(arg) (arg and result
+//                                    are JSON objects); rejects with the Python error's message
+//   SchockenEngine.timings           ms: runtime (Pyodide loaded), fetch (the bundle arrived,
+//                                    while the runtime starts), bundle (unpacked), import
+//                                    (api.table.browser imported), total (inside the worker),
+//                                    ready (from the worker's creation to ready, in the page)
+//
+// The URLs come from <meta name="schocken-engine" data-worker data-pyodide data-bundle
+// data-files data-start> (templates/_engine.html); data-start="auto" starts the engine by
+// itself. The service worker (sw.js) is asked to keep the engine's files and, when it did not
+// serve this page itself (the first visit, e.g. through an invite link), the page: so both
+// work offline at once.
+(function () {
+  "use strict";
+
+  var NOT_HERE = "Die Spiel-Engine ist auf dieser Seite nicht verfügbar.";
+  var NO_WASM = "Dieser Browser kann die Spiel-Engine nicht laden (kein WebAssembly).";
+  var FAILED = "Die Spiel-Engine konnte nicht geladen werden";
+
+  var meta = document.querySelector('meta[name="schocken-engine"]');
+  var settle = {};
+  var ready = new Promise(function (resolve, reject) {
+    settle.resolve = resolve;
+    settle.reject = reject;
+  });
+  ready.catch(function () {}); // whoever waits on it sees the rejection; nobody else must
+  var timings = {};
+  var worker = null;
+  var started = false;
+  var loaded = false;
+  var begun = 0;
+  var nextId = 1;
+  var pending = {};
+
+  function fail(message) {
+    settle.reject(new Error(message));
+    Object.keys(pending).forEach(function (id) {
+      pending[id].reject(new Error(message));
+      delete pending[id];
+    });
+  }
+
+  function tellServiceWorker(message) {
+    if (!("serviceWorker" in navigator)) return;
+    navigator.serviceWorker.ready.then(function (registration) {
+      if (registration.active) registration.active.postMessage(message);
+    }, function () {});
+  }
+
+  function files() {
+    return meta ? meta.getAttribute("data-files").split(" ").filter(Boolean) : [];
+  }
+
+  function received(event) {
+    var message = event.data || {};
+    if (message.ready === true) {
+      loaded = true;
+      Object.keys(message.timings).forEach(function (key) {
+        timings[key] = message.timings[key];
+      });
+      timings.ready = Math.round(performance.now() - begun);
+      settle.resolve(timings);
+      tellServiceWorker({ engine: files() });
+    } else if (message.ready === false) {
+      fail(FAILED + ": " + message.error);
+    } else if (pending[message.id]) {
+      var waiting = pending[message.id];
+      delete pending[message.id];
+      if ("error" in message) waiting.reject(new Error(message.error));
+      else waiting.resolve(message.result);
+    }
+  }
+
+  function boot() {
+    if (typeof WebAssembly !== "object" || typeof Worker !== "function") return fail(NO_WASM);
+    begun = performance.now();
+    try {
+      worker = new Worker(meta.getAttribute("data-worker"), { type: "module" });
+    } catch (error) {
+      return fail(FAILED + ".");
+    }
+    worker.addEventListener("message", received);
+    worker.addEventListener("error", function (event) {
+      event.preventDefault();
+      fail(FAILED + (loaded ? " (abgestürzt)." : "."));
+    });
+    worker.postMessage({
+      init: { pyodide: meta.getAttribute("data-pyodide"), bundle: meta.getAttribute("data-bundle") },
+    });
+  }
+
+  // after the first paint, when the page is idle: loading never delays what the player sees
+  function afterFirstPaint(run) {
+    function idle() {
+      if (window.requestIdleCallback) window.requestIdleCallback(run, { timeout: 1000 });
+      else window.setTimeout(run, 0);
+    }
+    if (document.readyState === "complete") idle();
+    else window.addEventListener("load", idle, { once: true });
+  }
+
+  function start() {
+    if (started) return ready;
+    started = true;
+    if (!meta) fail(NOT_HERE);
+    else afterFirstPaint(boot);
+    return ready;
+  }
+
+  function call(name, arg) {
+    start();
+    return ready.then(function () {
+      return new Promise(function (resolve, reject) {
+        var id = nextId++;
+        pending[id] = { resolve: resolve, reject: reject };
+        worker.postMessage({ id: id, call: name, arg: arg === undefined ? null : arg });
+      });
+    });
+  }
+
+  window.SchockenEngine = { start: start, call: call, ready: ready, timings: timings };
+
+  // a page the service worker did not serve is not stored yet, nor are its styles, scripts
+  // and icons: ask it to keep them
+  if ("serviceWorker" in navigator && !navigator.serviceWorker.controller) {
+    var assets = Array.prototype.map.call(
+      document.querySelectorAll("script[src], link[href]"),
+      function (element) { return element.src || element.href; });
+    tellServiceWorker({ pages: [location.href], assets: assets });
+  }
+  if (meta && meta.getAttribute("data-start") === "auto") start();
+})();
