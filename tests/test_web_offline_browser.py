@@ -1,11 +1,14 @@
-"""Offline-first entry in real Chromium: the network cut mid-game (``context.set_offline``).
+"""Offline entry in real Chromium with the phone's own engine (Pyodide), the network cut
+mid-game (``context.set_offline``).
 
 ``schocken serve --workers 2`` on a temporary SQLite file; the Stammtisch, its players and
-the game are made through the REST API, the phone logs in on the form. Offline, ten turns
-are entered, listed as waiting ("offline – 10 Züge warten"), a reload shows the stored page
-and the queue again; online again, every turn arrives exactly once (the game's log) and the
-board equals the engine's replay. Another phone writing meanwhile ends in a German choice,
-never in a double entry.
+the game are made through the REST API, the phone logs in on the form. Offline, the engine
+checks every tap and draws the next screen (the opener's limit included); the waiting turns
+keep their players through a reload; online again, every turn arrives exactly once, with the
+sentences of the flush shown after it. A second phone (its own browser context, opened
+through the invite link) writing meanwhile ends in a German choice in which every waiting
+entry keeps its player: none is ever recorded for another player. A game decided meanwhile
+says so.
 
 Without Chromium the tests are skipped, unless ``CI`` is set: then they fail.
 """
@@ -56,14 +59,14 @@ def base(serve: Server) -> str:
 class Table:
     """A Stammtisch, its players and one running game, through the REST API."""
 
-    def __init__(self, base: str) -> None:
+    def __init__(self, base: str, players: list[str] = PLAYERS) -> None:
         self.base = base
         status, body, _ = request(base, "POST", "/api/v1/stammtische", {"name": "Kellerkneipe"})
         assert status == 201, body
         self.slug, self.token = body["slug"], body["token"]
-        for name in PLAYERS:
+        for name in players:
             self.call("POST", "/players", {"name": name})
-        game = {"players": PLAYERS, "starter": "Anna", "rules": RULES}
+        game = {"players": players, "starter": "Anna", "rules": RULES}
         self.game = int(self.call("POST", "/games", game)["id"])
         self.url = f"/s/{self.slug}/spiel/{self.game}"
 
@@ -91,10 +94,9 @@ def replay(turns: list[dict[str, Any]]) -> Game:
     return game
 
 
-@pytest.fixture
-def phone(browser: Any, base: str) -> Iterator[tuple[Phone, Table]]:
-    table = Table(base)
+def logged_in(browser: Any, base: str, table: Table) -> Phone:
     p = Phone(browser, base, 390, True)
+    p.context.set_default_timeout(20000)
     page = p.page
     page.goto("/")
     page.fill("#login-slug", table.slug)
@@ -104,10 +106,36 @@ def phone(browser: Any, base: str) -> Iterator[tuple[Phone, Table]]:
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
     page.reload()  # now through the service worker, which keeps the page
     page.wait_for_function("() => navigator.serviceWorker.controller !== null")
-    yield p, table
+    engine_kept(p)
+    return p
+
+
+def engine_kept(p: Phone) -> None:
+    """The engine's files are on the phone (fetched by the service worker after the first
+    paint, without starting the engine)."""
+    p.page.wait_for_function(
+        """async () => {
+          const wanted = document.querySelector('meta[name="schocken-engine"]')
+            .getAttribute("data-files").split(" ").filter(Boolean).length;
+          const cache = await caches.open("schocken-engine-v1");
+          return (await cache.keys()).length >= wanted;
+        }""",
+        timeout=60000,
+    )
+
+
+def closed(p: Phone) -> None:
     p.close()
     assert p.outside == [], f"requests left 127.0.0.1: {p.outside}"
     assert p.console_errors == [], f"console errors (CSP?): {p.console_errors}"
+
+
+@pytest.fixture
+def phone(browser: Any, base: str) -> Iterator[tuple[Phone, Table]]:
+    table = Table(base)
+    p = logged_in(browser, base, table)
+    yield p, table
+    closed(p)
 
 
 def test_chromium_finds_the_form_installable(phone: tuple[Phone, Table]) -> None:
@@ -120,29 +148,52 @@ def test_chromium_finds_the_form_installable(phone: tuple[Phone, Table]) -> None
     assert manifest["errors"] == []
 
 
-def tap_turn(p: Phone, dice: str) -> None:
+def tap_turn(p: Phone, dice: str, throws: str = "1 Wurf") -> None:
     page = p.page
     for row, pip in enumerate(dice, start=1):
-        page.locator(f".die-row:nth-of-type({row}) label.die", has_text=pip).click()
-    page.locator("button.throw", has_text=re.compile("^1 Wurf$")).click()
+        page.locator(f"#eingabe .die-row:nth-of-type({row}) label.die", has_text=pip).click()
+    page.locator("#eingabe button.throw", has_text=re.compile(f"^{throws}$")).click()
 
 
 def online_turn(p: Phone, dice: str) -> None:
+    """A turn through the plain form (online, nothing waiting): the server's next page."""
     with p.page.expect_navigation():
         tap_turn(p, dice)
     p.page.wait_for_load_state("load")
 
 
+def offline_turns(p: Phone, *dice: str) -> None:
+    """Turns tapped without a connection: each checked by the phone's engine and waiting."""
+    for d in dice:
+        before = len(waiting(p))
+        tap_turn(p, d)
+        p.page.wait_for_function(
+            f"() => document.querySelectorAll('#offline-list li').length === {before + 1}",
+            timeout=90000,  # the first tap waits for the engine's start
+        )
+
+
+def engine_ready(p: Phone) -> None:
+    p.page.wait_for_function(
+        "() => document.documentElement.dataset.engine === 'ready'", timeout=90000
+    )
+
+
 def status_becomes(p: Phone, text: str) -> None:
-    shown = "document.getElementById('offline-status').textContent"
-    p.page.wait_for_function(f"() => {shown} === {json.dumps(text)}")
+    shown = "(document.getElementById('offline-status') || {}).textContent"
+    p.page.wait_for_function(f"() => {shown} === {json.dumps(text)}", timeout=30000)
 
 
 def waiting(p: Phone) -> list[str]:
     return p.page.locator("#offline-list li").all_inner_texts()
 
 
-def test_ten_turns_entered_offline_arrive_once_and_the_board_matches_the_engine(
+def back_online(p: Phone) -> None:
+    p.context.set_offline(False)
+    p.page.evaluate("window.dispatchEvent(new Event('online'))")  # as the phone's radio says
+
+
+def test_ten_turns_entered_offline_arrive_once_with_their_sentences_after_the_flush(
     phone: tuple[Phone, Table],
 ) -> None:
     p, table = phone
@@ -152,92 +203,157 @@ def test_ten_turns_entered_offline_arrive_once_and_the_board_matches_the_engine(
     assert len(table.turns()) == 2
 
     p.context.set_offline(True)
-    for dice in DICE[2:12]:
-        tap_turn(p, dice)
-    page.wait_for_function("() => document.querySelectorAll('#offline-list li').length === 10")
-    status_becomes(p, "offline – 10 Züge warten")
+    offline_turns(p, *DICE[2:12])
+    status_becomes(p, "Offline – 10 Züge warten")
     first = waiting(p)[:2]
-    assert first == ["Clara: 5-4-2, Würfe: 1 – wartet", "Dieter: 4-2-1, Würfe: 1 – wartet"]
-    assert page.locator("#eingabe button.throw").first.is_visible()  # the input stays usable
+    assert first == [
+        "Clara: Zahl 542 (2-4-5, 1 Wurf) – wartet",
+        "Dieter: Zahl 421 (1-2-4, 1 Wurf) – wartet",
+    ]
+    # the engine's own screen: the board and whose turn, as the server will have them
+    players = ["Anna", "Bert"] + [w.split(":")[0] for w in waiting(p)]
+    tapped = [
+        {"player": who, "dice": [int(d) for d in dice], "throws": 1}
+        for who, dice in zip(players, DICE[:12], strict=True)
+    ]
+    expected = replay(tapped).state().to_json()
+    assert board(p) == {"mitte": expected["mitte"], "stacks": expected["stacks"]}
+    assert page.locator("#am-zug").inner_text() == expected["next_player"]
     assert len(table.turns()) == 2  # nothing reached the server
 
-    page.reload()  # offline: the stored page, the queue from IndexedDB
-    page.wait_for_function("() => document.querySelectorAll('#offline-list li').length === 10")
-    status_becomes(p, "offline – 10 Züge warten")
-    assert page.locator("#board .stack").count() == 4
+    page.reload()  # offline: the stored page, the queue from IndexedDB, the engine again
+    engine_ready(p)
+    status_becomes(p, "Offline – 10 Züge warten")
+    assert board(p) == {"mitte": expected["mitte"], "stacks": expected["stacks"]}
 
-    p.context.set_offline(False)
-    with page.expect_navigation(timeout=20000):  # all sent: the page shows the server's board
-        page.evaluate("window.dispatchEvent(new Event('online'))")  # as the phone's radio says
-    page.wait_for_load_state("load")
+    back_online(p)
+    status_becomes(p, "")
     assert waiting(p) == []
     turns = table.turns()
-    tapped = [sorted(int(pip) for pip in dice) for dice in DICE[:12]]
-    assert [sorted(t["dice"]) for t in turns] == tapped  # in order
-    assert len(turns) == 12  # each exactly once
-    state = replay(turns).state().to_json()
-    assert board(p) == {"mitte": state["mitte"], "stacks": state["stacks"]}
-    assert page.locator("#am-zug").inner_text() == state["next_player"]
+    assert [(t["player"], sorted(t["dice"])) for t in turns] == [
+        (t["player"], sorted(t["dice"])) for t in tapped
+    ]  # in order, each exactly once, each for its own player
+    said = page.locator("#ansage").inner_text()
+    assert said.startswith("Nachgetragen, jetzt auf dem Server:")
+    assert "bekommt" in said  # the rounds' sentences of the flush, after it
+    page.reload()
+    assert board(p) == {"mitte": expected["mitte"], "stacks": expected["stacks"]}
 
 
-def test_another_phone_writing_meanwhile_ends_in_a_german_choice_not_a_double_entry(
+def test_offline_the_openers_waiting_turn_sets_the_limit_and_an_illegal_tap_is_refused(
     phone: tuple[Phone, Table],
 ) -> None:
     p, table = phone
     page = p.page
-    online_turn(p, DICE[0])
     p.context.set_offline(True)
-    tap_turn(p, DICE[1])
-    tap_turn(p, DICE[2])
-    page.wait_for_function("() => document.querySelectorAll('#offline-list li').length === 2")
-    status_becomes(p, "offline – 2 Züge warten")
-    table.turn("Bert", "665")  # the second phone, still online
+    offline_turns(p, "653")  # Anna opens with one throw
+    assert "Anna hat vorgelegt: höchstens 1 Wurf" in page.locator("#vorgabe").inner_text()
+    assert page.locator("#eingabe button.throw").all_inner_texts() == ["1 Wurf"]
+    assert page.locator("#am-zug").inner_text() == "Bert"
+    page.fill("#wurf", "11")  # two dice: refused at once, in German, nothing waits
+    page.locator("#eingabe button.throw").first.click()
+    error = page.locator("#eingabe .error")
+    error.wait_for()
+    assert "Würfel" in error.inner_text()
+    assert len(waiting(p)) == 1
+    assert table.turns() == []
 
-    p.context.set_offline(False)
-    page.evaluate("window.dispatchEvent(new Event('online'))")
-    choice = page.locator("#offline-choice")
+
+def test_a_second_phone_writing_meanwhile_never_gets_a_turn_booked_to_another_player(
+    browser: Any, base: str
+) -> None:
+    """The defect's repro: phone A enters Anna's opener, phone B joins through the invite
+    link; A, offline, enters Bert's and Clara's turns; B enters Bert's turn; A reconnects and
+    chooses "Trotzdem …": Bert's waiting turn is refused (he has thrown), Clara's stays Clara's."""
+    table = Table(base)
+    a = logged_in(browser, base, table)
+    online_turn(a, "653")  # Anna
+    invite = a.page.locator("#invite-link").text_content() or ""
+    b = Phone(browser, base, 390, True)
+    b.context.set_default_timeout(20000)
+    b.page.goto(invite)
+    assert b.page.locator("#am-zug").inner_text() == "Bert"
+
+    a.context.set_offline(True)
+    offline_turns(a, "421", "542")  # Bert's and Clara's turns, as A saw them
+    assert [w.split(":")[0] for w in waiting(a)] == ["Bert", "Clara"]
+    online_turn(b, "665")  # Bert's real turn, on phone B
+
+    back_online(a)
+    choice = a.page.locator("#offline-choice")
     choice.wait_for()
     text = choice.inner_text()
     assert "Auf einem anderen Handy wurde inzwischen eingetragen (Zug von Bert (5-6-6))" in text
-    assert "Verwerfen und neu eingeben" in text
-    assert len(table.turns()) == 2  # Anna's and the other phone's: nothing twice
+    assert (
+        "Bert: Zahl 421 (1-2-4, 1 Wurf) – passt nicht mehr: Bert ist nicht an der Reihe, sondern Clara."
+        in text
+    )
+    assert "Clara: Zahl 542 (2-4-5, 1 Wurf) – passt" in text
+    a.page.get_by_role("button", name="Trotzdem nach dem neuen Stand eintragen").click()
+    a.page.locator("#offline-choice").wait_for()
+    assert "passt nicht zum neuen Stand" in a.page.locator("#offline-choice").inner_text()
+    a.page.get_by_role("button", name="Diesen Eintrag verwerfen").click()
+    status_becomes(a, "")
+    turns = [(t["player"], sorted(t["dice"])) for t in table.turns()]
+    assert turns == [("Anna", [3, 5, 6]), ("Bert", [5, 6, 6]), ("Clara", [2, 4, 5])]
+    assert a.page.locator("#am-zug").inner_text() == "Dieter"
+    closed(a)
+    closed(b)
 
-    with page.expect_navigation():
-        page.get_by_role("button", name="Verwerfen und neu eingeben").click()
-    page.wait_for_load_state("load")
-    assert waiting(p) == []
-    assert page.locator("#am-zug").inner_text() == "Clara"
-    assert len(table.turns()) == 2
+
+def test_a_game_decided_on_another_phone_says_so_and_offers_to_drop_the_queue(
+    browser: Any, base: str
+) -> None:
+    table = Table(base, ["Anna", "Bert"])
+    a = logged_in(browser, base, table)
+    a.context.set_offline(True)
+    offline_turns(a, "542")  # Anna's opener, waiting
+    for player, dice in (("Anna", "111"), ("Bert", "653"), ("Bert", "653"), ("Anna", "111")):
+        table.turn(player, dice)  # the other phone: Blattschuss for Bert
+    back_online(a)
+    choice = a.page.locator("#offline-choice")
+    choice.wait_for()
+    assert "Das Spiel ist schon entschieden: Bert hat verloren." in choice.inner_text()
+    assert a.page.locator("#eingabe").count() == 0  # no input for a decided game
+    a.page.get_by_role("button", name="Wartende Einträge verwerfen").click()
+    status_becomes(a, "Die wartenden Einträge dieses Handys wurden verworfen.")
+    assert waiting(a) == []
+    assert "Bert hat verloren" in a.page.locator("#ergebnis").inner_text()
+    assert len(table.turns()) == 4
+    closed(a)
 
 
-def test_sending_anyway_appends_the_waiting_turns_after_the_other_phones(
+def test_a_damaged_record_on_the_phone_is_dropped_with_a_message_never_sent(
     phone: tuple[Phone, Table],
 ) -> None:
     p, table = phone
     page = p.page
-    online_turn(p, DICE[0])
-    p.context.set_offline(True)
-    tap_turn(p, DICE[2])
-    table.turn("Bert", "665")
-    p.context.set_offline(False)
-    page.evaluate("window.dispatchEvent(new Event('online'))")
-    page.locator("#offline-choice").wait_for()
-    with page.expect_navigation():
-        page.get_by_role("button", name="Trotzdem nach dem neuen Stand eintragen").click()
-    page.wait_for_load_state("load")
-    turns = table.turns()
-    assert [(t["player"], sorted(t["dice"])) for t in turns] == [
-        ("Anna", [1, 1, 3]),
-        ("Bert", [5, 6, 6]),
-        ("Clara", [2, 4, 5]),
-    ]
+    page.evaluate(
+        """(game) => new Promise((resolve) => {
+          const req = indexedDB.open("schocken-offline", 1);
+          req.onsuccess = () => {
+            const t = req.result.transaction("entries", "readwrite");
+            t.objectStore("entries").add({game: game, kind: "turn", seq: 0, key: "k",
+                                          fields: {wurf: "113", throws: "1"}});
+            t.oncomplete = () => resolve(true);
+          };
+        })""",
+        table.url,
+    )
+    page.reload()
+    notice = page.locator(".offline-notice")
+    notice.wait_for()
+    assert "beschädigter Eintrag" in notice.inner_text()
+    assert waiting(p) == []
+    assert table.turns() == []
 
 
 def test_a_form_posted_while_the_server_is_unreachable_shows_the_stored_page_queues_nothing(
     phone: tuple[Phone, Table], serve: Server
 ) -> None:
-    """The phone thinks it is online (navigator.onLine), but the server is gone: the service
-    worker answers the posted form with the stored game page and queues nothing unchecked."""
+    """The phone thinks it is online (navigator.onLine), the engine is not started, but the
+    server is gone: the service worker answers the posted form with the stored game page and
+    queues nothing unchecked."""
     p, table = phone
     page = p.page
     page.evaluate("localStorage.setItem('schocken.queue', 'never')")  # the form's own POST
@@ -251,40 +367,6 @@ def test_a_form_posted_while_the_server_is_unreachable_shows_the_stored_page_que
     page.reload()
     assert waiting(p) == []
     assert [sorted(t["dice"]) for t in table.turns()] == [[1, 1, 3]]
-
-
-def test_on_a_slow_link_the_input_is_free_at_once_and_the_board_follows(
-    browser: Any, base: str
-) -> None:
-    """Chromium's "Fast 3G" (the page took over 400 ms): a tapped turn goes through the
-    queue, the input is free again before the server answered, then the server's board."""
-    table = Table(base)
-    context = browser.new_context(
-        viewport={"width": 390, "height": 664}, locale="de-DE", base_url=base,
-        service_workers="block",  # CDP's emulation does not slow a worker's own requests
-    )  # fmt: skip
-    context.set_default_timeout(20000)
-    page = context.new_page()
-    page.goto("/")
-    page.fill("#login-slug", table.slug)
-    page.fill("#login-token", table.token)
-    page.get_by_role("button", name="Öffnen").click()
-    cdp = context.new_cdp_session(page)
-    cdp.send("Network.enable")
-    fast_3g = {"offline": False, "latency": 562.5,
-               "downloadThroughput": 1.6e6 / 8, "uploadThroughput": 750e3 / 8}  # fmt: skip
-    cdp.send("Network.emulateNetworkConditions", fast_3g)
-    page.goto(table.url)
-    for row, pip in enumerate(DICE[0], start=1):
-        page.locator(f".die-row:nth-of-type({row}) label.die", has_text=pip).click()
-    with page.expect_navigation():  # the reload with the server's board
-        page.locator("button.throw", has_text=re.compile("^1 Wurf$")).click()
-        page.wait_for_function("() => document.querySelectorAll('#offline-list li').length")
-        assert not page.locator("#eingabe input[type=radio]:checked").count()  # free again
-    page.wait_for_load_state("load")
-    assert page.locator("#am-zug").inner_text() == "Bert"
-    assert [t["player"] for t in table.turns()] == ["Anna"]
-    context.close()
 
 
 def test_logging_out_forgets_the_stored_pages(phone: tuple[Phone, Table]) -> None:

@@ -13,7 +13,8 @@
 //
 // The URLs come from <meta name="schocken-engine" data-worker data-pyodide data-bundle
 // data-files data-start> (templates/_engine.html); data-start="auto" starts the engine by
-// itself. The service worker (sw.js) is asked to keep the engine's files and, when it did not
+// itself (the benchmark); otherwise offline.js starts it when the phone needs it (offline, a
+// slow link, entries waiting). The service worker (sw.js) is asked to keep the engine's files and, when it did not
 // serve this page itself (the first visit, e.g. through an invite link), the page: so both
 // work offline at once.
 (function () {
@@ -134,5 +135,8 @@
       function (element) { return element.src || element.href; });
     tellServiceWorker({ pages: [location.href], assets: assets });
   }
+  // the engine's files fetched and kept after the first paint, without starting it: so that
+  // the phone has them when the connection drops (offline.js starts the engine when needed)
+  if (meta) afterFirstPaint(function () { tellServiceWorker({ engine: files() }); });
   if (meta && meta.getAttribute("data-start") === "auto") start();
 })();

@@ -14,6 +14,11 @@
 (function () {
   "use strict";
 
+  // the service worker keeps the pages and the engine for a cellar without signal (sw.js)
+  if ("serviceWorker" in navigator) {
+    navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {});
+  }
+
   var STORE = "entries";
   var KEY = /^[\x21-\x7e]{1,255}$/;
   var GAME = null;
@@ -217,8 +222,7 @@
     return fields;
   }
 
-  function enter(form, kind, submitter) {
-    var fields = fieldsOf(form, submitter);
+  function enter(form, kind, fields) {
     return engine("enter", { kind: kind, fields: fields }).then(function (answer) {
       if (!answer.ok) { formError(form, answer.field, answer.message); return; }
       var body = answer.entry.body;
@@ -226,9 +230,8 @@
       fields.player = player;
       var row = {
         game: GAME, key: newKey(), kind: kind, seq: answer.entry.seq, player: player,
-        fields: fields, body: body, label: answer.entry.label, at: Date.now(),
+        fields: fields, body: body, label: answer.entry.label, at: Date.now(), offline: offline(),
       };
-      if (offline()) state.offlineMade = true;
       return tx("readwrite", function (s) { return s.add(row); }).then(function (id) {
         row.id = id;
         state.rows.push(row);
@@ -263,34 +266,48 @@
     if (status) { status.textContent = message; box().hidden = false; }
   }
 
+  // every entry through the phone's engine and the queue: offline, with entries waiting, or on a
+  // slow link (this page took over SLOW_MS from its request to its last byte: a form's POST,
+  // redirect and page would wait twice as long). Otherwise the plain form (the server answers
+  // with the next page), as before the engine. localStorage "schocken.queue" = "always" or
+  // "never" decides instead (api/bench).
+  var SLOW_MS = 400;
+  function queueAlways() {
+    var asked = window.localStorage && localStorage.getItem("schocken.queue");
+    if (asked) return asked === "always";
+    var nav = performance.getEntriesByType && performance.getEntriesByType("navigation")[0];
+    return !!nav && nav.responseEnd - nav.requestStart > SLOW_MS;
+  }
+
+  function throughEngine() {
+    return offline() || state.rows.length > 0 || state.flushing || queueAlways();
+  }
+
   function onSubmit(event) {
     var form = event.target;
     var action = form.getAttribute("action") || "";
     var kind = form.id === "eingabe" ? "turn" : /\/strafe$/.test(action) ? "penalty"
       : /\/rueckgaengig$/.test(action) ? "undo" : null;
-    if (!kind) return;
-    if (!state.engine) {
-      if (!offline() && !state.rows.length) return; // the plain form, until the engine is there
-      event.preventDefault();
-      event.stopImmediatePropagation();
-      say(offline() ? "Offline – die Spielregeln sind auf diesem Handy noch nicht geladen; bitte warten, bis die Verbindung zurück ist."
-        : "Die Spielregeln werden noch geladen – bitte gleich noch einmal tippen.");
-      return;
-    }
-    if (kind === "undo" && !state.rows.length) {
-      if (!offline()) return; // the server undoes its last entry
-      event.preventDefault();
-      event.stopImmediatePropagation();
-      say("Rückgängig geht offline nur für Einträge, die noch auf diesem Handy warten.");
-      return;
-    }
+    if (!kind || !throughEngine()) return; // online: the plain form, the server answers
     event.preventDefault();
     event.stopImmediatePropagation();
+    if (kind === "undo") {
+      if (state.rows.length && state.engine) undoWaiting();
+      else say("Rückgängig geht ohne Verbindung nur für Einträge, die noch auf diesem Handy warten.");
+      return;
+    }
     if (form.dataset.busy === "1") return; // a double tap takes one entry
+    var fields = fieldsOf(form, event.submitter);
+    if (!state.engine) {
+      // checked as soon as the engine is there; nothing waits unchecked
+      state.pending = { form: form, kind: kind, fields: fields };
+      say("Die Spielregeln werden auf diesem Handy geladen – der Eintrag wird gleich geprüft …");
+      needEngine();
+      return;
+    }
     form.dataset.busy = "1";
     var done = function () { form.dataset.busy = ""; };
-    if (kind === "undo") { undoWaiting(); done(); return; }
-    enter(form, kind, event.submitter).then(done, done);
+    enter(form, kind, fields).then(done, done);
   }
 
   // ------------------------------------------------------------------ choices
@@ -446,6 +463,7 @@
         state.failed = false;
         if (response.ok && data) {
           state.said = state.said.concat(data.messages || []);
+          if (row.offline) state.offlineMade = true;
           return engine("confirm", { seq: data.seq }).then(function () {
             return remove([row.id]);
           }).then(function () {
@@ -487,26 +505,45 @@
     try { return script ? JSON.parse(script.textContent) : null; } catch (e) { return null; }
   }
 
-  document.addEventListener("DOMContentLoaded", function () {
-    var page = pageState();
-    if (!page || !window.indexedDB || !window.SchockenEngine) return;
-    GAME = page.game;
-    document.addEventListener("submit", onSubmit, true);
-    window.addEventListener("online", function () { state.failed = false; flush(); });
-    window.addEventListener("offline", render);
-    var rows = load().catch(function () { return []; });
+  var PAGE = null;
+  var booting = null;
+
+  // the engine started and this game loaded into it (once); then the tap that waited for it
+  function needEngine() {
+    if (booting) return booting;
     window.SchockenEngine.start();
-    Promise.all([rows, window.SchockenEngine.ready]).then(function (got) {
-      return engine("load", { state: page, waiting: waitingOf(got[0]) });
+    booting = Promise.all([state.loaded, window.SchockenEngine.ready]).then(function () {
+      return engine("load", { state: PAGE, waiting: waitingOf(state.rows) });
     }).then(function (view) {
       state.engine = true;
       document.documentElement.setAttribute("data-engine", "ready");
       if (state.rows.length) show(view); else state.view = view;
+      var pending = state.pending;
+      state.pending = null;
+      if (pending) {
+        var form = document.getElementById(pending.form.id) || pending.form;
+        enter(form, pending.kind, pending.fields);
+      }
       flush();
     }, function (error) {
       document.documentElement.setAttribute("data-engine", "failed");
-      if (state.rows.length) say(error.message);
+      state.pending = null;
+      say(error.message + " Ohne sie nimmt dieses Handy offline nichts an.");
+    });
+    return booting;
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    PAGE = pageState();
+    if (!PAGE || !window.indexedDB || !window.SchockenEngine) return;
+    GAME = PAGE.game;
+    document.addEventListener("submit", onSubmit, true);
+    window.addEventListener("online", function () { state.failed = false; flush(); });
+    window.addEventListener("offline", function () { render(); needEngine(); });
+    state.loaded = load().catch(function () { return []; });
+    state.loaded.then(function () {
       render();
+      if (throughEngine()) needEngine();
     });
   });
 })();
