@@ -56,7 +56,9 @@ def test_the_year_page_names_the_verlierer_des_jahres(site):
 
 def test_every_chart_has_its_numbers_beside_it(site):
     page = (site / "zur-post" / "2024.html").read_text(encoding="utf-8")
-    charts = re.findall(r'<div class="chart">(.*?)</div>\s*<div class="table-wrap"[^>]*>', page, re.S)
+    charts = re.findall(
+        r'<div class="chart">(.*?)</div>\s*<div class="table-wrap"[^>]*>', page, re.S
+    )
     assert len(charts) == page.count('<div class="chart">') == 6
     assert page.count("data-chart=") == 6
 
