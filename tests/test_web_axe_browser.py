@@ -5,7 +5,8 @@
   descriptions folded, private by default with what that means in one line.
 - The players page keeps the focus in the name field after "Hinzufügen".
 - axe-core (tests/axe.py) finds no violation of impact serious or critical on any page of
-  ``PAGES``, at a phone's and a desk's width.
+  ``PAGES`` (the form's pages with the game screen and "Unsere Regeln", the pub TV between
+  games and during one, the dashboard), at a phone's and a desk's width; each page has its h1.
 
 One server for the module (the dashboard's phone tests' server: a demo year 2025, no demo key on
 the start page), one browser page that bypasses the Content-Security-Policy so axe-core can be
@@ -29,17 +30,23 @@ from test_web_browser import (  # noqa: F401  (Debian's Chromium, skip/fail)
 
 pytestmark = pytest.mark.browser
 
-#: the pages axe-core checks, one line a page: (name, address); {slug} is a Stammtisch the
-#: page is logged in to, {game} a game of it under way (after its first turn), {demo} and
-#: {year} the demo Stammtisch of the dashboard and its year
+#: the pages axe-core checks, one line a page: (name, address, the text of its one h1); {slug}
+#: is a Stammtisch the page is logged in to, {game} a game of it under way (after its first
+#: turn), {pause} a public Stammtisch without a game (its TV waits for the next one), {demo}
+#: and {year} the demo Stammtisch of the dashboard and its year
+DEMO = "Demo-Stammtisch „Zur Post“"
 PAGES = [
-    ("start", "/"),
-    ("stammtisch", "/s/{slug}/"),
-    ("spieler", "/s/{slug}/spieler"),
-    ("neues-spiel", "/s/{slug}/neu"),
-    ("statistik", "/dashboard/"),
-    ("statistik-stammtisch", "/dashboard/{demo}/index.html"),
-    ("statistik-jahr", "/dashboard/{demo}/{year}.html"),
+    ("start", "/", "Deckelzähler für Schocken"),
+    ("stammtisch", "/s/{slug}/", "Zur Traube"),
+    ("spieler", "/s/{slug}/spieler", "Spieler"),
+    ("neues-spiel", "/s/{slug}/neu", "Neues Spiel"),
+    ("spiel", "/s/{slug}/spiel/{game}", "Spiel 1"),
+    ("unsere-regeln", "/s/{slug}/unsere-regeln", "Unsere Regeln Zur Traube"),
+    ("tv-pause", "/tv/{pause}", "Zum Anker"),
+    ("tv-spiel", "/tv/{slug}", "Zur Traube"),
+    ("statistik", "/dashboard/", "Stammtische"),
+    ("statistik-stammtisch", "/dashboard/{demo}/index.html", f"{DEMO} Ewige Tabelle"),
+    ("statistik-jahr", "/dashboard/{demo}/{year}.html", f"{DEMO} Jahr 2025"),
 ]
 
 PLAYERS = ["Anna", "Bert", "Clara"]
@@ -80,7 +87,12 @@ def site(browser: Any, base: str) -> Iterator[Site]:
         ).json()["id"]
         turn = {"player": "Anna", "dice": [1, 1, 3], "throws": 1}
         assert page.request.post(f"{api}/games/{game}/turns", data=turn, headers=auth).ok
-        values = {"slug": slug, "game": str(game), "demo": "demo", "year": "2025"}
+        pause = page.request.post("/api/v1/stammtische", data={"name": "Zum Anker"})
+        assert pause.ok, pause.text()
+        values = {
+            "slug": slug, "game": str(game), "pause": pause.json()["slug"],
+            "demo": "demo", "year": "2025",
+        }  # fmt: skip
         yield Site(browser, root, page, values)
     finally:
         context.close()
@@ -141,9 +153,9 @@ def test_the_name_field_keeps_the_focus_after_hinzufuegen(site: Site) -> None:
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize(("name", "path"), PAGES, ids=[name for name, _ in PAGES])
+@pytest.mark.parametrize(("name", "path", "h1"), PAGES, ids=[name for name, *_ in PAGES])
 def test_axe_finds_no_serious_or_critical_violation(
-    site: Site, name: str, path: str, width: int
+    site: Site, name: str, path: str, h1: str, width: int
 ) -> None:
     site.page.set_viewport_size({"width": width, "height": 800})
-    check_page(site.page, path.format(**site.values), name)
+    check_page(site.page, path.format(**site.values), name, h1)

@@ -7,6 +7,9 @@ and started again on the same port: the page reconnects, re-reads the board and 
 Screenshots (1920 × 1080 and 390 × 844, a running game and the pause between games) go to the
 test's ``tmp_path``, or to the folder ``TV_SCREENSHOTS`` names (never into the repository).
 
+axe-core over the TV (between games and during one) is a line of ``PAGES`` in
+``tests/test_web_axe_browser.py``.
+
 Without Chromium the tests are skipped, unless ``CI`` is set: then they fail.
 """
 
@@ -19,7 +22,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from axe_check import axe_violations
 from test_api_serve import Server, request
 from test_web_browser import browser_type_launch_args  # noqa: F401 - Debian's Chromium
 
@@ -78,16 +80,13 @@ class Pub:
 class Screen:
     """A browser context the size of a screen that talks to nothing but 127.0.0.1."""
 
-    def __init__(
-        self, browser: Any, base: str, width: int, height: int, bypass_csp: bool = False
-    ) -> None:
+    def __init__(self, browser: Any, base: str, width: int, height: int) -> None:
         self.outside: list[str] = []
         self.errors: list[str] = []
         self.context = browser.new_context(
             viewport={"width": width, "height": height},
             locale="de-DE",
             base_url=base,
-            bypass_csp=bypass_csp,  # for axe-core only (tests/axe_check.py)
         )
         self.context.set_default_timeout(LIVE_MS)
         self.context.route("**/*", self._guard)
@@ -153,8 +152,8 @@ def shots(tmp_path: Path) -> Path:
 def screens(browser: Any, serve: Server) -> Iterator[Any]:
     made: list[Screen] = []
 
-    def make(width: int = 1920, height: int = 1080, bypass_csp: bool = False) -> Screen:
-        made.append(Screen(browser, serve.base, width, height, bypass_csp))
+    def make(width: int = 1920, height: int = 1080) -> Screen:
+        made.append(Screen(browser, serve.base, width, height))
         return made[-1]
 
     yield make
@@ -338,30 +337,3 @@ def test_the_connection_line_covers_no_figure(serve: Server, screens: Any, shots
         if width > height:
             tv.fits()  # the board gives way: still one screen
         tv.page.screenshot(path=shots / f"tv-offline-{width}.png")
-
-
-def test_the_tv_and_the_game_page_pass_axe(serve: Server, screens: Any) -> None:
-    """0 violations of impact serious or critical (axe-core) at 360 and 1440 px: the TV
-    between games and during one, and the game screen (logged in, with its entry form)."""
-    pub = Pub(serve.base)
-    found: dict[str, list[str]] = {}
-    for width, height in ((360, 740), (1440, 900)):
-        screen = screens(width, height, bypass_csp=True)
-        page = screen.page
-        if width == 360:
-            screen.open(pub.slug)
-            found[f"TV, Pause, {width} px"] = axe_violations(page)
-            game = pub.start("Anna")
-            pub.turn("Anna", "113", throws=2)
-        screen.open(pub.slug)
-        screen.wait_text("#tv-am-zug", "Bert")
-        assert page.locator("h1").all_inner_texts() == ["Zur Post"]
-        found[f"TV, Spiel, {width} px"] = axe_violations(page)
-        page.goto(f"/?stammtisch={pub.slug}")
-        page.fill("#login-token", pub.token)
-        page.locator("#anmelden button[type=submit]").click()
-        page.wait_for_load_state("load")
-        page.goto(f"/s/{pub.slug}/spiel/{game}")
-        assert page.locator("h1").all_inner_texts() == ["Spiel 1"]
-        found[f"Spielseite, {width} px"] = axe_violations(page)
-    assert {k: v for k, v in found.items() if v} == {}
