@@ -139,7 +139,7 @@ def test_the_vendored_pyodide_keeps_its_licence_and_version() -> None:
 
 # ----------------------------------------------------------------------------- in Chromium
 
-READY = "() => window.SchockenEngine.ready.then(() => window.SchockenEngine.timings)"
+READY = "() => window.SchockenEngine.start().then(() => window.SchockenEngine.timings)"
 ENGINE_TIMEOUT = 90_000  # a cold start on a busy 2-core machine
 
 
@@ -230,7 +230,9 @@ def test_without_webassembly_ready_says_why_in_german(
     p = logged_in(browser, api_server, table)
     p.context.add_init_script("delete globalThis.WebAssembly")
     p.page.goto(table.url)
-    said = p.page.evaluate("() => window.SchockenEngine.ready.then(() => 'ready', e => e.message)")
+    said = p.page.evaluate(
+        "() => window.SchockenEngine.start().then(() => 'ready', e => e.message)"
+    )
     assert said == "Dieser Browser kann die Spiel-Engine nicht laden (kein WebAssembly)."
     refused = p.page.evaluate(
         "() => window.SchockenEngine.call('hello', {}).then(() => 'answered', e => e.message)"

@@ -102,6 +102,8 @@ def logged_in(browser: Any, base: str, table: Table) -> Phone:
     page.fill("#login-slug", table.slug)
     page.fill("#login-token", table.token)
     page.get_by_role("button", name="Öffnen").click()
+    # the plain form online whatever the machine's load (not the slow-link heuristic)
+    page.evaluate("localStorage.setItem('schocken.queue', 'never')")
     page.goto(table.url)
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
     page.reload()  # now through the service worker, which keeps the page
@@ -221,7 +223,9 @@ def test_ten_turns_entered_offline_arrive_once_with_their_sentences_after_the_fl
     assert page.locator("#am-zug").inner_text() == expected["next_player"]
     assert len(table.turns()) == 2  # nothing reached the server
 
-    page.reload()  # offline: the stored page, the queue from IndexedDB, the engine again
+    page.close()  # the tab closed, offline; a new tab: the stored page, the queue, the engine
+    page = p.page = p.context.new_page()
+    page.goto(table.url)
     engine_ready(p)
     status_becomes(p, "Offline – 10 Züge warten")
     assert board(p) == {"mitte": expected["mitte"], "stacks": expected["stacks"]}
@@ -379,3 +383,39 @@ def test_logging_out_forgets_the_stored_pages(phone: tuple[Phone, Table]) -> Non
     page.goto(table.url)  # without signal: no stored copy of the game any more
     assert page.locator("h1").inner_text() == "Offline"
     assert page.locator("#board").count() == 0
+
+
+def test_two_phones_offline_with_the_same_players_turn_record_it_once(
+    browser: Any, base: str
+) -> None:
+    """Both phones offline, both enter Bert's turn; after both reconnect exactly one is
+    recorded, and the other phone is told and shows the real state."""
+    table = Table(base)
+    a = logged_in(browser, base, table)
+    online_turn(a, "653")  # Anna
+    invite = a.page.locator("#invite-link").text_content() or ""
+    b = Phone(browser, base, 390, True)
+    b.context.set_default_timeout(20000)
+    b.page.goto(invite)
+    b.page.evaluate("localStorage.setItem('schocken.queue', 'never')")
+    b.page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    engine_kept(b)
+    engine_ready(b)  # a first visit starts the engine at once, in the background
+    a.context.set_offline(True)
+    b.context.set_offline(True)
+    offline_turns(a, "421")
+    offline_turns(b, "665")
+    back_online(a)
+    status_becomes(a, "")
+    back_online(b)
+    choice = b.page.locator("#offline-choice")
+    choice.wait_for()
+    assert "Bert ist nicht an der Reihe, sondern Clara." in choice.inner_text()
+    b.page.get_by_role("button", name="Verwerfen und neu eingeben").click()
+    status_becomes(b, "Die wartenden Einträge dieses Handys wurden verworfen.")
+    assert b.page.locator("#am-zug").inner_text() == "Clara"  # the real state
+    assert waiting(b) == []
+    turns = [(t["player"], sorted(t["dice"])) for t in table.turns()]
+    assert turns == [("Anna", [3, 5, 6]), ("Bert", [1, 2, 4])]
+    closed(a)
+    closed(b)

@@ -540,10 +540,14 @@
     document.addEventListener("submit", onSubmit, true);
     window.addEventListener("online", function () { state.failed = false; flush(); });
     window.addEventListener("offline", function () { render(); needEngine(); });
+    // a first visit (e.g. through an invite link) is not yet in the service worker's hands:
+    // the engine is started at once (in the background, after the first paint), so that it is
+    // there when the connection drops before the next page load
+    var firstVisit = "serviceWorker" in navigator && !navigator.serviceWorker.controller;
     state.loaded = load().catch(function () { return []; });
     state.loaded.then(function () {
       render();
-      if (throughEngine()) needEngine();
+      if (firstVisit || throughEngine()) needEngine();
     });
   });
 })();
