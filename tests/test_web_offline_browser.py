@@ -190,6 +190,12 @@ def waiting(p: Phone) -> list[str]:
     return p.page.locator("#offline-list li").all_inner_texts()
 
 
+def go_offline(p: Phone) -> None:
+    """The network cut, and the page knows it (a tap before that would be a plain POST)."""
+    p.context.set_offline(True)
+    p.page.wait_for_function("() => !navigator.onLine")
+
+
 def back_online(p: Phone) -> None:
     p.context.set_offline(False)
     p.page.evaluate("window.dispatchEvent(new Event('online'))")  # as the phone's radio says
@@ -204,7 +210,7 @@ def test_ten_turns_entered_offline_arrive_once_with_their_sentences_after_the_fl
     online_turn(p, DICE[1])
     assert len(table.turns()) == 2
 
-    p.context.set_offline(True)
+    go_offline(p)
     offline_turns(p, *DICE[2:12])
     status_becomes(p, "Offline – 10 Züge warten")
     first = waiting(p)[:2]
@@ -249,7 +255,7 @@ def test_offline_the_openers_waiting_turn_sets_the_limit_and_an_illegal_tap_is_r
 ) -> None:
     p, table = phone
     page = p.page
-    p.context.set_offline(True)
+    go_offline(p)
     offline_turns(p, "653")  # Anna opens with one throw
     assert "Anna hat vorgelegt: höchstens 1 Wurf" in page.locator("#vorgabe").inner_text()
     assert page.locator("#eingabe button.throw").all_inner_texts() == ["1 Wurf"]
@@ -278,7 +284,7 @@ def test_a_second_phone_writing_meanwhile_never_gets_a_turn_booked_to_another_pl
     b.page.goto(invite)
     assert b.page.locator("#am-zug").inner_text() == "Bert"
 
-    a.context.set_offline(True)
+    go_offline(a)
     offline_turns(a, "421", "542")  # Bert's and Clara's turns, as A saw them
     assert [w.split(":")[0] for w in waiting(a)] == ["Bert", "Clara"]
     online_turn(b, "665")  # Bert's real turn, on phone B
@@ -310,7 +316,7 @@ def test_a_game_decided_on_another_phone_says_so_and_offers_to_drop_the_queue(
 ) -> None:
     table = Table(base, ["Anna", "Bert"])
     a = logged_in(browser, base, table)
-    a.context.set_offline(True)
+    go_offline(a)
     offline_turns(a, "542")  # Anna's opener, waiting
     for player, dice in (("Anna", "111"), ("Bert", "653"), ("Bert", "653"), ("Anna", "111")):
         table.turn(player, dice)  # the other phone: Blattschuss for Bert
@@ -379,7 +385,7 @@ def test_logging_out_forgets_the_stored_pages(phone: tuple[Phone, Table]) -> Non
     page.goto(f"/s/{table.slug}/")
     page.get_by_role("button", name="Abmelden").click()
     page.wait_for_load_state("load")
-    p.context.set_offline(True)
+    go_offline(p)
     page.goto(table.url)  # without signal: no stored copy of the game any more
     assert page.locator("h1").inner_text() == "Offline"
     assert page.locator("#board").count() == 0
@@ -401,8 +407,8 @@ def test_two_phones_offline_with_the_same_players_turn_record_it_once(
     b.page.wait_for_function("() => navigator.serviceWorker.controller !== null")
     engine_kept(b)
     engine_ready(b)  # a first visit starts the engine at once, in the background
-    a.context.set_offline(True)
-    b.context.set_offline(True)
+    go_offline(a)
+    go_offline(b)
     offline_turns(a, "421")
     offline_turns(b, "665")
     back_online(a)

@@ -120,6 +120,7 @@
     var what = n === 1 ? (turns ? "1 Zug wartet" : "1 Eintrag wartet")
       : n + (turns === n ? " Züge warten" : " Einträge warten");
     if (offline()) return n ? "Offline – " + what : "Offline – Einträge bleiben auf diesem Handy, bis die Verbindung zurück ist.";
+    if (n && document.getElementById("offline-choice")) return "Verbindung da – " + what + ": bitte unten entscheiden.";
     return n ? "Verbindung da – " + what + ", werden gesendet …" : "";
   }
 
@@ -329,7 +330,7 @@
     });
     var b = box();
     b.appendChild(card);
-    b.hidden = false;
+    render();
     card.scrollIntoView({ block: "nearest" });
   }
 
