@@ -190,6 +190,11 @@ def waiting(p: Phone) -> list[str]:
     return p.page.locator("#offline-list li").all_inner_texts()
 
 
+def warm_engine(p: Phone) -> None:
+    """The engine started while online (as a first visit does by itself)."""
+    p.page.evaluate("() => window.SchockenEngine.start().then(() => true)")
+
+
 def go_offline(p: Phone) -> None:
     """The network cut, and the page knows it (a tap before that would be a plain POST)."""
     p.context.set_offline(True)
@@ -255,6 +260,7 @@ def test_offline_the_openers_waiting_turn_sets_the_limit_and_an_illegal_tap_is_r
 ) -> None:
     p, table = phone
     page = p.page
+    warm_engine(p)
     go_offline(p)
     offline_turns(p, "653")  # Anna opens with one throw
     assert "Anna hat vorgelegt: höchstens 1 Wurf" in page.locator("#vorgabe").inner_text()
@@ -316,6 +322,7 @@ def test_a_game_decided_on_another_phone_says_so_and_offers_to_drop_the_queue(
 ) -> None:
     table = Table(base, ["Anna", "Bert"])
     a = logged_in(browser, base, table)
+    warm_engine(a)
     go_offline(a)
     offline_turns(a, "542")  # Anna's opener, waiting
     for player, dice in (("Anna", "111"), ("Bert", "653"), ("Bert", "653"), ("Anna", "111")):

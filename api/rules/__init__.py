@@ -55,6 +55,7 @@ from .log import (
     replay_text,
     to_log,
 )
+from .prose import describe as house_rules_prose
 from .records import GameState, Half, Outcome, PenaltyRecord, Phase, RoundRecord, TurnFact
 from .results import Category, Evaluation, evaluate, evaluation_table
 from .ruleset import (
@@ -99,6 +100,7 @@ from .turnstate import OpenTurnState, TurnState, turn_state
 from .words import count
 
 __all__ = [
+    "house_rules_prose",
     "Blattschuss",
     "Category",
     "Command",

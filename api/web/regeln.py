@@ -18,8 +18,8 @@ from flask.typing import ResponseReturnValue
 from markupsafe import Markup, escape
 
 from ..http.context import services
+from ..rules import house_rules_prose as describe
 from ..rules import ruleset_from_config
-from ..rules.prose import describe
 from .blueprint import bp
 from .session import may_write
 

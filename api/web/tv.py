@@ -31,8 +31,7 @@ from dashboard.readmodel import ReadModel
 
 from ..domain import NotFound
 from ..http.context import services
-from ..rules import DomainEvent, throws_word
-from ..rules.words import count
+from ..rules import DomainEvent, count, throws_word
 from ..storage import Stammtisch, StoredEvents
 from ..table.views import BIG, TURN, board
 from .blueprint import asset, bp, zone
