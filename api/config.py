@@ -96,8 +96,12 @@ class Config:
     # ---- live events (api/http/sse.py, api/http/hub.py) ------------------------------------
     #: seconds between the heartbeats (``: ping``) of an event stream
     EVENT_HEARTBEAT_SECONDS: float = 15.0
-    #: event streams one server process holds at most (503 beyond)
+    #: event streams one server process holds at most (503 beyond); ``schocken serve`` lowers
+    #: it to what the open-files limit allows (api/cli/serving.py)
     EVENT_STREAMS_PER_PROCESS: int = 1000
+    #: event streams of one client address one server process holds at most (429 beyond;
+    #: the address is the proxy's X-Forwarded-For with TRUSTED_PROXIES)
+    EVENT_STREAMS_PER_CLIENT: int = 100
     #: bytes a stream may have waiting for a slow client before it is dropped
     EVENT_BUFFER_BYTES: int = 256 * 1024
     #: without ``schocken serve``'s stream hub (a development server, the test client): a

@@ -85,11 +85,13 @@ class Server:
         workers: int,
         env: dict[str, str] | None = None,
         url: str | None = None,
-        threads: int = 4,
+        limit_files: int | None = None,
     ) -> None:
         """On the SQLite file ``db``, or on the PostgreSQL database ``url`` (its log beside
-        ``db`` all the same); ``threads`` 1: the default InlineWorker, else gthread."""
-        self.db, self.workers, self.env, self.url, self.threads = db, workers, env, url, threads
+        ``db`` all the same); ``limit_files``: the open-files limit (soft and hard) of the
+        server's processes."""
+        self.db, self.workers, self.env, self.url = db, workers, env, url
+        self.limit_files = limit_files
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = db.parent.parent / f"serve-{self.port}.log"
@@ -103,12 +105,13 @@ class Server:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "api.cli", "serve", "--port", str(self.port)]
                 + (["--database-url", url] if url else ["--db", str(db)])
-                + ["--workers", str(self.workers), "--threads", str(self.threads)],
+                + ["--workers", str(self.workers)],
                 cwd=ROOT,
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 env={**os.environ, "SCHOCKEN_STORAGE": "sqlite", **(self.env or {})},
                 start_new_session=True,
+                preexec_fn=self._limit,  # noqa: PLW1509 - only setrlimit, before exec
             )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -121,6 +124,12 @@ class Server:
                 time.sleep(0.1)
         self.kill()
         raise AssertionError(self.log.read_text())
+
+    def _limit(self) -> None:
+        if self.limit_files is not None:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_NOFILE, (self.limit_files, self.limit_files))
 
     def kill(self) -> None:
         """SIGKILL to master and workers at once."""

@@ -58,16 +58,14 @@ def open_app(db: str | None, url: str | None = None) -> Flask | None:
         return None
 
 
-#: worker processes of ``schocken serve`` on SQLite (two per core, at least 4) with one thread
-#: each (api/cli/serving.py: InlineWorker, no hand-off between threads), or with ``--threads``
-#: (gunicorn's gthread). Measured with api/bench/api_bench.py on 2 cores, 8 clients, side by
-#: side in one run: 4 × 1 recorded the most turns/s and the lowest p99, ahead of 2 × 2, 3 × 2 and
-#: 4 × 2 (several threads of a process mostly wait for its interpreter lock; a process waiting
-#: for its fsync after a commit leaves the core to another). Each process holds ~60-130 MB.
-WORKERS, THREADS = max(4, min(2 * (os.cpu_count() or 2), 12)), 1
+#: worker processes of ``schocken serve`` on SQLite: two per core, at least 4, at most 12 (each
+#: gunicorn's gevent worker: a greenlet per connection, api/cli/serving.py). Several
+#: processes, not one: a request's work holds its process's interpreter, and a process waiting
+#: for its fsync after a commit leaves the core to another. Each process holds ~60-130 MB.
+WORKERS = max(4, min(2 * (os.cpu_count() or 2), 12))
 
 
-@command("serve", "serve the REST API (gunicorn: worker processes with threads)")
+@command("serve", "serve the REST API (gunicorn: gevent worker processes)")
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on")
 @click.option("--port", type=int, default=5000, show_default=True, help="port to listen on")
 @click.option("--db", metavar="PATH", help=DB_HELP)
@@ -78,18 +76,17 @@ WORKERS, THREADS = max(4, min(2 * (os.cpu_count() or 2), 12)), 1
     default=None,
     help=f"worker processes (default {WORKERS} on SQLite; the in-memory store: 1)",
 )
-@click.option(
-    "--threads", type=int, default=THREADS, help=f"threads per worker (default {THREADS})"
-)
+@click.option("--threads", type=int, default=None, hidden=True, help="ignored (gevent workers)")
 def serve(
     host: str, port: int, db: str | None, database_url: str | None, workers: int | None,
-    threads: int,
+    threads: int | None,
 ) -> int:  # fmt: skip
-    """Serve the API, the pub form and the dashboard with gunicorn: worker processes (with
-    threads if asked), each with its own connections to the database."""
+    """Serve the API, the pub form and the dashboard with gunicorn: worker processes (gevent:
+    a greenlet per connection), each with its own connections to the database. ``--threads``
+    is accepted and ignored (the threaded workers of earlier versions)."""
     from dashboard.refresher import interval_of
 
-    from .serving import run
+    from .serving import exec_server
 
     url = pick_url(database_url, db)
     app = open_app(db, url)  # creates and migrates the database once, before any worker starts
@@ -112,11 +109,11 @@ def serve(
         _shared_secrets_hint()
     print(
         f"Schocken API on http://{host}:{port}/ (docs: /docs), database {where}, "
-        f"{workers} worker(s) × {threads} threads",
+        f"{workers} worker(s)",
         flush=True,
     )
     config = {"STORAGE": storage, "DATABASE": database, "DATABASE_URL": url, "LISTEN_HOST": host}
-    run(config, host, port, workers, threads, refresh)
+    exec_server(config, host, port, workers, refresh)  # does not return
     return 0
 
 

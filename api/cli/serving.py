@@ -1,54 +1,74 @@
-"""``schocken serve`` runs the app in gunicorn: a pre-fork server, N worker processes, all on
-one port, each serving one request at a time in its main thread (:class:`InlineWorker`), or
-with ``--threads`` > 1 gunicorn's ``gthread`` worker (:class:`StreamWorker`). Live event
-streams hold no request thread in either: each process hands them to its stream hub
-(api/http/hub.py), one thread that serves them all.
+"""``schocken serve`` runs the app in gunicorn: a pre-fork server, N worker processes on one
+port, each gunicorn's stock ``gevent`` worker (a greenlet per connection, gevent's
+monkey-patching of the standard library: sockets, locks, queues and sleeps wait
+cooperatively). A request head or body that arrives slowly, or not at all, holds a greenlet,
+not a worker: the other connections of the process are served meanwhile; a head not complete
+within :data:`KEEPALIVE_SECONDS` closes its connection. Live event streams are plain answer
+bodies in their own greenlets, fed by the process's stream hub (api/http/hub.py, made by the
+``post_worker_init`` hook below; ended when the worker stops).
 
-The master process makes the app once before forking (it creates and migrates the database
-and writes the instance folder's secret key and admin token, so that the workers do not race
-for them) and closes its store again: no database connection crosses a fork. Each worker makes
-its own app (``preload_app`` off) with its own connections. Nothing that correctness depends on
-lives in one worker's memory (see api/domain/cache.py, api/http/idempotency.py,
-api/http/ratelimit.py). SIGTERM (or Ctrl-C) stops gracefully: the workers finish the requests
-they are on (up to ``GRACEFUL_SECONDS``), then exit.
+:class:`Worker` is gevent's worker with one public method of gunicorn's ``Worker`` replaced,
+``handle_error``: the answers gunicorn writes itself (a request line or head it cannot read:
+400, a too long request line: 414, too large header fields: 431, …) are
+``application/problem+json`` with a German ``detail``, as every error answer of the API.
+
+Open files: at start the soft limit ``RLIMIT_NOFILE`` is raised to the hard one. A worker
+holds at most ``worker_connections`` = min(:data:`MAX_CONNECTIONS`, limit −
+:data:`RESERVED_FILES`) connections (the reserve: database connections, the event log's watch,
+logs, the listening socket, gevent's own descriptors); beyond, gevent stops accepting until
+one ends, and an ``accept`` that fails (``EMFILE``) makes it pause and try again later, with a
+growing delay, never a crash. Event streams take at most three quarters of those connections
+(``EVENT_STREAMS_PER_PROCESS`` lowered to that, :func:`limits`), so that requests always have
+room; a client address at most ``EVENT_STREAMS_PER_CLIENT`` per process.
+
+The CLI (api/cli/server.py) makes the app once before the server starts (it creates and
+migrates the database and writes the instance folder's secret key and admin token, so that the
+workers do not race for them), closes it, and then replaces its process with a fresh
+interpreter running :func:`main`: gunicorn's master imports neither the app nor the database
+drivers, so that each worker imports them only after gevent patched the standard library
+(psycopg and psycopg_pool pick their waiting and locking primitives when imported). Each
+worker makes its own app (``preload_app`` off) with its own connections. Nothing that
+correctness depends on lives in one worker's memory (see api/domain/cache.py,
+api/http/idempotency.py, api/http/ratelimit.py). SIGTERM (or Ctrl-C) stops gracefully: the
+workers end their streams and finish the requests they are on (up to ``GRACEFUL_SECONDS``),
+then exit.
 
 Beside the workers the master runs one statistics refresher, ``schocken stats refresh --watch``
-(dashboard/refresher.py), a process of its own: the workers run none (a round of statistics in
-a worker held its interpreter lock for tens of ms while requests waited; two workers took
-turns at the one-refresher lock). The master starts it, starts it again should it end (at
-most once per :data:`RESTART_SECONDS`), and stops it when it stops; the refresher also ends
-by itself when the master is gone (a SIGKILL). The webhook sender, ``schocken webhooks send
---watch`` (api/domain/sender.py), runs beside it the same way.
+(dashboard/refresher.py), a process of its own (not gevent): the workers run none (a round of
+statistics in a worker held its interpreter lock for tens of ms while requests waited; two
+workers took turns at the one-refresher lock). The master starts it, starts it again should
+it end (at most once per :data:`RESTART_SECONDS`), and stops it when it stops; the refresher
+also ends by itself when the master is gone (a SIGKILL). The webhook sender, ``schocken
+webhooks send --watch`` (api/domain/sender.py), runs beside it the same way.
 """
 
 from __future__ import annotations
 
-import errno
+import json
 import os
-import selectors
+import resource
 import subprocess
 import sys
 import time
-from datetime import datetime
-from functools import partial
 from typing import Any
 
-from gunicorn import util
 from gunicorn.app.base import BaseApplication
 from gunicorn.arbiter import Arbiter
-from gunicorn.http import wsgi
-from gunicorn.workers.gthread import TConn, ThreadWorker
-
-from ..http.hub import StreamHub
-from ..http.sse import HUB_KEY, RETRY, STREAM_KEY, StreamSettings
+from gunicorn.http import errors
+from gunicorn.workers.ggevent import GeventWorker
 
 #: how long a stopping worker may finish the requests it is on
 GRACEFUL_SECONDS = 10
-#: a worker silent this long is restarted (an InlineWorker is silent while it serves a request:
-#: a backup of a big database through the admin endpoint, say)
+#: a worker silent this long is restarted (gevent's loop reports every second, unless a
+#: request holds the process: a backup of a big database through the admin endpoint, say)
 WORKER_TIMEOUT = 120
-#: requests served on one kept-alive connection before it is closed (see InlineWorker)
-REQUESTS_PER_CONNECTION = 100
+#: seconds a connection may take to send a request head (the first, and each next one on a
+#: kept-alive connection) before it is closed
+KEEPALIVE_SECONDS = 5
+#: open files a worker keeps for other things than its connections (see the module's text)
+RESERVED_FILES = 128
+#: connections of one worker at most, however high the open-files limit
+MAX_CONNECTIONS = 10_000
 #: the statistics refresher is started again at most this often
 RESTART_SECONDS = 10.0
 #: the webhook sender looks for due deliveries this often
@@ -150,224 +170,91 @@ class ServerArbiter(Arbiter):  # type: ignore[misc]  # gunicorn has no type info
             self.refresher.wait()
 
 
-class _Done:
-    """What gthread's ``finish_request`` reads of a request's future: its outcome."""
+class Worker(GeventWorker):  # type: ignore[misc]  # gunicorn has no type information
+    """gunicorn's stock gevent worker, whose own error answers are problem details (see the
+    module's text; ``handle_error`` is the public method gunicorn's workers call for them)."""
 
-    __slots__ = ("error", "value")
-
-    def __init__(self, value: Any, error: BaseException | None = None) -> None:
-        self.value, self.error = value, error
-
-    def cancelled(self) -> bool:
-        return False
-
-    def result(self) -> Any:
-        if self.error is not None:
-            raise self.error
-        return self.value
-
-    def exception(self) -> BaseException | None:
-        return self.error
-
-
-class OneSend(wsgi.Response):  # type: ignore[misc]  # gunicorn has no type information
-    """gunicorn's response, but the head goes out with the first piece of the body, in one
-    send (gunicorn sends them apart: on a loopback or LAN socket each send costs as much as a
-    small request's routing)."""
-
-    held: bytes | None = None
-    headers_sent: bool
-
-    def send_headers(self) -> None:
-        if self.headers_sent:
-            return
-        head = self.default_headers()
-        head.extend(f"{k}: {v}\r\n" for k, v in self.headers)
-        self.held = util.to_bytestring("{}\r\n".format("".join(head)), "latin-1")
-        self.headers_sent = True
-
-    def flush(self) -> None:
-        held, self.held = self.held, None
-        if held:
-            util.write(self.sock, held)
-
-    def _emit_body(self, data: bytes) -> None:
-        if self.held is not None and not self.chunked:
-            held, self.held = self.held, None
-            util.write(self.sock, held + data)
-            return
-        self.flush()
-        util.write(self.sock, data, self.chunked)
-
-    def sendfile(self, respiter: Any) -> bool:
-        self.send_headers()
-        self.flush()
-        return bool(super().sendfile(respiter))
-
-    def close(self) -> None:
-        self.send_headers()
-        self.flush()
-        super().close()
-
-
-#: what ``handle_request`` returns for a connection handed to the stream hub
-HANDED_OVER: Any = type("HandedOver", (), {"__repr__": lambda self: "HANDED_OVER"})()
-
-
-class StreamWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has no type information
-    """gunicorn's ``gthread`` worker (``--threads`` > 1), with :class:`OneSend` answers, at most
-    :data:`REQUESTS_PER_CONNECTION` requests per connection (see :class:`InlineWorker`), and
-    event streams handed over: a view that answers with an
-    :class:`~api.http.sse.EventStream` holds no thread; its head goes out from the request's
-    thread, then the connection belongs to the process's :class:`~api.http.hub.StreamHub` (one
-    thread for every stream of the process; started on the first stream, its streams closed
-    when the worker stops)."""
-
-    alive: bool
-    _hub: StreamHub | None = None
-
-    def load_wsgi(self) -> None:
-        super().load_wsgi()
-        app = self.wsgi  # the Flask app (Server.load)
-        self._hub = StreamHub(app.extensions["schocken"].store, StreamSettings.of(app.config))
-
-    def hub(self) -> StreamHub:
-        assert self._hub is not None
-        return self._hub
-
-    def run(self) -> None:
+    def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
+        status = client_error(exc)
+        if status is None:
+            self.log.exception("Error handling request")
+            status = 500
+        else:
+            self.log.warning("Invalid request from ip=%s: %s", (addr or ("",))[0], exc)
         try:
-            super().run()
-        finally:
-            if self._hub is not None:
-                self._hub.stop()
-
-    def _keepalive_after(self, conn: Any, keepalive: Any) -> Any:
-        if keepalive is HANDED_OVER:
-            return keepalive
-        return super()._keepalive_after(conn, keepalive)
-
-    def finish_request(self, conn: Any, fs: Any) -> None:
-        if not fs.cancelled() and fs.exception() is None and fs.result() is HANDED_OVER:
-            self.nr_conns -= 1  # the hub's now
-            return
-        super().finish_request(conn, fs)
-
-    def _hand_over(self, conn: Any, resp: Any, environ: dict[str, Any], req: Any) -> bool:
-        """Give the connection of an event stream's answer to the hub (True), with the
-        answer's head and the stream's first line; or release the hub's place (False: an
-        error answer, a HEAD request: answered as usual)."""
-        stream = environ.get(STREAM_KEY)
-        if stream is None:
-            return False
-        hub = self.hub()
-        if resp.status_code != 200 or req.method != "GET":
-            hub.release()
-            return False
-        resp.force_close()  # the body ends when the connection does: no chunks
-        resp.chunked = False
-        resp.send_headers()
-        head, resp.held = resp.held or b"", None
-        hub.attach(conn.sock, stream.cursor, stream.access, head + RETRY)
-        return True
-
-    def handle_request(self, req: Any, conn: Any) -> Any:
-        """gthread's ``handle_request`` with :class:`OneSend` answers, at most
-        :data:`REQUESTS_PER_CONNECTION` requests per connection, event streams handed over.
-        False: close it; :data:`HANDED_OVER`: the stream hub has it."""
-        conn.served = getattr(conn, "served", 0) + 1
-        environ: dict[str, Any] = {}
-        resp = None
-        try:
-            self.cfg.pre_request(self, req)
-            started = datetime.now()
-            resp, environ = wsgi.create(
-                req, conn.sock, conn.client, conn.server, self.cfg, response_class=OneSend
-            )
-            self.nr += 1
-            if self.nr >= self.max_requests:
-                if self.alive:
-                    self.log.info("Autorestarting worker after current request.")
-                    self.alive = False
-            if (
-                not self.alive
-                or not self.cfg.keepalive
-                or self.nr >= self.max_requests
-                or conn.served >= REQUESTS_PER_CONNECTION
-                or len(self.keepalived_conns) >= self.max_keepalived
-            ):
-                resp.force_close()  # answered with Connection: close
-            environ["wsgi.multithread"] = self.cfg.threads > 1
-            environ[HUB_KEY] = self.hub()
-            respiter = self.wsgi(environ, resp.start_response)
-            try:
-                if self._hand_over(conn, resp, environ, req):
-                    return HANDED_OVER
-                if isinstance(respiter, environ["wsgi.file_wrapper"]):
-                    resp.write_file(respiter)
-                else:
-                    for item in respiter:
-                        resp.write(item)
-                resp.close()
-            finally:
-                self.log.access(resp, req, environ, datetime.now() - started)
-                if hasattr(respiter, "close"):
-                    respiter.close()
-            return not resp.should_close()
+            client.sendall(problem_answer(status, self.cfg.limit_request_line))
         except OSError:
-            raise  # handle() closes the connection
-        except (Exception, SystemExit):
-            if resp is not None and resp.headers_sent:
-                self.log.exception("Error handling request")
-                util.close_graceful(conn.sock)
-                raise StopIteration() from None
-            raise
-        finally:
-            try:
-                self.cfg.post_request(self, req, environ, resp)
-            except Exception:  # noqa: BLE001 - gunicorn's own handling
-                self.log.exception("Exception in post_request hook")
+            self.log.debug("Failed to send error message.")
 
 
-class InlineWorker(StreamWorker):
-    """gunicorn's ``gthread`` worker with one request thread, its main thread: the request of a
-    connection that turns readable is served right there, not handed to a pool thread and its
-    outcome back through a pipe (two thread switches and the interpreter lock passed twice per
-    request). New connections wait in the poller until their request arrives; keep-alive,
-    time-outs and the graceful stop are gthread's.
+def client_error(exc: BaseException) -> int | None:
+    """The status of a request gunicorn could not read (None: not the client's fault)."""
+    if isinstance(exc, errors.InvalidResponseHeader | errors.InvalidResponseHeaderName):
+        return None  # a header the application tried to send
+    for kind, status in (
+        (errors.LimitRequestLine, 414),
+        (errors.LimitRequestHeaders, 431),
+        (errors.ForbiddenProxyRequest, 403),
+        (errors.UnsupportedTransferCoding, 501),
+        (errors.ExpectationFailed, 417),
+        (errors.ConfigurationProblem, None),
+    ):
+        if isinstance(exc, kind):
+            return status
+    return 400 if isinstance(exc, errors.ParseException) else None
 
-    A kept-alive connection belongs to the process that accepted it, and clients that connect
-    at one moment may all land on one process (the first to wake accepts them all) while
-    another idles. So a connection is closed after :data:`REQUESTS_PER_CONNECTION` requests
-    (``Connection: close``, as nginx's ``keepalive_requests``): the client connects again and
-    an idle process, the one waiting in ``accept``, takes it. That rebalances within a second
-    at a cost of one connection per that many requests.
 
-    Event streams are handed to the process's stream hub (:class:`StreamWorker`): they hold
-    no thread."""
+#: the German detail of gunicorn's own error answers, by status
+DETAILS = {
+    400: "Die Anfrage ist nicht verständlich: keine gültige HTTP-Anfrage.",
+    403: "Anfragen über diesen Proxy nimmt der Server nicht an.",
+    414: "Die Adresse der Anfrage ist zu lang (höchstens {limit} Zeichen).",
+    417: "Die Erwartung der Anfrage (Expect) kann der Server nicht erfüllen.",
+    431: "Die Kopfzeilen der Anfrage sind zu groß oder zu viele.",
+    501: "Diese Übertragungskodierung (Transfer-Encoding) kennt der Server nicht.",
+    500: "Interner Fehler.",
+}
 
-    def accept(self, listener: Any) -> None:
-        try:
-            sock, address = listener.accept()
-        except OSError as exc:
-            if exc.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
-                raise
-            return
-        self.nr_conns += 1
-        sock.setblocking(False)
-        conn = TConn(self.cfg, sock, address, listener.getsockname())
-        conn.timeout = time.monotonic() + self.cfg.keepalive
-        self.pending_conns.append(conn)
-        self.poller.register(
-            sock, selectors.EVENT_READ, partial(self.on_pending_socket_readable, conn)
-        )
 
-    def enqueue_req(self, conn: Any) -> None:
-        try:
-            done = _Done(self.handle(conn))
-        except Exception as exc:  # noqa: BLE001 - finish_request closes the connection
-            done = _Done(None, exc)
-        self.finish_request(conn, done)
+def problem_answer(status: int, limit: int) -> bytes:
+    """A whole HTTP answer (the connection closes after it): the problem details of
+    ``status`` (api/http/problems.py)."""
+    from http import HTTPStatus
+
+    from ..http.problems import PROBLEM_JSON, body
+
+    detail = DETAILS.get(status, DETAILS[500]).format(limit=limit)
+    payload = json.dumps(body(status, None, detail), ensure_ascii=False).encode()
+    head = (
+        f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nConnection: close\r\n"
+        f"Content-Type: {PROBLEM_JSON}\r\nContent-Length: {len(payload)}\r\n\r\n"
+    )
+    return head.encode("latin-1") + payload
+
+
+def post_worker_init(worker: Any) -> None:
+    """gunicorn's hook, in a worker whose app is loaded: the process's stream hub, its cap of
+    streams lowered to three quarters of the worker's connections (:func:`stream_cap`); its
+    streams end once the worker stops (``alive`` false)."""
+    from ..http.hub import StreamHub
+    from ..http.sse import HUB_KEY, StreamSettings
+
+    app = worker.wsgi
+    cap = min(int(app.config["EVENT_STREAMS_PER_PROCESS"]), stream_cap(worker.worker_connections))
+    app.config["EVENT_STREAMS_PER_PROCESS"] = cap
+    settings = StreamSettings.of(app.config)
+    store = app.extensions["schocken"].store
+    app.extensions[HUB_KEY] = StreamHub(store, settings, alive=lambda: bool(worker.alive))
+
+
+def worker_exit(server: Any, worker: Any) -> None:
+    """gunicorn's hook, in a worker that ends: its streams end (clients reconnect)."""
+    from ..http.sse import HUB_KEY
+
+    app = getattr(worker, "wsgi", None)
+    hub = app.extensions.get(HUB_KEY) if app is not None else None
+    if hub is not None:
+        hub.stop()
 
 
 class Server(BaseApplication):  # type: ignore[misc]  # gunicorn has no type information
@@ -401,7 +288,7 @@ class Server(BaseApplication):  # type: ignore[misc]  # gunicorn has no type inf
 def settle_garbage_collector() -> None:
     """A long-running server: what exists after start-up (modules, the app, the caches'
     tables) lives as long as the process, so the collector stops walking it, and it runs
-    less often (a full collection of a busy server stops every thread for tens of ms)."""
+    less often (a full collection of a busy server stops every greenlet for tens of ms)."""
     import gc
 
     gc.collect()
@@ -409,22 +296,80 @@ def settle_garbage_collector() -> None:
     gc.set_threshold(10_000, 20, 20)
 
 
-def run(
-    config: dict[str, Any], host: str, port: int, workers: int, threads: int, refresh: float = 0
-) -> None:
+def open_files() -> int:
+    """Raise the soft limit of open files to the hard one; the limit now."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY:
+        hard = max(soft, 1 << 20) if soft != resource.RLIM_INFINITY else 1 << 20
+    if soft == resource.RLIM_INFINITY or soft >= hard:
+        return hard
+    try:
+        resource.setrlimit(
+            resource.RLIMIT_NOFILE, (hard, resource.getrlimit(resource.RLIMIT_NOFILE)[1])
+        )
+    except (ValueError, OSError):
+        return soft
+    return hard
+
+
+def connections(files: int) -> int:
+    """``worker_connections`` for a limit of ``files`` open files (see the module's text)."""
+    return max(16, min(MAX_CONNECTIONS, files - RESERVED_FILES))
+
+
+def stream_cap(worker_connections: int) -> int:
+    """Event streams one worker holds at most: three quarters of its connections."""
+    return max(1, worker_connections * 3 // 4)
+
+
+def run(config: dict[str, Any], host: str, port: int, workers: int, refresh: float = 0) -> None:
     """Serve until SIGTERM / SIGINT, with a statistics refresher every ``refresh`` seconds (0:
     none) in a process of its own; the workers run none."""
     options = {
         "bind": f"{host}:{port}",
         "workers": workers,
-        "threads": threads,
-        "worker_class": f"{__name__}.{'StreamWorker' if threads > 1 else 'InlineWorker'}",
+        "worker_class": f"{__name__}.Worker",
+        "worker_connections": connections(open_files()),
+        "keepalive": KEEPALIVE_SECONDS,
         "graceful_timeout": GRACEFUL_SECONDS,
         "timeout": WORKER_TIMEOUT,
         "proc_name": "schocken",
         "loglevel": "warning",
+        "post_worker_init": post_worker_init,
+        "worker_exit": worker_exit,
     }
     url = config.get("DATABASE_URL")
     database = None if url else config.get("DATABASE")
     children = Children(Refresher(database, refresh, url), Sender(database, SEND_SECONDS, url))
     Server({**config, "STATS_REFRESH_SECONDS": 0}, options, children).run()
+
+
+#: the environment variable of the database URL (never on a command line any user can read)
+URL_VARIABLE = "SCHOCKEN_DATABASE_URL"
+
+
+def exec_server(config: dict[str, Any], host: str, port: int, workers: int, refresh: float) -> None:
+    """Replace this process by a fresh interpreter that runs :func:`run` (see the module's
+    text: gunicorn's master imports neither the app nor the database drivers)."""
+    env = dict(os.environ)
+    if config.get("DATABASE_URL"):
+        env[URL_VARIABLE] = str(config["DATABASE_URL"])
+    spec = {
+        "config": {k: v for k, v in config.items() if k != "DATABASE_URL"},
+        "host": host,
+        "port": port,
+        "workers": workers,
+        "refresh": refresh,
+    }
+    sys.stdout.flush()
+    sys.stderr.flush()
+    code = "from api.cli.serving import main; main()"
+    os.execve(sys.executable, [sys.executable, "-c", code, json.dumps(spec)], env)
+
+
+def main() -> None:
+    """The server process of :func:`exec_server`."""
+    spec = json.loads(sys.argv[1])
+    config = dict(spec["config"])
+    config["DATABASE_URL"] = os.environ.get(URL_VARIABLE) or None
+    run(config, spec["host"], int(spec["port"]), int(spec["workers"]), float(spec["refresh"]))

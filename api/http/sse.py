@@ -11,12 +11,13 @@ client's last event id moves on per whole entry: per game the entry's ``seq``, p
 its ``position``. The stream starts with ``retry: 3000``; a comment ``: ping`` every
 ``EVENT_HEARTBEAT_SECONDS`` keeps proxies and clients from calling it dead.
 
-:class:`EventStream` is the answer's body. ``schocken serve``'s worker (api/cli/serving.py)
-recognises it and hands the connection to the process's stream hub (api/http/hub.py): one
-thread waits on every stream of the process, no request thread is held. Any other WSGI server
-(Flask's test client, a development server) iterates it as a plain body: it
-polls the store every ``EVENT_POLL_SECONDS`` and ends after ``EVENT_STREAM_SECONDS``; the
-client reconnects with its last id (EventSource does so by itself) and misses nothing.
+:class:`EventStream` is the answer's body. Under ``schocken serve`` (api/cli/serving.py: the
+gevent worker, a greenlet per connection) the process has a stream hub (api/http/hub.py, in
+the app's extensions under :data:`HUB_KEY`) that reads each Stammtisch's new rows once and
+feeds every stream of the process: the stream's greenlet waits on its queue. Without a hub
+(Flask's test client, a development server) the body polls the store every
+``EVENT_POLL_SECONDS`` and ends after ``EVENT_STREAM_SECONDS``; the client reconnects with its
+last id (EventSource does so by itself) and misses nothing.
 """
 
 from __future__ import annotations
@@ -36,10 +37,8 @@ RETRY_MS = 3000
 RETRY = f"retry: {RETRY_MS}\n\n".encode()
 #: the heartbeat, an SSE comment
 PING = b": ping\n\n"
-#: the WSGI environ key of the stream hub of a worker that has one (api/cli/serving.py)
+#: the app's extension holding the process's stream hub, where it has one (api/cli/serving.py)
 HUB_KEY = "schocken.stream_hub"
-#: the WSGI environ key under which a view leaves the stream it answers with
-STREAM_KEY = "schocken.event_stream"
 #: the headers of every stream answer
 HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
 
@@ -52,6 +51,7 @@ class StreamSettings:
     poll: float = 0.25
     lifetime: float = 60.0
     per_process: int = 1000
+    per_client: int = 100
     buffer: int = 256 * 1024
 
     @classmethod
@@ -61,6 +61,7 @@ class StreamSettings:
             poll=float(config.get("EVENT_POLL_SECONDS", cls.poll)),
             lifetime=float(config.get("EVENT_STREAM_SECONDS", cls.lifetime)),
             per_process=int(config.get("EVENT_STREAMS_PER_PROCESS", cls.per_process)),
+            per_client=int(config.get("EVENT_STREAMS_PER_CLIENT", cls.per_client)),
             buffer=int(config.get("EVENT_BUFFER_BYTES", cls.buffer)),
         )
 
@@ -95,15 +96,31 @@ def encode(row: StoredEvents, by_game: bool) -> bytes:
 
 class EventStream:
     """The body of a stream answer: the cursor to start from and the store to read; as a
-    WSGI iterable, a bounded poll of the store (see the module's description)."""
+    WSGI iterable, fed by the process's stream hub where there is one (``hub``, whose place
+    taken for ``client`` the body gives back when it is closed, even unread: a HEAD request),
+    else a bounded poll of the store (see the module's description)."""
 
     def __init__(
-        self, store: Any, cursor: Cursor, access: Access, settings: StreamSettings
+        self,
+        store: Any,
+        cursor: Cursor,
+        access: Access,
+        settings: StreamSettings,
+        hub: Any = None,
+        client: str = "",
     ) -> None:
         self.store, self.cursor, self.access, self.settings = store, cursor, access, settings
+        self.hub, self.client = hub, client
         self.closed = False
+        self._body: Iterator[bytes] | None = None
 
     def __iter__(self) -> Iterator[bytes]:
+        if self.hub is None:
+            return self._poll()
+        self._body = self.hub.follow(self.cursor, self.access)
+        return self._body
+
+    def _poll(self) -> Iterator[bytes]:
         yield RETRY
         now = time.monotonic()
         end, ping = now + self.settings.lifetime, now + self.settings.heartbeat
@@ -143,4 +160,10 @@ class EventStream:
             repo.close()
 
     def close(self) -> None:
+        if self.closed:
+            return
         self.closed = True
+        if self._body is not None:
+            self._body.close()  # type: ignore[attr-defined]  # a generator
+        if self.hub is not None:
+            self.hub.release(self.client)

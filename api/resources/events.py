@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from flask import Response, current_app, g, request, session
 from flask.views import MethodView
-from werkzeug.exceptions import ServiceUnavailable
+from werkzeug.exceptions import HTTPException, ServiceUnavailable, TooManyRequests
 
 from schemas.live import EventStreamHeadersSchema, EventStreamQuerySchema, LiveEventSchema
 
@@ -16,7 +16,8 @@ from ..domain.events import Access
 from ..http.auth import OPTIONAL_BEARER, bearer_token
 from ..http.blueprint import Blueprint
 from ..http.context import services
-from ..http.sse import HEADERS, HUB_KEY, RETRY_MS, STREAM_KEY, EventStream, StreamSettings
+from ..http.hub import CLIENT_FULL
+from ..http.sse import HEADERS, HUB_KEY, RETRY_MS, EventStream, StreamSettings
 
 #: seconds a client told 503 (every stream of the process taken) waits before it tries again
 RETRY_AFTER = 5
@@ -51,7 +52,9 @@ Stammtisch is made private, or, when it was opened with the key, once the key ch
 * Behind a reverse proxy, disable response buffering for `…/events` (the answer carries \
 `X-Accel-Buffering: no` for nginx).
 * 503 (`too_many_streams`, `Retry-After`) when the server process holds \
-`EVENT_STREAMS_PER_PROCESS` streams."""
+`EVENT_STREAMS_PER_PROCESS` streams (`schocken serve` lowers it to what its open-files limit \
+allows); 429 (`too_many_client_streams`, `Retry-After`) when it holds \
+`EVENT_STREAMS_PER_CLIENT` streams of the client's address."""
 
 blp = Blueprint(
     "events",
@@ -81,6 +84,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 def _documented(operation_id: str, summary: str) -> Callable[[F], F]:
     def wrap(func: F) -> F:
         func = blp.alt_response(503, response="SERVICE_UNAVAILABLE")(func)
+        func = blp.alt_response(429, response="TOO_MANY_REQUESTS")(func)
         func = blp.alt_response(404, response="NOT_FOUND")(func)
         func = blp.alt_response(401, response="UNAUTHORIZED")(func)
         func = blp.alt_response(422, response="UNPROCESSABLE_ENTITY")(func)
@@ -128,19 +132,26 @@ def _access(func: F) -> F:
 
 def _stream(game_id: int | None, query: dict[str, Any], headers: dict[str, Any]) -> Response:
     cursor = services().open_stream(g.stammtisch, game_id, _last_event_id(query, headers))
-    hub = request.environ.get(HUB_KEY)
-    if hub is not None and not hub.reserve():
-        exc = ServiceUnavailable()
+    hub = current_app.extensions.get(HUB_KEY)
+    client = request.remote_addr or ""
+    refused = None if hub is None else hub.reserve(client)
+    if refused is not None:
+        exc: HTTPException = ServiceUnavailable()
+        message = "Zu viele Live-Verbindungen auf diesem Server; bitte gleich noch einmal."
+        if refused == CLIENT_FULL:
+            exc = TooManyRequests()
+            message = (
+                "Zu viele Live-Verbindungen von dieser Adresse; bitte erst andere schließen."
+            )
         exc.data = {  # type: ignore[attr-defined]
-            "message": "Zu viele Live-Verbindungen auf diesem Server; bitte gleich noch einmal.",
-            "problem": "too_many_streams",
+            "message": message,
+            "problem": refused,
             "headers": {"Retry-After": str(RETRY_AFTER)},
         }
         raise exc
     state = current_app.extensions["schocken"]
     settings = StreamSettings.of(current_app.config)
-    stream = EventStream(state.store, cursor, g.stream_access, settings)
-    request.environ[STREAM_KEY] = stream
+    stream = EventStream(state.store, cursor, g.stream_access, settings, hub, client)
     return Response(stream, mimetype="text/event-stream", headers=HEADERS, direct_passthrough=True)
 
 

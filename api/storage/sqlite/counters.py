@@ -39,6 +39,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..repository import RateLimited
+from .pool import Pool
 from .sql import queries
 
 log = logging.getLogger(__name__)
@@ -106,35 +107,43 @@ _PEEK = (
 )
 
 
+def counters_connection(connect: Callable[[], sqlite3.Connection]) -> sqlite3.Connection:
+    """A connection of the counters (see the module's text), made by ``connect``."""
+    conn = connect()
+    conn.execute("PRAGMA synchronous = OFF")
+    # never a checkpoint here: with OFF it would not sync the database file, and the WAL it
+    # empties may hold acknowledged turns (the other connections checkpoint)
+    conn.execute("PRAGMA wal_autocheckpoint = 0")
+    return conn
+
+
 class Counters:
-    """Token buckets in the database, on a lazily opened connection of their own; a take is
+    """Token buckets in the database, on connections of their own (``pool``, one taken per
+    statement: a counter is never waited for while a request's connection is held); a take is
     written by the request's next write transaction (:meth:`begin`) or at its end
     (:meth:`settle`)."""
 
-    def __init__(self, writing: Writing | None) -> None:
+    def __init__(self, writing: Writing | None, pool: Pool | None = None) -> None:
         self._writing = writing
-        self._conn: sqlite3.Connection | None = None
+        self._pool = pool
         self._q = queries()
         self._pending: dict[str, Any] | None = None  # read, not yet written
         self._written: dict[str, Any] | None = None  # written by an uncommitted transaction
 
-    def _connection(self) -> sqlite3.Connection:
-        if self._conn is None:
-            if self._writing is None:
-                raise NotImplementedError("a read-only copy keeps no counters")
-            self._conn = self._writing.connect()
-            self._conn.execute("PRAGMA synchronous = OFF")
-            # never a checkpoint here: with OFF it would not sync the database file, and the
-            # WAL it empties may hold acknowledged turns (the other connections checkpoint)
-            self._conn.execute("PRAGMA wal_autocheckpoint = 0")
-        return self._conn
+    @contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        if self._writing is None or self._pool is None:
+            raise NotImplementedError("a read-only copy keeps no counters")
+        with self._pool.using() as conn:
+            yield conn
 
     def take(self, who: str, now: float, per_second: float, burst: int) -> float:
         """0.0 when ``who`` has a token (taken by the request's write transaction or at its
         end), else the seconds until the next one."""
         self.settle()  # a take of an earlier request not written yet (it ended abnormally)
         params = {"who": who, "now": now, "rate": per_second, "burst": float(burst)}
-        row = self._connection().execute(_PEEK, params).fetchone()
+        with self._connection() as conn:
+            row = conn.execute(_PEEK, params).fetchone()
         tokens = float(burst) if row is None else float(row[0])
         if tokens < 1.0:  # nothing to write: the stored bucket refills to the same tokens
             return (1.0 - tokens) / per_second
@@ -171,33 +180,26 @@ class Counters:
 
     def _write(self, params: dict[str, Any]) -> None:
         assert self._writing is not None
-        conn = self._connection()
-        with self._writing.queued():
+        with self._connection() as conn, self._writing.queued():
             conn.execute(self._q["take_token"], params).fetchone()
 
     def purge(self, before: float) -> None:
-        conn = self._connection()
         assert self._writing is not None
-        with self._writing.queued():
+        with self._connection() as conn, self._writing.queued():
             conn.execute(self._q["purge_tokens"], {"before": before})
 
     def failed_attempts(self, who: str, now: float, outcome: bool | None) -> tuple[int, float]:
         """See :meth:`api.storage.Repository.failed_attempts`."""
-        conn = self._connection()
         assert self._writing is not None
         params = {"who": who, "now": now}
-        if outcome is None:
-            row = conn.execute(self._q["failures"], params).fetchone()
-        else:
-            with self._writing.queued():
-                name = "clear_failures" if outcome else "note_failure"
-                row = conn.execute(self._q[name], params).fetchone()
+        with self._connection() as conn:
+            if outcome is None:
+                row = conn.execute(self._q["failures"], params).fetchone()
+            else:
+                with self._writing.queued():
+                    name = "clear_failures" if outcome else "note_failure"
+                    row = conn.execute(self._q[name], params).fetchone()
         return (int(row[0]), float(row[1])) if row else (0, 0.0)
-
-    def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
 
 
 def probe_write_lock(conn: sqlite3.Connection) -> None:

@@ -41,6 +41,7 @@ from .counters import Counters, Writing, probe_write_lock
 from .errors import taken as _taken
 from .errors import unavailable as _unavailable
 from .events import EventsMixin
+from .pool import Pool
 from .readmodel import ReadModelMixin
 from .rows import Kinds, decode, decode_row, encode, moment, timestamp, to_json
 from .sessions import WebSessionsMixin
@@ -83,36 +84,66 @@ def _game_record(row: Sequence[Any], players: tuple[GamePlayer, ...]) -> GameRec
 class SQLiteRepository(
     ReadModelMixin, WebSessionsMixin, AbandonMixin, EventsMixin, WebhooksMixin, Repository
 ):
-    """Repository on one SQLite connection."""
+    """Repository on one SQLite connection: ``conn``, its own, or (None) one taken from
+    ``pool`` on its first statement and given back at the end of its request (:meth:`close`).
+    The rate limit's counters use connections of ``counters`` (see .counters)."""
 
     def __init__(
         self,
-        conn: sqlite3.Connection,
+        conn: sqlite3.Connection | None,
         kinds: Kinds,
         writing: Writing | None = None,
+        pool: Pool | None = None,
+        counters: Pool | None = None,
     ) -> None:
-        self._conn = conn
+        if conn is None and pool is None:
+            raise ValueError("a repository needs a connection or a pool")
+        self._own, self._held, self._pool = conn, conn, pool
         self._kinds = kinds  # table -> ((column, declared type), …), from the schema
         self._q = queries()
         self._depth = 0
         self._pending: list[Callable[[], None]] | None = None  # on_commit, in a write
         self._writing = writing  # the writers' queue, the WAL's sync (see .counters)
-        self.counters = Counters(writing)  # rate limits, on a connection of their own
+        self.counters = Counters(writing, counters)  # rate limits
         self.disconnected = False
 
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        """The connection of this request (taken from the pool now if it has none)."""
+        conn = self._held
+        if conn is None:
+            if self.disconnected or self._pool is None:
+                raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
+            conn = self._held = self._pool.take()
+        return conn
+
+    @_conn.setter
+    def _conn(self, conn: sqlite3.Connection) -> None:  # the mixins declare an attribute
+        self._held = conn
+
     def close(self) -> None:
-        """End of a request: the connection stays (an open transaction is rolled back)."""
+        """End of a request: an open transaction is rolled back; a pooled connection goes
+        back to the pool, one of its own stays."""
         self._depth = 0
         if not self.disconnected:
-            self._rollback()
+            if self._held is not None:
+                self._rollback()
             self.counters.settle()  # a rate-limit token no committed write took (.counters)
+            self._give_back()
+
+    def _give_back(self) -> None:
+        conn = self._held
+        if conn is not None and self._own is None and self._pool is not None:
+            self._held = None
+            self._pool.give(conn)
 
     def disconnect(self) -> None:
-        """Close the connection for good."""
+        """Close the connection for good (a pooled one goes back to the pool)."""
         if not self.disconnected:
             self.disconnected = True
-            self._conn.close()
-            self.counters.close()
+            self._give_back()
+            if self._own is not None:
+                self._own.close()
 
     def _run(self, name: str, params: Any = ()) -> sqlite3.Cursor:
         return self._conn.execute(self._q[name], params)

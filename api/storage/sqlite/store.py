@@ -22,8 +22,12 @@ Settings of every connection, and why:
   the write lock is taken first, so a transaction that reads and then writes never fails
   halfway because another one committed in between.
 
-:meth:`SQLiteStore.repository` hands out the calling thread's repository (its own connection,
-reused by the thread's later requests; released, not closed, at the end of a request).
+:meth:`SQLiteStore.repository` hands out the calling task's repository (a thread's, or a
+greenlet's under ``schocken serve``'s gevent worker), which takes a connection from the
+store's pool (:mod:`.pool`, at most :data:`POOL_SIZE` in use) on its first statement and gives
+it back at the end of the request: a server of many short tasks neither opens a connection per
+request nor keeps one per task. The writers of a process queue on a lock (:mod:`.counters`),
+one at a time, as before; a write transaction is never left open across a request's end.
 :meth:`SQLiteStore.open_repository` opens one with a connection of its own. Migrations are the
 files of ``migrations/`` (numbered as the DuckDB ones, so the versions line up), each applied in
 its own immediate transaction, which also makes two processes starting at once apply each
@@ -42,18 +46,22 @@ import sqlite3
 import threading
 import weakref
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 from ...startup import check_database
 from ..repository import Background, MigrationError
 from .backup import copy_database, open_read_only
-from .counters import Writing
+from .counters import Writing, counters_connection
+from .pool import Pool
 from .repository import SQLiteRepository
 from .rows import Kinds, column_kinds, timestamp
 from .sql import migrations, statements
 
 #: how long a writer waits for the lock of another writer, in seconds
 BUSY_TIMEOUT = 10.0
+#: connections of a process's requests in use at once (more wait), and kept unused
+POOL_SIZE, POOL_IDLE = 32, 8
 
 
 class SQLiteStore:
@@ -78,6 +86,8 @@ class SQLiteStore:
         self._lock = threading.Lock()
         self.background = Background()
         self._writing = Writing(path, self.connect)  # writers' queue, WAL sync, counters
+        self._pool = Pool(self.connect, POOL_SIZE, POOL_IDLE)
+        self._counters = Pool(partial(counters_connection, self.connect), POOL_SIZE, POOL_IDLE)
         conn = self.connect()
         try:
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -207,18 +217,25 @@ class SQLiteStore:
         return SQLiteRepository(conn, kinds)
 
     def repository(self) -> SQLiteRepository:
-        """This thread's repository: its own connection, reused across the thread's requests
-        (when the thread ends, the repository and its connection go with it)."""
+        """This task's repository (a thread's or a greenlet's): it takes a pooled connection
+        on its first statement and gives it back when closed at the end of a request."""
         repo: SQLiteRepository | None = getattr(self._local, "repo", None)
         if repo is None or repo.disconnected:
-            repo = self.open_repository()
+            repo = self._register(
+                SQLiteRepository(None, self._kinds, self._writing, self._pool, self._counters)
+            )
             self._local.repo = repo
         return repo
 
     def open_repository(self) -> SQLiteRepository:
         """A repository on a new connection of its own; :meth:`SQLiteRepository.disconnect`
         (or :meth:`close` of the store) closes it."""
-        repo = SQLiteRepository(self.connect(), self._kinds, self._writing)
+        conn = self.connect()
+        return self._register(
+            SQLiteRepository(conn, self._kinds, self._writing, counters=self._counters)
+        )
+
+    def _register(self, repo: SQLiteRepository) -> SQLiteRepository:
         with self._lock:
             self._repos.add(repo)
         return repo
@@ -232,4 +249,6 @@ class SQLiteStore:
             self._repos.clear()
         for repo in repos:
             repo.disconnect()
+        self._pool.close()
+        self._counters.close()
         self._writing.close()
