@@ -1,9 +1,12 @@
-"""The stream hub of a server process (api/http/hub.py), in this process: streams on socket
-pairs, the app's SQLite store (its data_version watch) or the in-memory fake (polled)."""
+"""The stream hub of a server process (api/http/hub.py), in this process: each stream an
+answer body (api/http/sse.py ``EventStream``) that a thread of its own writes into a socket
+pair, as a server's task would; the app's SQLite store (its data_version watch) or the
+in-memory fake (polled)."""
 
 from __future__ import annotations
 
 import socket
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -14,8 +17,8 @@ from test_api_events import ANNA, events
 
 from api.app import create_app
 from api.domain.events import PAGE, Access, Cursor
-from api.http.hub import StreamHub
-from api.http.sse import RETRY, StreamSettings
+from api.http.hub import CLIENT_FULL, FULL, StreamHub
+from api.http.sse import RETRY, EventStream, StreamSettings
 from api.storage.watch import SQLiteWatch
 
 
@@ -65,26 +68,41 @@ class Client:
         self.sock.close()
 
 
+def pump(body: EventStream, sock: socket.socket) -> None:
+    """What a server's task does with a stream's answer: write each piece until the body
+    ends or the client is gone, then close both."""
+    try:
+        for piece in body:
+            sock.sendall(piece)
+    except OSError:
+        pass
+    finally:
+        body.close()
+        sock.close()
+
+
 class Hub:
     """A hub on the app's store and the client ends of its streams."""
 
     def __init__(self, app: Any, **settings: Any) -> None:
         defaults = {"heartbeat": 30.0, "per_process": 10}
-        self.hub = StreamHub(
-            app.extensions["schocken"].store, StreamSettings(**{**defaults, **settings})
-        )
+        self.store = app.extensions["schocken"].store
+        self.settings = StreamSettings(**{**defaults, **settings})
+        self.hub = StreamHub(self.store, self.settings)
         self.clients: list[Client] = []
 
     def open(
         self, cursor: Cursor, bufsize: int | None = None, access: Access | None = None
     ) -> Client:
-        assert self.hub.reserve()
+        assert self.hub.reserve("client") is None
         ours, theirs = socket.socketpair()
         if bufsize:
             for sock in (ours, theirs):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, bufsize)
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, bufsize)
-        self.hub.attach(theirs, cursor, access or Anyone("-", None), b"HEAD\n" + RETRY)
+        access = access or Anyone("-", None)
+        body = EventStream(self.store, cursor, access, self.settings, self.hub, "client", theirs)
+        threading.Thread(target=pump, args=(body, theirs), daemon=True).start()
         self.clients.append(Client(ours))
         return self.clients[-1]
 
@@ -124,7 +142,7 @@ def test_streams_get_the_backlog_then_what_is_written(app, table, hubs):
     st = st_id(app, table.slug)
     whole = h.open(Cursor(st, None, 0))
     one_game = h.open(Cursor(st, game, 0))
-    assert whole.read_until(lambda t: "id: 1\n" in t).startswith("HEAD\nretry: 3000\n\n")
+    assert whole.read_until(lambda t: "id: 1\n" in t).startswith(RETRY.decode())
     started = time.monotonic()
     table.post(f"/games/{game}/turns", ANNA)
     got = events(whole.read_until(lambda t: "id: 2\n" in t).partition("retry: 3000\n\n")[2])
@@ -149,26 +167,34 @@ def test_a_stream_catches_up_page_by_page(app, table, hubs):
     assert f"id: {PAGE + 31}\n" in sock.read_until(lambda t: f"id: {PAGE + 31}\n" in t)
 
 
-def test_a_vanished_client_is_freed_at_once(app, table, hubs):
-    h = hub_of(hubs, app)
+def joined(h: Hub) -> int:
+    return sum(len(channel.streams) for channel in h.hub.channels.values())
+
+
+def test_a_vanished_client_is_freed_at_the_next_heartbeat(app, table, hubs):
+    h = hub_of(hubs, app, heartbeat=0.2)
     socks = [h.open(Cursor(st_id(app, table.slug), None, 0)) for _ in range(3)]
     socks[0].read_until(lambda t: "retry" in t)
     assert h.hub.count() == 3
     socks[0].close()
     wait_for(lambda: h.hub.count() == 2, 1)
-    wait_for(lambda: len(h.hub.streams) == 2, 1)
+    wait_for(lambda: joined(h) == 2, 1)
 
 
-def test_the_cap_per_process(app, table, hubs):
-    h = hub_of(hubs, app, per_process=2)
-    first = h.open(Cursor(st_id(app, table.slug), None, 0))
-    assert h.hub.reserve() and not h.hub.reserve()
-    h.hub.release()
-    assert h.hub.reserve()
+def test_the_caps_per_process_and_per_client(app, table, hubs):
+    h = hub_of(hubs, app, per_process=3, per_client=2, heartbeat=0.2)
+    first = h.open(Cursor(st_id(app, table.slug), None, 0))  # of "client"
+    assert h.hub.reserve("client") is None
+    assert h.hub.reserve("client") == CLIENT_FULL  # its two
+    assert h.hub.reserve("another") is None
+    assert h.hub.reserve("a third") == FULL  # the process's three
+    h.hub.release("another")
+    assert h.hub.reserve("a third") is None
     first.close()
-    wait_for(lambda: h.hub.reserve())
+    wait_for(lambda: h.hub.count() == 2)  # the stream ended: its place is free
+    assert h.hub.reserve("client") is None
     h.hub.stop()
-    assert not h.hub.reserve()  # a stopping hub takes no more
+    assert h.hub.reserve("new") == FULL  # a stopping hub takes no more
 
 
 def test_a_client_that_does_not_read_is_dropped(app, table, hubs):
@@ -229,7 +255,7 @@ def test_a_failing_store_delays_the_streams_without_ending_them(app, table, hubs
     client = h.open(Cursor(st_id(app, table.slug), game, 0))
     client.read_until(lambda t: "retry" in t)
     # caught up, so a page read begun before the store fails cannot carry the turn
-    wait_for(lambda: all(s.live for s in list(h.hub.streams.values())))
+    wait_for(lambda: joined(h) == 1)
     time.sleep(0.1)  # a round that was already reading has ended
     monkeypatch.setattr(hub_module, "page", flaky)
     table.post(f"/games/{game}/turns", ANNA)

@@ -64,22 +64,29 @@ CLIENT_FULL = "too_many_client_streams"
 
 
 class Stream:
-    """One client's stream as the hub feeds it: its cursor (the hub's once it joined) and the
-    bytes waiting for its task."""
+    """One client's stream as the hub feeds it: its cursor (the hub's once it joined), the
+    bytes waiting for its task, and its connection's socket (where the server tells it)."""
 
-    __slots__ = ("access", "closed", "cursor", "queue", "waiting")
+    __slots__ = ("access", "closed", "cursor", "queue", "sock", "waiting")
 
-    def __init__(self, cursor: Cursor, access: Access) -> None:
-        self.cursor, self.access = cursor, access
+    def __init__(self, cursor: Cursor, access: Access, sock: socket.socket | None) -> None:
+        self.cursor, self.access, self.sock = cursor, access, sock
         self.queue: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self.waiting = 0  # bytes in the queue
         self.closed = False
 
-    def end(self) -> None:
-        """End it: its task stops at the next item, whatever is still queued."""
+    def end(self, cut: bool = False) -> None:
+        """End it: its task stops at the next item, whatever is still queued; ``cut``: its
+        connection is shut down as well (a task stuck writing to a client that does not read
+        fails at once)."""
         if not self.closed:
             self.closed = True
             self.queue.put(None)
+        if cut and self.sock is not None:
+            try:
+                self.sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
 
 class Channel:
@@ -145,10 +152,13 @@ class StreamHub:
         with self._lock:
             return self._held
 
-    def follow(self, cursor: Cursor, access: Access) -> Iterator[bytes]:
+    def follow(
+        self, cursor: Cursor, access: Access, sock: socket.socket | None = None
+    ) -> Iterator[bytes]:
         """The body of a stream from ``cursor`` while ``access`` holds: ``retry``, the
         catch-up (read here, a page at a time as the client takes it), then what the hub
-        hands over, until the hub ends it or the client goes."""
+        hands over, until the hub ends it or the client goes. ``sock``: the connection's
+        socket (gunicorn's ``gunicorn.socket``), shut down when the client does not read."""
         yield RETRY
         by_game = cursor.game_id is not None
         while True:
@@ -159,7 +169,7 @@ class StreamHub:
                 yield b"".join(encode(row, by_game) for row in rows)
             if len(rows) < PAGE:
                 break
-        stream = Stream(cursor, access)
+        stream = Stream(cursor, access, sock)
         with self._lock:
             if self._stopping:
                 return
@@ -215,7 +225,7 @@ class StreamHub:
                 self._stopping = True
             for channel in self.channels.values():
                 for stream in channel.streams:
-                    stream.end()
+                    stream.end(cut=stream.waiting > 0)
             while self._incoming:
                 self._incoming.popleft().end()
             self.channels.clear()
@@ -374,7 +384,7 @@ class StreamHub:
             return
         if stream.waiting + len(data) > self.settings.buffer and stream.waiting:
             log.info("stream dropped: the client does not read")
-            stream.end()
+            stream.end(cut=True)
             return
         stream.waiting += len(data)
         stream.queue.put(data)

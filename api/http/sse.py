@@ -97,8 +97,9 @@ def encode(row: StoredEvents, by_game: bool) -> bytes:
 class EventStream:
     """The body of a stream answer: the cursor to start from and the store to read; as a
     WSGI iterable, fed by the process's stream hub where there is one (``hub``, whose place
-    taken for ``client`` the body gives back when it is closed, even unread: a HEAD request),
-    else a bounded poll of the store (see the module's description)."""
+    taken for ``client`` the body gives back when it is closed, even unread: a HEAD request;
+    ``sock``: the connection's socket, see :meth:`~api.http.hub.StreamHub.follow`), else a
+    bounded poll of the store (see the module's description)."""
 
     def __init__(
         self,
@@ -108,16 +109,17 @@ class EventStream:
         settings: StreamSettings,
         hub: Any = None,
         client: str = "",
+        sock: Any = None,
     ) -> None:
         self.store, self.cursor, self.access, self.settings = store, cursor, access, settings
-        self.hub, self.client = hub, client
+        self.hub, self.client, self.sock = hub, client, sock
         self.closed = False
         self._body: Iterator[bytes] | None = None
 
     def __iter__(self) -> Iterator[bytes]:
         if self.hub is None:
             return self._poll()
-        self._body = self.hub.follow(self.cursor, self.access)
+        self._body = self.hub.follow(self.cursor, self.access, self.sock)
         return self._body
 
     def _poll(self) -> Iterator[bytes]:

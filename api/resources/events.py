@@ -140,9 +140,7 @@ def _stream(game_id: int | None, query: dict[str, Any], headers: dict[str, Any])
         message = "Zu viele Live-Verbindungen auf diesem Server; bitte gleich noch einmal."
         if refused == CLIENT_FULL:
             exc = TooManyRequests()
-            message = (
-                "Zu viele Live-Verbindungen von dieser Adresse; bitte erst andere schließen."
-            )
+            message = "Zu viele Live-Verbindungen von dieser Adresse; bitte erst andere schließen."
         exc.data = {  # type: ignore[attr-defined]
             "message": message,
             "problem": refused,
@@ -151,7 +149,8 @@ def _stream(game_id: int | None, query: dict[str, Any], headers: dict[str, Any])
         raise exc
     state = current_app.extensions["schocken"]
     settings = StreamSettings.of(current_app.config)
-    stream = EventStream(state.store, cursor, g.stream_access, settings, hub, client)
+    sock = request.environ.get("gunicorn.socket")  # gunicorn's: the connection
+    stream = EventStream(state.store, cursor, g.stream_access, settings, hub, client, sock)
     return Response(stream, mimetype="text/event-stream", headers=HEADERS, direct_passthrough=True)
 
 
