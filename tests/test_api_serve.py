@@ -85,11 +85,11 @@ class Server:
         workers: int,
         env: dict[str, str] | None = None,
         url: str | None = None,
-        limit_files: int | None = None,
+        limit_files: int | tuple[int, int] | None = None,
     ) -> None:
         """On the SQLite file ``db``, or on the PostgreSQL database ``url`` (its log beside
-        ``db`` all the same); ``limit_files``: the open-files limit (soft and hard) of the
-        server's processes."""
+        ``db`` all the same); ``limit_files``: the open-files limit of the server's processes
+        (soft and hard: one number for both)."""
         self.db, self.workers, self.env, self.url = db, workers, env, url
         self.limit_files = limit_files
         self.port = free_port()
@@ -129,7 +129,10 @@ class Server:
         if self.limit_files is not None:
             import resource
 
-            resource.setrlimit(resource.RLIMIT_NOFILE, (self.limit_files, self.limit_files))
+            limit = self.limit_files
+            resource.setrlimit(
+                resource.RLIMIT_NOFILE, limit if isinstance(limit, tuple) else (limit, limit)
+            )
 
     def kill(self) -> None:
         """SIGKILL to master and workers at once."""

@@ -47,6 +47,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import socket
 import subprocess
 import sys
 import time
@@ -183,8 +184,24 @@ class Worker(GeventWorker):  # type: ignore[misc]  # gunicorn has no type inform
             self.log.warning("Invalid request from ip=%s: %s", (addr or ("",))[0], exc)
         try:
             client.sendall(problem_answer(status, self.cfg.limit_request_line))
+            linger(client)
         except OSError:
             self.log.debug("Failed to send error message.")
+
+
+def linger(client: Any, seconds: float = 1.0, most: int = 1 << 20) -> None:
+    """Before the connection closes: end the sending side and read what the client still
+    sends (up to ``most`` bytes, ``seconds``), so that the answer is not lost to a reset (a
+    socket closed with unread bytes resets the connection, and the client may drop the answer
+    it has not read yet)."""
+    try:
+        client.shutdown(socket.SHUT_WR)
+        client.settimeout(seconds)
+        left = most
+        while left > 0 and (data := client.recv(65536)):
+            left -= len(data)
+    except OSError:  # gone, or silent: it closes now
+        pass
 
 
 def client_error(exc: BaseException) -> int | None:
