@@ -175,6 +175,10 @@ def start_server(
         **os.environ,
         "SCHOCKEN_STORAGE": "sqlite",
         "SCHOCKEN_WRITE_RATE_PER_MINUTE": os.environ.get("SCHOCKEN_WRITE_RATE_PER_MINUTE", "1e9"),
+        # every client of a benchmark has one address: no cap of streams per address
+        "SCHOCKEN_EVENT_STREAMS_PER_CLIENT": os.environ.get(
+            "SCHOCKEN_EVENT_STREAMS_PER_CLIENT", "1000000"
+        ),
     }
     env.pop("SCHOCKEN_DATABASE_URL", None)
     source, _, shape = setup.rpartition(":") if ":" in setup else ("", "", setup)
