@@ -147,8 +147,12 @@ def _engine(conn: duckdb.DuckDBPyConnection | None = None) -> duckdb.DuckDBPyCon
     return conn
 
 
-#: per thread, the engine of small refreshes, kept between them (it is emptied before each)
-_SMALL = threading.local()
+#: engines of small refreshes not in use, kept between them (each emptied before its next use):
+#: one per task that refreshes at a time (a thread, or a greenlet of ``schocken serve``'s
+#: gevent worker), at most :data:`SMALL_KEPT` kept
+_SMALL: list[duckdb.DuckDBPyConnection] = []
+_SMALL_LOCK = threading.Lock()
+SMALL_KEPT = 2
 #: the settings of that engine: for a few Stammtische DuckDB spends nearly all of a query's
 #: time planning it (about 60 of 65 ms for the nine queries, measured), not running it; one
 #: thread per query (the queries run side by side on two cursors) and no optimizer passes
@@ -240,8 +244,8 @@ def compute_rows(repo: Repository, stammtische: Collection[int]) -> list[StoredP
     """Every period of ``stammtische`` as stored (the same text either way, tested): many
     Stammtische are computed and rendered by DuckDB in one statement
     (:func:`dashboard.periods.period_rows`); a few (an incremental refresh) by the nine
-    queries side by side on two cursors of this thread's engine (kept: no new database per
-    finished game), shaped in Python – for one Stammtisch DuckDB spends its time on the
+    queries side by side on two cursors of a kept engine (no new database per finished
+    game), shaped in Python – for one Stammtisch DuckDB spends its time on the
     operators' fixed costs, and the one statement has more of them than the nine queries
     (measured: about 60 against 45 ms)."""
     if len(stammtische) > SMALL:
@@ -250,11 +254,16 @@ def compute_rows(repo: Repository, stammtische: Collection[int]) -> list[StoredP
             return period_rows(conn, stammtische)
         finally:
             conn.close()
-    engine: duckdb.DuckDBPyConnection | None = getattr(_SMALL, "conn", None)
-    _SMALL.conn = None  # taken; put back only when all went well
+    with _SMALL_LOCK:  # taken; put back only when all went well
+        engine = _SMALL.pop() if _SMALL else None
     conn = duckdb_input(repo, stammtische, engine or _small_engine())
     found = compute(conn, stammtische, run_parallel(conn))
-    _SMALL.conn = conn
+    with _SMALL_LOCK:
+        kept = len(_SMALL) < SMALL_KEPT
+        if kept:
+            _SMALL.append(conn)
+    if not kept:
+        conn.close()
     return [(st, year, p["overview"]["games"], to_json(p)) for (st, year), p in found.items()]
 
 

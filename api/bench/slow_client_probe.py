@@ -64,9 +64,11 @@ async def health(port: int) -> None:
     assert status == 200
 
 
-async def rounds(port: int, player: Player, count: int, timeout: float) -> dict[str, list]:
+async def rounds(
+    port: int, player: Player, count: int, timeout: float
+) -> dict[str, list[float | None]]:
     """``count`` health checks and turns on new connections, 0.2 s apart."""
-    got: dict[str, list] = {"health": [], "write": []}
+    got: dict[str, list[float | None]] = {"health": [], "write": []}
     for _ in range(count):
         got["health"].append(await timed(health(port), timeout))
         player.client.streams = None  # a new connection for each write

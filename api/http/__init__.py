@@ -14,7 +14,8 @@ entrypoints (``api/resources``, ``api/web``, ``api/app.py``), never by the layer
   referrer
 * ``openapi``: the headers and answers this layer adds, in the OpenAPI document
 * ``sse``: live events as Server-Sent Events (the wire format, the answer's body); ``hub``:
-  the per-process thread that serves every event stream of ``schocken serve``
+  the per-process task that reads new events once and feeds every stream of ``schocken
+  serve`` (each stream a greenlet of its own)
 
 Configuration (``create_app(config)`` or the environment): ``WRITE_RATE_PER_MINUTE``
 (``SCHOCKEN_WRITE_RATE_PER_MINUTE``, default 3000, 0 = off), ``WRITE_RATE_BURST`` (default 1000),

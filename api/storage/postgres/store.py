@@ -303,8 +303,8 @@ class PostgresStore:
         return self._kinds
 
     def repository(self) -> PostgresRepository:
-        """This thread's repository (it takes a pooled connection on its first statement and
-        gives it back when closed at the end of a request)."""
+        """This task's repository, a thread's or a greenlet's (it takes a pooled connection on
+        its first statement and gives it back when closed at the end of a request)."""
         repo: PostgresRepository | None = getattr(self._local, "repo", None)
         if repo is None or repo.disconnected:
             repo = self.open_repository()

@@ -1,4 +1,4 @@
-"""The SQLite store: one database file, a connection per thread, migrations at start.
+"""The SQLite store: one database file, a pool of connections per process, migrations at start.
 
 Settings of every connection, and why:
 
@@ -75,7 +75,7 @@ class SQLiteStore:
         path = str(path)
         if path == ":memory:" or path.startswith("file:"):
             raise ValueError(
-                "SQLite storage needs a database file (WAL and one connection per thread): "
+                "SQLite storage needs a database file (WAL and several connections): "
                 f"{path!r} is none"
             )
         check_database(path)  # its folder made; an unusable file or folder: StartupError
