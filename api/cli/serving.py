@@ -66,8 +66,10 @@ WORKER_TIMEOUT = 120
 #: seconds a connection may take to send a request head (the first, and each next one on a
 #: kept-alive connection) before it is closed
 KEEPALIVE_SECONDS = 5
-#: open files a worker keeps for other things than its connections (see the module's text)
-RESERVED_FILES = 128
+#: open files a worker keeps for other things than its connections: two per pooled SQLite
+#: connection (the database and its WAL; api/storage/sqlite/pool.py: 32 for requests, 32 for
+#: the rate limit's counters), the event log's watch, logs, the listening socket, gevent's own
+RESERVED_FILES = 192
 #: connections of one worker at most, however high the open-files limit
 MAX_CONNECTIONS = 10_000
 #: the statistics refresher is started again at most this often
