@@ -267,13 +267,18 @@ def post_worker_init(worker: Any) -> None:
 
 
 def worker_exit(server: Any, worker: Any) -> None:
-    """gunicorn's hook, in a worker that ends: its streams end (clients reconnect)."""
+    """gunicorn's hook, in a worker that ends: its streams end (clients reconnect), then its
+    store closes every connection (on SQLite the last one to close moves the WAL into the
+    database file, so a clean stop leaves a complete file)."""
     from ..http.sse import HUB_KEY
 
     app = getattr(worker, "wsgi", None)
-    hub = app.extensions.get(HUB_KEY) if app is not None else None
+    if app is None:
+        return
+    hub = app.extensions.get(HUB_KEY)
     if hub is not None:
         hub.stop()
+    app.extensions["schocken"].store.close()
 
 
 class Server(BaseApplication):  # type: ignore[misc]  # gunicorn has no type information
