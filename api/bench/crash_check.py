@@ -82,7 +82,7 @@ class Server:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "api.cli", "serve", "--host", "127.0.0.1"]
                 + ["--port", str(self.port), *where]
-                + ["--workers", str(self.workers), "--threads", "4"],
+                + ["--workers", str(self.workers)],
                 cwd=ROOT,
                 stdout=out,
                 stderr=subprocess.STDOUT,
