@@ -46,9 +46,13 @@ def raw_answer(port: int, data: bytes) -> tuple[int, dict[str, str], bytes]:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: Any) -> Iterator[Server]:
     """Two workers, started with a soft open-files limit of 1,024 below a hard one of 4,096;
-    at most 3 streams per client address."""
+    at most 3 streams per client address; the write rate limit on (its default)."""
     db = tmp_path_factory.mktemp("slow") / "data" / "slow.sqlite3"
-    env = {**ENV, "SCHOCKEN_EVENT_STREAMS_PER_CLIENT": "3"}
+    env = {
+        **ENV,
+        "SCHOCKEN_EVENT_STREAMS_PER_CLIENT": "3",
+        "SCHOCKEN_WRITE_RATE_PER_MINUTE": "3000",
+    }
     started = Server(db, 2, env, limit_files=(1024, 4096))
     yield started
     started.stop()
@@ -60,14 +64,21 @@ def tisch(server: Server) -> Tisch:
 
 
 def test_stalled_heads_and_bodies_cost_no_worker(server, tisch):
-    """100 connections stalled in their head or body (two workers): the health check and a
-    recorded turn answer within their usual time (a threaded worker froze until gunicorn's
-    120 s timeout killed it)."""
+    """100 connections stalled in their head or body (two workers; 80 of them writes with the
+    Stammtisch's key, more than a worker's pool of database connections): the health check
+    and a recorded turn answer within their usual time (a threaded worker froze until
+    gunicorn's 120 s timeout killed it; a write that took its connection before its body
+    arrived would empty the pool)."""
+    keyed = (
+        f"POST {tisch.game}/turns HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        f"Authorization: Bearer {tisch.token}\r\nContent-Type: application/json\r\n"
+        "Content-Length: 4096\r\n\r\n{"
+    ).encode()
     stalled: list[socket.socket] = []
     try:
         for index in range(100):
             sock = socket.create_connection(("127.0.0.1", server.port), timeout=5)
-            sock.sendall(HALF_HEAD if index % 2 == 0 else HALF_BODY)
+            sock.sendall((HALF_HEAD, HALF_BODY, keyed, keyed, keyed)[index % 5])
             stalled.append(sock)
         time.sleep(0.3)
         for seq in range(4):

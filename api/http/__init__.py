@@ -32,7 +32,7 @@ from flask import Flask
 from .context import init_context
 from .headers import secure_html
 from .idempotency import guard_writes
-from .limits import init_limits
+from .limits import init_body, init_limits
 from .openapi import document
 from .problems import register as register_problem_types
 from .ratelimit import init_rate_limit
@@ -42,6 +42,7 @@ def init_http(app: Flask, api: Any) -> None:
     """Call at the end of ``create_app``, after every blueprint is registered."""
     init_context(app)
     register_problem_types(app)
+    init_body(app)  # the body first: no connection is held while it arrives
     init_rate_limit(app)
     init_limits(app)
     guard_writes(app)

@@ -86,6 +86,20 @@ def _check_text() -> None:
         abort(422, message=msg, messages={"json": {where: [msg]}})
 
 
+def read_body() -> None:
+    """The whole body of a write, before anything else of the request (the rate limit, the
+    key's look-up) takes a database connection: a client that sends it slowly holds only its
+    own task (a greenlet of ``schocken serve``), never a connection of the pool. Kept for the
+    views (werkzeug's cache; a form is parsed from it as well)."""
+    if request.method in WRITE_METHODS:
+        request.get_data(cache=True)
+
+
+def init_body(app: Flask) -> None:
+    """First of the app's ``before_request`` functions (see :func:`read_body`)."""
+    app.before_request(read_body)
+
+
 def init_limits(app: Flask) -> None:
     app.before_request(_check_json_depth)
     app.before_request(_check_text)

@@ -4,8 +4,11 @@ first statement and gives it back at the end of its request (:meth:`SQLiteReposi
 (gevent's greenlets, threads) neither opens a connection per request nor keeps one per task.
 
 At most ``size`` connections are in use at once (more tasks wait for one: under gevent
-cooperatively, its monkey-patched semaphore), at most ``idle`` wait unused; a connection
-given back beyond that, or after :meth:`Pool.close`, is closed. Each connection holds two open
+cooperatively, its monkey-patched semaphore; after ``wait`` seconds without one,
+:class:`~api.storage.StorageUnavailable`, a 503), at most ``idle`` wait unused; a connection
+given back beyond that, or after :meth:`Pool.close`, is closed. A request takes its
+connection only after its body has arrived (api/http/limits.py reads it first): a client that
+sends slowly holds no connection. Each connection holds two open
 files (the database and its WAL), which ``schocken serve`` keeps in its reserve of open files
 (api/cli/serving.py).
 """
@@ -17,12 +20,17 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from ..repository import StorageUnavailable
+
 
 class Pool:
     """Connections made by ``connect``: at most ``size`` in use, ``idle`` kept unused."""
 
-    def __init__(self, connect: Callable[[], sqlite3.Connection], size: int, idle: int) -> None:
+    def __init__(
+        self, connect: Callable[[], sqlite3.Connection], size: int, idle: int, wait: float
+    ) -> None:
         self._connect = connect
+        self._wait = wait
         self._slots = threading.BoundedSemaphore(size)
         self._idle: list[sqlite3.Connection] = []
         self._keep = idle
@@ -31,7 +39,8 @@ class Pool:
 
     def take(self) -> sqlite3.Connection:
         """A connection (an idle one, else a new one); waits while ``size`` are in use."""
-        self._slots.acquire()
+        if not self._slots.acquire(timeout=self._wait):
+            raise StorageUnavailable(f"SQLite: no connection free after {self._wait:.0f} s")
         try:
             with self._lock:
                 conn = self._idle.pop() if self._idle else None

@@ -86,8 +86,9 @@ class SQLiteStore:
         self._lock = threading.Lock()
         self.background = Background()
         self._writing = Writing(path, self.connect)  # writers' queue, WAL sync, counters
-        self._pool = Pool(self.connect, POOL_SIZE, POOL_IDLE)
-        self._counters = Pool(partial(counters_connection, self.connect), POOL_SIZE, POOL_IDLE)
+        self._pool = Pool(self.connect, POOL_SIZE, POOL_IDLE, busy_timeout)
+        counters = partial(counters_connection, self.connect)
+        self._counters = Pool(counters, POOL_SIZE, POOL_IDLE, busy_timeout)
         conn = self.connect()
         try:
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
