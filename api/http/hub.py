@@ -178,6 +178,8 @@ class StreamHub:
                 self._thread = threading.Thread(target=self._run, name="streams", daemon=True)
                 self._thread.start()
         self._wake()
+        if sock is not None:
+            threading.Thread(target=_watch_client, args=(stream,), daemon=True).start()
         try:
             while True:  # the hub pings every heartbeat: silence means it is gone
                 item = stream.queue.get(timeout=3 * self.settings.heartbeat + 5)
@@ -188,7 +190,10 @@ class StreamHub:
         except queue.Empty:
             log.warning("stream hub: no heartbeat; the stream ends")
         finally:
-            stream.closed = True  # the hub forgets it at its next look
+            stream.closed = True
+            if sock is not None:
+                _stop_reading(sock)
+            self._wake()  # the hub forgets it
 
     def stop(self, timeout: float = 5.0) -> None:
         """End every stream and the hub's task (the worker's stop)."""
@@ -261,6 +266,7 @@ class StreamHub:
         for key, _mask in self._sel.select(timeout):
             if key.data is None:
                 self._take_incoming()
+                self._forget_closed()
             elif key.data is self._watch:
                 dirty = _merge(dirty, self._watch.changed())
                 self._soon = dirty == set()
@@ -388,6 +394,29 @@ class StreamHub:
             return
         stream.waiting += len(data)
         stream.queue.put(data)
+
+
+def _watch_client(stream: Stream) -> None:
+    """A task beside the stream's own (a greenlet under gevent) reading its connection: a
+    client that closes it (or resets it) ends the stream at once, not at the next heartbeat;
+    anything a client sends is read and dropped. It ends when the stream does
+    (:func:`_stop_reading`)."""
+    assert stream.sock is not None
+    try:
+        while stream.sock.recv(4096):
+            pass
+    except OSError:
+        pass
+    stream.end()
+
+
+def _stop_reading(sock: socket.socket) -> None:
+    """No more reading on a stream's connection (its watch ends; so does the connection,
+    after the stream's answer is out: its next request would have no reader of its own)."""
+    try:
+        sock.shutdown(socket.SHUT_RD)
+    except OSError:
+        pass
 
 
 def _holds(repo: Any, access: Access) -> bool:

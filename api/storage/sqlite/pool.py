@@ -44,10 +44,16 @@ class Pool:
         try:
             with self._lock:
                 conn = self._idle.pop() if self._idle else None
-            return conn if conn is not None else self._connect()
+            return conn if conn is not None else self._new()
         except BaseException:
             self._slots.release()
             raise
+
+    def _new(self) -> sqlite3.Connection:
+        try:
+            return self._connect()
+        except sqlite3.OperationalError as exc:  # out of open files, say: a 503, not a 500
+            raise StorageUnavailable(f"SQLite: no new connection ({exc})") from exc
 
     def give(self, conn: sqlite3.Connection) -> None:
         """Back from use: kept for the next task (closed when the pool keeps enough, is
