@@ -21,7 +21,9 @@ what was written since that last page, in its own task, before it feeds the stre
 channel: a row is never lost between the catch-up and the channel and never sent twice (each
 stream's cursor only moves on).
 
-At every heartbeat each stream gets ``: ping`` and its access is checked again
+A second task per stream reads its connection (anything a client sends is dropped): a client
+that goes away ends its stream at once. At every heartbeat each stream gets ``: ping`` and
+its access is checked again
 (api/domain/events.py ``Access``): a Stammtisch made private, a changed key or a logged-out
 login ends the streams it let in. A client that does not read lets its queue grow; past
 ``EVENT_BUFFER_BYTES`` its stream ends (it reconnects and resumes by its last id). At most
