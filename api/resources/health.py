@@ -9,7 +9,7 @@ from typing import Any
 from flask import current_app, request
 from flask.views import MethodView
 
-from schemas import ErrorSchema, HealthSchema
+from schemas import HealthSchema
 
 from ..http.auth import check_admin
 from ..http.blueprint import Blueprint
@@ -24,8 +24,8 @@ blp = Blueprint("health", __name__, url_prefix="/api/v1", description="Is the AP
 class Health(MethodView):
     @blp.response(200, HealthSchema)
     @blp.alt_response(503, schema=HealthSchema, description="The database cannot write now.")
-    @blp.alt_response(401, schema=ErrorSchema, description="Not the Bearer scheme.")
-    @blp.alt_response(403, schema=ErrorSchema, description="Not the admin token.")
+    @blp.alt_response(401, response="UNAUTHORIZED")
+    @blp.alt_response(403, response="FORBIDDEN")
     @blp.doc(operationId="getHealth", security=[{}, {"adminToken": []}])
     def get(self) -> Any:
         """Health check
