@@ -17,6 +17,7 @@ from ..http.auth import OPTIONAL_BEARER, bearer_token
 from ..http.blueprint import Blueprint
 from ..http.context import services
 from ..http.sse import HEADERS, HUB_KEY, RETRY_MS, STREAM_KEY, EventStream, StreamSettings
+from ..rules import limits, read_number
 
 #: seconds a client told 503 (every stream of the process taken) waits before it tries again
 RETRY_AFTER = 5
@@ -95,11 +96,11 @@ def _documented(operation_id: str, summary: str) -> Callable[[F], F]:
 
 
 def _last_event_id(query: dict[str, Any], headers: dict[str, Any]) -> int | None:
-    """The id to resume after: ``Last-Event-ID`` (a number; anything else is ignored), else
-    the query's ``last_event_id``."""
-    header = str(headers.get("last_event_id") or "").strip()
-    if header.isdigit():
-        return int(header)
+    """The id to resume after: ``Last-Event-ID`` (read as every number from text is, within
+    the ids' range; anything else is ignored), else the query's ``last_event_id``."""
+    header = read_number(str(headers.get("last_event_id") or "").strip(), limits.EVENT_ID)
+    if header is not None:
+        return header
     value = query.get("last_event_id")
     return int(value) if value is not None else None
 
@@ -155,7 +156,7 @@ class StammtischEvents(MethodView):
         return _stream(None, query, headers)
 
 
-@blp.route("/games/<int:game_id>/events")
+@blp.route("/games/<id:game_id>/events")
 class GameEvents(MethodView):
     @_access
     @blp.arguments(EventStreamQuerySchema, location="query")
