@@ -65,7 +65,28 @@ _STREAM_RESPONSE: dict[str, Any] = {
     "description": STREAM_DOC,
     "content": {
         "text/event-stream": {
-            "schema": {"type": "string", "description": "SSE messages; `data:` is a LiveEvent"},
+            # before OpenAPI 3.2 (``itemSchema``) the schema of an event stream is that of one
+            # message, its fields as EventSource reads them
+            "schema": {
+                "type": "object",
+                "description": "One SSE message: a domain event.",
+                "required": ["event", "data"],
+                "properties": {
+                    "event": {"type": "string", "description": "The event's kind."},
+                    "data": {
+                        "type": "string",
+                        "description": "One line of JSON: a LiveEvent.",
+                        "contentMediaType": "application/json",
+                        "contentSchema": {"$ref": "#/components/schemas/LiveEvent"},
+                    },
+                    "id": {
+                        "type": "string",
+                        "pattern": "^[0-9]+$",
+                        "description": "The entry's seq (one game) or position (the "
+                        "Stammtisch): only on the last message of an entry.",
+                    },
+                },
+            },
             "example": 'event: turn_recorded\ndata: {"kind":"turn_recorded",…}\nid: 12\n\n',
         }
     },
