@@ -136,4 +136,4 @@ class _ManySequences(_Workflow, slow_schema.as_state_machine()):  # type: ignore
 
 
 TestManySequencesWithoutAServerError = pytest.mark.slow(_ManySequences.TestCase)
-TestManySequencesWithoutAServerError.settings = _hypothesis(SLOW, steps=10)
+TestManySequencesWithoutAServerError.settings = _hypothesis(SLOW * 3, steps=10)
