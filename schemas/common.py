@@ -171,13 +171,17 @@ class HealthSchema(Schema):
         required=True,
         metadata=doc("'ok', or 'degraded' (with 503) when the database cannot write.", "ok"),
     )
-    version = fields.String(required=True, metadata=doc("Version of the server.", "0.1.0"))
+    version = fields.String(
+        metadata=doc("Version of the server (only with the admin token).", "0.1.0")
+    )
     storage = fields.String(
-        required=True, metadata=doc("Storage adapter in use: duckdb or memory.", "duckdb")
+        required=True,
+        metadata=doc("Kind of store: sqlite, postgresql or memory.", "sqlite"),
     )
     database = fields.String(
         metadata=doc(
-            "Only when degraded: why the database cannot write (for the operator).",
+            "Only when degraded and asked with the admin token: why the database cannot "
+            "write (for the operator; may name a file or host).",
             "SQLite: database or disk is full",
         )
     )

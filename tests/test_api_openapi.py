@@ -77,6 +77,8 @@ def test_every_operation_has_a_summary_and_writes_declare_the_bearer_token():
             if method != "get":
                 public = path in ("/api/v1/stammtische", "/api/v1/rules/evaluate")
                 expected = None if public else [{"bearerAuth": []}]
+            elif path == "/api/v1/health":
+                expected = [{}, {"adminToken": []}]  # details for the operator only
             elif path.startswith("/api/v1/stammtische/"):
                 expected = [{}, {"bearerAuth": []}]  # private Stammtische need the token
             else:
