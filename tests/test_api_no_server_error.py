@@ -19,6 +19,8 @@ more examples and sequences.
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import sqlite3
 import tempfile
 from pathlib import Path
@@ -39,6 +41,7 @@ QUICK, SLOW = 5, 100
 
 def _sqlite_schema() -> tuple[Any, Any, Path]:
     folder = Path(tempfile.mkdtemp(prefix="schocken-no500-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     database = folder / "api.sqlite3"
     schema, app = _seeded_schema(
         STORAGE="sqlite",

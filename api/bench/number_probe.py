@@ -33,6 +33,7 @@ import http.client
 import json
 import os
 import re
+import shutil
 import tempfile
 import urllib.parse
 from collections import Counter, defaultdict
@@ -227,6 +228,7 @@ def served(tree: str, postgres_url: str | None = None) -> Iterator[str]:
     finally:
         server.terminate()
         server.wait(timeout=30)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:
