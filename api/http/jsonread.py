@@ -31,6 +31,8 @@ JSON_INT = Limit(0, 2**63 - 1)
 NOT_JSON = "Kein gültiges JSON."
 #: a ``\\uD800``–``\\uDFFF`` escape in raw JSON (the only way a lone surrogate gets in)
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+#: a run of digits as long as the largest integer a body may hold
+_LONG_DIGITS = re.compile(f"[0-9]{{{len(str(JSON_INT.high))}}}")
 
 
 class JsonRefused(ValueError):
@@ -104,8 +106,11 @@ def read_json(data: bytes | str, max_depth: int) -> Any:
     except UnicodeDecodeError as err:
         raise JsonRefused(NOT_JSON, malformed=True) from err
     too_deep = JsonRefused(f"Der JSON-Inhalt ist tiefer als {max_depth} Ebenen verschachtelt.")
+    # a number of 19 digits or more may be out of range: only then is every integer checked
+    # (a call per integer costs; fewer digits always fit)
+    integer = _integer if _LONG_DIGITS.search(text) else None
     try:
-        doc = json.loads(text, parse_int=_integer, parse_float=_float, parse_constant=_constant)
+        doc = json.loads(text, parse_int=integer, parse_float=_float, parse_constant=_constant)
     except JsonRefused:
         raise
     except RecursionError as err:
