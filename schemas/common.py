@@ -10,7 +10,16 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate
 
 from api.domain.problems import CATALOGUE
-from api.rules import DICE_PATTERN, MAX_NAME, OUT_OF_RANGE, Limit, format_dice, in_range, limits
+from api.rules import (
+    DICE_PATTERN,
+    MAX_NAME,
+    OUT_OF_RANGE,
+    Limit,
+    format_dice,
+    in_range,
+    limits,
+    read_number,
+)
 
 #: printable text only: line breaks and other control characters in a name break logs, CSV
 #: exports and pages (a carriage return in a name made the statistics fail)
@@ -35,6 +44,27 @@ class Int(fields.Integer):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(strict=True, **kwargs)
+
+
+class TextNumber(fields.Integer):
+    """A whole number written as text (a query parameter, a header), read the one way every
+    such number is read (:func:`api.rules.read_number`: ASCII digits only, at most
+    :data:`~api.rules.limits.MAX_DIGITS`; no sign, no blanks, no "²") and within ``limit``
+    (documented as the parameter's minimum and maximum). An id's limit is
+    :data:`~api.rules.limits.ID`: nothing beyond what the database holds gets through."""
+
+    default_error_messages = {
+        "invalid": f"Keine ganze Zahl: nur die Ziffern 0 bis 9, höchstens {limits.MAX_DIGITS}."
+    }
+
+    def __init__(self, limit: Limit, **kwargs: Any) -> None:
+        super().__init__(validate=within(limit), **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
+        number = read_number(value)
+        if number is None:
+            raise self.make_error("invalid")
+        return number
 
 
 def either(values: Iterable[str]) -> str:

@@ -7,8 +7,9 @@ from typing import Any
 from marshmallow import Schema, fields, validate
 
 from api.domain.webhooks import KINDS, MAX_URL
+from api.rules import limits
 
-from .common import PRINTABLE, Bool, Int, UtcDateTime, doc, either
+from .common import PRINTABLE, Bool, Int, TextNumber, UtcDateTime, doc, either
 
 _URL = (
     "The receiver: https://, or http:// to localhost, 127.0.0.1 or [::1] only (for tests). "
@@ -141,11 +142,9 @@ class DeliveryListSchema(Schema):
 
 
 class DeliveryListQuerySchema(Schema):
-    page = fields.Integer(
-        load_default=1, validate=validate.Range(1, 100000), metadata=doc("Page, from 1.", 1)
-    )
-    page_size = fields.Integer(
+    page = TextNumber(limits.PAGE, load_default=1, metadata=doc("Page, from 1.", 1))
+    page_size = TextNumber(
+        limits.PAGE_SIZE,
         load_default=20,
-        validate=validate.Range(1, 100),
         metadata=doc("Deliveries per page (at most 100), newest first.", 20),
     )

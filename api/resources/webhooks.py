@@ -106,7 +106,7 @@ class Webhooks(MethodView):
         return services().add_webhook(g.stammtisch, data)
 
 
-@blp.route("/<int:webhook_id>")
+@blp.route("/<id:webhook_id>")
 class WebhookItem(MethodView):
     @write_access
     @blp.response(200, WebhookSchema)
@@ -131,7 +131,7 @@ class WebhookItem(MethodView):
         services().delete_webhook(g.stammtisch, webhook_id)
 
 
-@blp.route("/<int:webhook_id>/secret")
+@blp.route("/<id:webhook_id>/secret")
 class WebhookSecret(MethodView):
     @write_access
     @blp.response(200, WebhookCreatedSchema)
@@ -141,7 +141,7 @@ class WebhookSecret(MethodView):
         return services().rotate_secret(g.stammtisch, webhook_id)
 
 
-@blp.route("/<int:webhook_id>/ping")
+@blp.route("/<id:webhook_id>/ping")
 class WebhookPing(MethodView):
     @write_access
     @blp.response(202, DeliverySchema)
@@ -151,7 +151,7 @@ class WebhookPing(MethodView):
         return services().ping(g.stammtisch, webhook_id)
 
 
-@blp.route("/<int:webhook_id>/deliveries")
+@blp.route("/<id:webhook_id>/deliveries")
 class Deliveries(MethodView):
     @write_access
     @blp.arguments(DeliveryListQuerySchema, location="query")
@@ -164,7 +164,7 @@ class Deliveries(MethodView):
         return {"items": items, "total": total, "page": page, "page_size": size}
 
 
-@blp.route("/<int:webhook_id>/deliveries/<int:delivery_id>/redeliver")
+@blp.route("/<id:webhook_id>/deliveries/<id:delivery_id>/redeliver")
 class Redeliver(MethodView):
     @write_access
     @blp.response(202, DeliverySchema)
