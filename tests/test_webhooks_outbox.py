@@ -195,7 +195,9 @@ def test_a_failing_receiver_is_retried_per_schedule_then_failed(table, sender, r
     assert times == [0, 10, 70, 370, 2170, 9370, 30970]
     (delivery,) = log(table, made)
     assert delivery["state"] == "failed" and delivery["attempts"] == 7
-    unreachable = "Keine Antwort innerhalb von 0.1 s (nicht erreichbar, abgewiesen oder zu langsam)."
+    unreachable = (
+        "Keine Antwort innerhalb von 0.1 s (nicht erreichbar, abgewiesen oder zu langsam)."
+    )
     expected = {
         "500": (500, "Antwort 500 (erwartet: 2xx)."),
         "timeout": (None, unreachable),
