@@ -40,6 +40,7 @@ class Receiver:
     def __init__(self) -> None:
         self.got: list[tuple[dict[str, str], bytes]] = []
         self.status, self.delay, self.location = 204, 0.0, None
+        self.body = b""
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -50,8 +51,9 @@ class Receiver:
                 self.send_response(receiver.status)
                 if receiver.location:
                     self.send_header("Location", receiver.location)
-                self.send_header("Content-Length", "0")
+                self.send_header("Content-Length", str(len(receiver.body)))
                 self.end_headers()
+                self.wfile.write(receiver.body)
 
             def log_message(self, *args: object) -> None:
                 pass
