@@ -58,6 +58,14 @@ def admin_token(app: Flask) -> str:
     return token
 
 
+def is_admin() -> bool:
+    """Does the request carry the server's admin token (``Authorization: Bearer …``)?"""
+    token = _bearer(request.headers.get("Authorization", ""))
+    return token is not None and hmac.compare_digest(
+        token.encode(), admin_token(current_app).encode()
+    )
+
+
 def check_admin() -> None:
     """Server administration (a backup of every Stammtisch) needs the admin token."""
     token = _bearer(request.headers.get("Authorization", ""))

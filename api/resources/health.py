@@ -1,4 +1,5 @@
-"""Health: is the API up, which version, which storage, can the database write."""
+"""Health: is the API up, which version, which storage, can the database write; with the
+admin token also how the webhook sender keeps up (a sender that is behind)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from flask.views import MethodView
 from schemas import HealthSchema
 
 from ..http.blueprint import Blueprint
+from ..domain.base import utcnow
+from ..http.auth import is_admin
 from ..http.context import services
 from ..http.errors import RETRY_AFTER, log_unavailable
 from ..storage import StorageUnavailable
@@ -21,9 +24,9 @@ blp = Blueprint("health", __name__, url_prefix="/api/v1", description="Is the AP
 class Health(MethodView):
     @blp.response(200, HealthSchema)
     @blp.alt_response(503, schema=HealthSchema, description="The database cannot write now.")
-    @blp.doc(operationId="getHealth")
+    @blp.doc(operationId="getHealth", security=[{}, {"adminToken": []}])
     def get(self) -> Any:
-        """Health check"""
+        """Health check (with the admin token: the webhook sender too)"""
         body: dict[str, Any] = {
             "status": "ok",
             "version": current_app.config["API_VERSION"],
@@ -35,4 +38,26 @@ class Health(MethodView):
             log_unavailable(err)
             body.update(status="degraded", database=str(err))
             return body, 503, {"Retry-After": str(RETRY_AFTER)}
+        if is_admin():
+            body["sender"] = sender_health()
         return body
+
+
+def sender_health() -> dict[str, Any]:
+    """The webhook outbox now: due deliveries, the oldest one's age, and the age of the oldest
+    that waits for the sender (its webhook has no attempt in flight); ``behind`` when that one
+    has waited over ``WEBHOOK_BEHIND_SECONDS`` (a sender that is down or has no free slot)."""
+    now = utcnow()
+    backlog = services().repo.delivery_backlog(now)
+
+    def age(at: Any) -> float | None:
+        return None if at is None else round(max(0.0, (now - at).total_seconds()), 1)
+
+    waiting = age(backlog.waiting)
+    limit = float(current_app.config["WEBHOOK_BEHIND_SECONDS"])
+    return {
+        "due": backlog.due,
+        "oldest_due_seconds": age(backlog.oldest),
+        "waiting_seconds": waiting,
+        "behind": waiting is not None and waiting > limit,
+    }
