@@ -10,9 +10,9 @@ from flask.views import MethodView
 
 from schemas import HealthSchema
 
-from ..http.blueprint import Blueprint
 from ..domain.base import utcnow
 from ..http.auth import is_admin
+from ..http.blueprint import Blueprint
 from ..http.context import services
 from ..http.errors import RETRY_AFTER, log_unavailable
 from ..storage import StorageUnavailable
