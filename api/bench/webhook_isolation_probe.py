@@ -215,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     folder = Path(tempfile.mkdtemp(prefix="hookprobe-"))
     log = folder / "serve.log"
     env = {"SCHOCKEN_SECRET_KEY": "probe-secret-" + "y" * 30}
+    local = {**env, "SCHOCKEN_WEBHOOK_LOOPBACK": "1"}  # the receivers are on loopback
     servers: list[Serve] = []
     pg: Any = None
     try:
@@ -223,10 +224,10 @@ def main(argv: list[str] | None = None) -> int:
 
             pg = PgServer()
             url = pg.fresh(migrate=False)
-            servers.append(Serve(tree, ["--database-url", url], log, env))
-            servers.append(Serve(tree, ["--database-url", url], log, env))
+            servers.append(Serve(tree, ["--database-url", url], log, local))
+            servers.append(Serve(tree, ["--database-url", url], log, local))
         else:
-            servers.append(Serve(tree, ["--db", str(folder / "probe.sqlite3")], log, env))
+            servers.append(Serve(tree, ["--db", str(folder / "probe.sqlite3")], log, local))
         result: dict[str, Any] = {"tree": str(tree), "store": "postgresql" if pg else "sqlite"}
         result["senders"] = len(servers)
         result.update(delay(servers, args.wait))
