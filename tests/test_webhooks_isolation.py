@@ -156,3 +156,41 @@ def test_a_trickling_and_a_silent_receiver_delay_no_other_stammtisch(storage, tm
         for t in threads:
             t.join(10)
         store.close()
+
+
+@pytest.mark.parametrize("storage", ["sqlite", "postgresql"])
+def test_more_slow_receivers_than_slots_still_leave_a_turn_for_the_others(
+    storage, tmp_path, request
+):
+    """Three silent receivers with a backlog, a sender with two slots: the slots go to the
+    least recently served webhook first, so the healthy one is sent to after one deadline at
+    most, not after the slow ones' whole backlog."""
+    app = create_app(store_config(storage, tmp_path, request))
+    store = app.extensions["schocken"].store
+    slow, healthy, stop = SlowReceivers(), Healthy(), threading.Event()
+    try:
+        client = app.test_client()
+        bad = make_table(client, "Zum Schneckentempo")
+        for _ in range(3):
+            made = bad.post("/webhooks", {"url": slow.url("silent"), "kinds": ["game_lost"]})
+            for _ in range(10):
+                assert bad.post(f"/webhooks/{made.json['id']}/ping").status_code == 202
+        good = make_table(client, "Zur Post")
+        made = good.post("/webhooks", {"url": healthy.url, "kinds": ["game_lost"]})
+        repo = store.open_repository()
+        sender = Sender(repo, timeout=DEADLINE, loopback=True, slots=2)
+        sender.step()  # both slots taken by slow receivers
+        assert good.post(f"/webhooks/{made.json['id']}/ping").status_code == 202
+        pinged = time.monotonic()
+        while not healthy.got and time.monotonic() - pinged < 3 * DEADLINE + 2:
+            sender.step()
+            repo.close()
+            sender.wait(0.05)
+        assert healthy.got and healthy.got[0] - pinged < 2 * DEADLINE + 1.0
+        sender.close()
+        repo.close()
+    finally:
+        stop.set()
+        slow.close()
+        healthy.close()
+        store.close()

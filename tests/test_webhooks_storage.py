@@ -14,7 +14,7 @@ from conftest import make_table, store_config
 
 from api.app import create_app
 from api.domain.base import utcnow
-from api.storage.webhook_records import DELIVERED
+from api.storage.webhook_records import DELIVERED, FAILED
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -101,3 +101,19 @@ def test_a_claim_skips_what_another_sender_has_locked_instead_of_waiting(pg_url)
             repo.close()
     finally:
         app.extensions["schocken"].store.close()
+
+
+def test_the_least_recently_served_webhook_gets_the_next_free_slot(store):
+    """A slow receiver that just had its turn goes to the back: the next free slot goes to a
+    webhook that has waited longer, though the slow one's backlog is as old."""
+    repo = store.open_repository()
+    now = utcnow() + timedelta(seconds=1)
+    for out in repo.claim_deliveries(now, now + timedelta(seconds=15), 8):  # a turn for each
+        repo.finish_delivery(out.delivery.id, DELIVERED, now, 204, None, now)
+    later = now + timedelta(seconds=5)
+    (slow,) = repo.claim_deliveries(later, later + timedelta(seconds=15), 1)  # its next turn
+    repo.finish_delivery(slow.delivery.id, FAILED, later, None, "zu langsam", None)
+    again = now + timedelta(seconds=10)
+    taken = {o.delivery.webhook_id for o in repo.claim_deliveries(again, again, 7)}
+    assert len(taken) == 7 and slow.delivery.webhook_id not in taken  # the last in line
+    repo.close()

@@ -118,8 +118,13 @@ class MemoryWebhooksMixin:
             for d in sorted(self._due(now), key=lambda d: (d.next_attempt_at, d.id)):
                 if busy.get(d.webhook_id, now) <= now:
                     first.setdefault(d.webhook_id, d)
+
+            def turn(d: Delivery) -> tuple[Any, ...]:  # least recently served first
+                last = busy.get(d.webhook_id)
+                return (last is not None, last or now, d.next_attempt_at, d.id)
+
             claimed = []
-            for d in sorted(first.values(), key=lambda d: (d.next_attempt_at, d.id))[:limit]:
+            for d in sorted(first.values(), key=turn)[:limit]:
                 d = replace(d, attempts=d.attempts + 1, last_attempt_at=now,
                             next_attempt_at=lease_until)  # fmt: skip
                 self.deliveries[d.id] = d
@@ -156,7 +161,9 @@ class MemoryWebhooksMixin:
         with self.transaction():
             found = self.deliveries.get(delivery_id)
             if found is not None:
-                self.busy.pop(found.webhook_id, None)
+                held = self.busy.get(found.webhook_id) == found.next_attempt_at  # its lease
+                if held and found.last_attempt_at is not None:  # busy until its claim: past
+                    self.busy[found.webhook_id] = found.last_attempt_at
                 self.deliveries[delivery_id] = replace(
                     found, state=state, next_attempt_at=next_attempt_at, last_status=status,
                     last_error=error, delivered_at=delivered_at or found.delivered_at,

@@ -67,8 +67,8 @@ _PING = (
     "VALUES (%s, %s, NULL, 0, %s, 'pending', 0, %s, %s, 'ping') "
     f"RETURNING {_DELIVERY}"
 )
-#: the claim: the oldest due delivery of each active webhook with no attempt in flight, oldest
-#: due first; the webhooks' rows are locked (SKIP LOCKED: a webhook another sender is claiming
+#: the claim: the oldest due delivery of each active webhook with no attempt in flight, the
+#: least recently served webhook first (never, then the oldest last claim); their rows locked (SKIP LOCKED: a webhook another sender is claiming
 #: right now is left to it) and marked busy until the lease ends
 _CLAIM = f"""
 WITH free AS (
@@ -77,7 +77,7 @@ WITH free AS (
           WHERE d.state = 'pending' AND d.next_attempt_at <= %(now)s
           GROUP BY d.webhook_id) q ON q.webhook_id = w.id
     WHERE w.active AND (w.busy_until IS NULL OR w.busy_until <= %(now)s)
-    ORDER BY q.due, w.id LIMIT %(limit)s
+    ORDER BY w.busy_until NULLS FIRST, q.due, w.id LIMIT %(limit)s
     FOR UPDATE OF w SKIP LOCKED
 ), busy AS (
     UPDATE webhooks w SET busy_until = %(lease)s FROM free WHERE w.id = free.id
@@ -111,11 +111,14 @@ _FINISH = (
     "UPDATE webhook_deliveries SET state = %s, next_attempt_at = %s, last_status = %s, "
     "last_error = %s, delivered_at = coalesce(%s, delivered_at) WHERE id = %s"
 )
-#: the webhook of a finished attempt is free for its next one
-_FREE = (
-    "UPDATE webhooks SET busy_until = NULL "
-    "WHERE id = (SELECT webhook_id FROM webhook_deliveries WHERE id = %s)"
-)
+#: before its outcome is stored: the webhook of a finished attempt is free for its next one,
+#: busy until the attempt's claim (past; it orders the turns of the webhooks), if this attempt
+#: still holds it (the lease it was claimed with: a late outcome frees no one else's claim)
+_FREE = """
+UPDATE webhooks w SET busy_until = d.last_attempt_at
+FROM webhook_deliveries d
+WHERE d.id = %s AND w.id = d.webhook_id AND w.busy_until = d.next_attempt_at
+"""
 
 
 def _webhook(row: Sequence[Any]) -> Webhook:
@@ -239,8 +242,8 @@ class WebhooksMixin:
         done = None if delivered_at is None else naive(delivered_at)
         params = (state, naive(next_attempt_at), status, error, done, delivery_id)
         with self.transaction():
-            self._sql(_FINISH, params)
             self._sql(_FREE, (delivery_id,))
+            self._sql(_FINISH, params)
 
     def purge_deliveries(self, before: datetime) -> int:
         with self.transaction():

@@ -54,15 +54,17 @@ _PING = (
     f"RETURNING {_DELIVERY}"
 )
 #: the claim: the oldest due delivery of each active webhook with no attempt in flight (its
-#: ``busy_until`` unset or past), oldest due first, at most :limit
+#: ``busy_until`` unset or past), the least recently served webhook first (never served, then
+#: the oldest last claim: a slow receiver that just had its turn goes to the back), at most
+#: :limit
 _PICK = """
 SELECT id, webhook_id FROM (
-    SELECT d.id, d.webhook_id, d.next_attempt_at,
+    SELECT d.id, d.webhook_id, d.next_attempt_at, w.busy_until,
            row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS n
     FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
     WHERE d.state = 'pending' AND d.next_attempt_at <= :now AND w.active
       AND (w.busy_until IS NULL OR w.busy_until <= :now))
-WHERE n = 1 ORDER BY next_attempt_at, id LIMIT :limit
+WHERE n = 1 ORDER BY busy_until IS NOT NULL, busy_until, next_attempt_at, id LIMIT :limit
 """
 _BUSY = "UPDATE webhooks SET busy_until = ? WHERE id IN (SELECT value FROM json_each(?))"
 _CLAIM = """
@@ -96,11 +98,15 @@ _FINISH = (
     "UPDATE webhook_deliveries SET state = ?, next_attempt_at = ?, last_status = ?, "
     "last_error = ?, delivered_at = coalesce(?, delivered_at) WHERE id = ?"
 )
-#: the webhook of a finished attempt is free for its next one
-_FREE = (
-    "UPDATE webhooks SET busy_until = NULL "
-    "WHERE id = (SELECT webhook_id FROM webhook_deliveries WHERE id = ?)"
-)
+#: before its outcome is stored: the webhook of a finished attempt is free for its next one,
+#: busy until the attempt's claim (past; it orders the turns of the webhooks), if this attempt
+#: still holds it (the lease it was claimed with: a late outcome frees no one else's claim)
+_FREE = """
+UPDATE webhooks SET busy_until = d.last_attempt_at
+FROM (SELECT webhook_id, last_attempt_at, next_attempt_at FROM webhook_deliveries
+      WHERE id = ?) d
+WHERE webhooks.id = d.webhook_id AND webhooks.busy_until = d.next_attempt_at
+"""
 
 
 def _webhook(row: Sequence[Any]) -> Webhook:
@@ -239,8 +245,8 @@ class WebhooksMixin:
         done = None if delivered_at is None else timestamp(delivered_at)
         params = (state, timestamp(next_attempt_at), status, error, done, delivery_id)
         with self.transaction():
-            self._conn.execute(_FINISH, params)
             self._conn.execute(_FREE, (delivery_id,))
+            self._conn.execute(_FINISH, params)
 
     def purge_deliveries(self, before: datetime) -> int:
         with self.transaction():
