@@ -6,8 +6,9 @@ own beside the server's workers; api/cli/webhooks.py).
   thread of its own, and at most one per webhook (also across the senders of several servers:
   the claim marks the webhook busy, see :meth:`~api.storage.webhook_port.WebhooksPort.
   claim_deliveries`). There is no batch: a slot that frees up is filled at once with the oldest
-  due delivery of a webhook that has none in flight. A slow receiver holds its own slot, no
-  other one, and for :data:`TIMEOUT` at most.
+  due delivery of the least recently served webhook that has none in flight. A slow receiver
+  holds its own slot, no other one, for :data:`TIMEOUT` at most, and then goes to the back of
+  the line (more slow receivers than slots still leave every other webhook its turn).
 * **A hard deadline per attempt** (:data:`TIMEOUT`: resolving, connecting, sending, the
   answer's head): the socket's timeout bounds every single wait, and at the deadline the sender
   shuts the connection down, so a receiver that trickles its answer a byte a second is cut off
