@@ -7,6 +7,12 @@ never the receiver's body."""
 
 from __future__ import annotations
 
+import http.server
+import shutil
+import ssl
+import subprocess
+import threading
+
 import pytest
 from conftest import make_table, store_config
 from test_webhooks_outbox import Clock, Receiver
@@ -164,3 +170,65 @@ def test_the_log_keeps_the_status_and_a_fixed_reason_never_the_answer(table, rec
         (302, "Antwort 302: Weiterleitungen werden nicht gefolgt."),
         (500, "Antwort 500 (erwartet: 2xx)."),
     ]
+
+
+def test_tls_goes_to_the_checked_address_with_the_name_for_sni_and_the_certificate(table, tmp_path):
+    """https://hooks.example resolved (once) to 127.0.0.1: the sender connects there, sends
+    the name as SNI and checks the certificate against it; a certificate for another name is
+    refused like any failed connection."""
+    if not shutil.which("openssl"):
+        pytest.skip("needs the openssl command")
+
+    def certificate(name: str) -> tuple[str, str]:
+        cert, key = tmp_path / f"{name}.pem", tmp_path / f"{name}.key"
+        subprocess.run(
+            ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+             "-keyout", str(key), "-out", str(cert), "-subj", f"/CN={name}",
+             "-addext", f"subjectAltName=DNS:{name}"],
+            check=True, capture_output=True,
+        )  # fmt: skip
+        return str(cert), str(key)
+
+    seen: list[str | None] = []
+    got: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            got.append(self.headers["Host"])
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    results, ports = [], []
+    for name in ("hooks.example", "other.example"):
+        cert, key = certificate(name)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        context.sni_callback = lambda sock, server_name, ctx: seen.append(server_name)
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            port = server.server_address[1]
+            ports.append(port)
+            made = table.post("/webhooks", {"url": f"https://hooks.example:{port}/in",
+                                            "kinds": ["game_lost"]}).json  # fmt: skip
+            table.post(f"/webhooks/{made['id']}/ping")
+            repo = table.client.application.extensions["schocken"].store.repository()
+            sender = Sender(repo, clock=Clock(), resolve=lambda h, p: ["127.0.0.1"],
+                            loopback=True, ca_certs=cert)  # fmt: skip
+            assert sender.run_once() == 1
+            sender.close()
+            path = f"/webhooks/{made['id']}/deliveries"
+            (delivery,) = table.get(path, headers=table.auth).json["items"]
+            results.append((delivery["state"], delivery["last_error"]))
+        finally:
+            server.shutdown()
+            server.server_close()
+    assert results[0] == ("delivered", None)
+    assert results[1][0] == "pending" and results[1][1].startswith("Keine Antwort")
+    assert seen == ["hooks.example", "hooks.example"]  # SNI: the name, not the address
+    assert got == [f"hooks.example:{ports[0]}"]  # the other certificate: nothing sent

@@ -51,8 +51,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
-import urllib3
 from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.exceptions import HTTPError
+from urllib3.util.ssl_match_hostname import CertificateError
 
 from ..storage import Repository
 from ..storage.webhook_records import DELIVERED, FAILED, PENDING, Outgoing
@@ -137,7 +138,8 @@ class Attempt:
 
 class Sender:
     """Sends the due deliveries of one repository; ``clock`` (naive UTC), ``rand`` and
-    ``resolve`` are injectable for tests. ``loopback``: receivers on this machine allowed."""
+    ``resolve`` are injectable for tests. ``loopback``: receivers on this machine allowed;
+    ``ca_certs``: a CA file to trust instead of the system's (tests)."""
 
     def __init__(
         self,
@@ -149,8 +151,9 @@ class Sender:
         slots: int = SLOTS,
         loopback: bool = False,
         resolve: Resolver = resolve,
+        ca_certs: str | None = None,
     ) -> None:
-        self.repo, self.clock, self.rand = repo, clock, rand
+        self.repo, self.clock, self.rand, self.ca_certs = repo, clock, rand, ca_certs
         self.timeout, self.slots, self.loopback, self.resolve = timeout, slots, loopback, resolve
         self.lease = lease if lease is not None else timedelta(seconds=timeout + LEASE_MARGIN)
         self.running: list[Attempt] = []
@@ -249,7 +252,12 @@ class Sender:
         name = str(address) if ip_literal(host) is not None else host_ascii(host)
         if https:
             conn: HTTPConnection = HTTPSConnection(
-                str(address), port, timeout=remaining, server_hostname=name, assert_hostname=name
+                str(address),
+                port,
+                timeout=remaining,
+                server_hostname=name,  # SNI and the certificate's check: the URL's name
+                assert_hostname=name,
+                ca_certs=self.ca_certs,
             )
         else:
             conn = HTTPConnection(str(address), port, timeout=remaining)
@@ -265,8 +273,8 @@ class Sender:
                 preload_content=False,
             )
             status = conn.getresponse().status  # the head only: the body is never read
-        except (OSError, urllib3.exceptions.HTTPError, http.client.HTTPException):
-            return unreachable
+        except (OSError, HTTPError, http.client.HTTPException, CertificateError):
+            return unreachable  # one text for all: which ports are open stays unsaid
         finally:
             conn.close()
         if 200 <= status < 300:
