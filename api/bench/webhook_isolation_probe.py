@@ -47,12 +47,15 @@ INTERNAL = (
 
 
 class Receivers:
-    """``trickle`` (one byte a second, a head that never ends), ``silent`` (never answers),
-    ``healthy`` (204 at once; notes the arrival)."""
+    """Webhook receivers on localhost (also for tests/test_webhooks_isolation.py): ``trickle``
+    answers one byte a second with a head that never ends, ``silent`` reads the request and
+    never answers, ``healthy`` answers 204 at once. ``came`` notes when requests came."""
+
+    KINDS = ("trickle", "silent", "healthy")
 
     def __init__(self) -> None:
         self.stop = threading.Event()
-        self.arrived: list[float] = []
+        self.came: dict[str, list[float]] = {kind: [] for kind in self.KINDS}
         outer = self
 
         class Handler(socketserver.BaseRequestHandler):
@@ -60,9 +63,9 @@ class Receivers:
                 kind = self.server.kind  # type: ignore[attr-defined]
                 self.request.settimeout(5)
                 try:
-                    self.request.recv(65536)
+                    self.request.recv(65536)  # the request (small: it fits)
+                    outer.came[kind].append(time.monotonic())
                     if kind == "healthy":
-                        outer.arrived.append(time.monotonic())
                         self.request.sendall(
                             b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n"
                         )
@@ -73,15 +76,20 @@ class Receivers:
                         if kind == "trickle":
                             self.request.sendall(bytes([byte]))
                 except OSError:
-                    return
+                    return  # cut off by the sender
 
         self.servers: dict[str, socketserver.ThreadingTCPServer] = {}
-        for kind in ("trickle", "silent", "healthy"):
+        for kind in self.KINDS:
             server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
             server.daemon_threads = True
             server.kind = kind  # type: ignore[attr-defined]
             threading.Thread(target=server.serve_forever, daemon=True).start()
             self.servers[kind] = server
+
+    @property
+    def arrived(self) -> list[float]:
+        """When the healthy receiver's requests came."""
+        return self.came["healthy"]
 
     def url(self, kind: str) -> str:
         return f"http://127.0.0.1:{self.servers[kind].server_address[1]}/hook"
