@@ -9,6 +9,9 @@ fresh PostgreSQL database, and measures:
   that never answers, with 20 deliveries each (test pings); then Stammtisch B's healthy
   receiver gets a ping: seconds from the ping's 202 to its arrival (capped by ``--wait``);
 * what the admin view of ``/api/v1/health`` says meanwhile (``sender.behind``, if it tells);
+* **killed sender**: a server killed (SIGKILL) while two silent receivers hold their requests,
+  10 deliveries each: deliveries claimed, started (requests the receivers got), claimed but
+  not started, and after how many seconds the claimed ones are due again (their lease);
 * **SSRF**: how many of the probe's 8 internal IP literals (``https://127.1/``, …) a server
   with ``SCHOCKEN_WEBHOOK_LOOPBACK=0`` (as hosted) accepts as a webhook URL.
 
@@ -28,6 +31,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -200,6 +204,45 @@ def delay(servers: list[Serve], wait: float) -> dict[str, Any]:
         receivers.close()
 
 
+def killed(tree: Path, folder: Path, log: Path, env: dict[str, str]) -> dict[str, Any]:
+    """A server (and its sender) killed with SIGKILL while two silent receivers hold their
+    requests, 10 deliveries each: what the outbox holds then (read from the SQLite file)."""
+    import sqlite3
+
+    db = folder / "killed.sqlite3"
+    server = Serve(tree, ["--db", str(db)], log, env)
+    receivers = Receivers()
+    try:
+        slug, token = stammtisch(server.base, "Zum Anker")
+        for _ in range(2):
+            hook = webhook(server.base, slug, token, receivers.url("silent"))
+            for _ in range(10):
+                ping(server.base, slug, token, hook)
+        deadline = time.monotonic() + 30
+        while not receivers.came["silent"] and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(1.0)  # what the sender takes, it has taken by now
+        os.killpg(server.proc.pid, 9)
+        server.proc.wait(30)
+        started = len(receivers.came["silent"])
+    finally:
+        receivers.close()
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(
+            "SELECT last_attempt_at, next_attempt_at FROM webhook_deliveries WHERE attempts > 0"
+        ).fetchall()
+    leases = [
+        (datetime.fromisoformat(due) - datetime.fromisoformat(at)).total_seconds()
+        for at, due in rows
+    ]
+    return {
+        "claimed": len(rows),
+        "started": started,
+        "claimed_not_started": len(rows) - started,
+        "due_again_after_s": max(leases, default=None),
+    }
+
+
 def ssrf(server: Serve) -> dict[str, Any]:
     """Which of the 8 internal IP literals the (hosted) server takes as a webhook URL."""
     slug, token = stammtisch(server.base, "Zum Hafen")
@@ -242,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
         for server in servers:
             server.stop()
         servers = []
+        result["killed_sender"] = killed(tree, folder, log, local)
         hosted_env = {**env, "SCHOCKEN_WEBHOOK_LOOPBACK": "0"}
         hosted = Serve(tree, ["--db", str(folder / "hosted.sqlite3")], log, hosted_env)
         servers.append(hosted)
