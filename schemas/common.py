@@ -178,7 +178,10 @@ class HealthSchema(Schema):
     )
     sender = fields.Nested(
         SenderHealthSchema,
-        metadata=doc("Only with the admin token: the webhook sender (is it behind?).", None),
+        metadata=doc(
+            "Only with the admin token: the webhook sender (is it behind?).",
+            {"due": 0, "oldest_due_seconds": None, "waiting_seconds": None, "behind": False},
+        ),
     )
 
 
