@@ -232,3 +232,13 @@ def test_tls_goes_to_the_checked_address_with_the_name_for_sni_and_the_certifica
     assert results[1][0] == "pending" and results[1][1].startswith("Keine Antwort")
     assert seen == ["hooks.example", "hooks.example"]  # SNI: the name, not the address
     assert got == [f"hooks.example:{ports[0]}"]  # the other certificate: nothing sent
+
+
+def test_the_loopback_setting_reads_yes_and_no_from_the_environment(monkeypatch):
+    from api.config import settings
+
+    for raw, value in (("0", False), ("no", False), ("1", True), ("true", True)):
+        monkeypatch.setenv("SCHOCKEN_WEBHOOK_LOOPBACK", raw)
+        assert settings()["WEBHOOK_LOOPBACK"] is value
+    monkeypatch.delenv("SCHOCKEN_WEBHOOK_LOOPBACK")
+    assert settings()["WEBHOOK_LOOPBACK"] is None  # unset: by the store (see loopback_allowed)
