@@ -166,6 +166,31 @@ def notation_field(description: str) -> fields.String:
     )
 
 
+class SenderHealthSchema(Schema):
+    due = Int(required=True, metadata=doc("Webhook deliveries due now (of active webhooks).", 0))
+    oldest_due_seconds = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata=doc("Seconds since the oldest of them came due (null: none).", None),
+    )
+    waiting_seconds = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata=doc(
+            "Seconds the oldest due delivery of a webhook with no attempt in flight has waited "
+            "for the sender (null: none; a slow receiver's own backlog does not count).",
+            None,
+        ),
+    )
+    behind = Bool(
+        required=True,
+        metadata=doc(
+            "The sender is behind: that wait is over WEBHOOK_BEHIND_SECONDS (default 30).",
+            False,
+        ),
+    )
+
+
 class HealthSchema(Schema):
     status = fields.String(
         required=True,
@@ -184,6 +209,13 @@ class HealthSchema(Schema):
             "write (for the operator; may name a file or host).",
             "SQLite: database or disk is full",
         )
+    )
+    sender = fields.Nested(
+        SenderHealthSchema,
+        metadata=doc(
+            "Only with the admin token: the webhook sender (is it behind?).",
+            {"due": 0, "oldest_due_seconds": None, "waiting_seconds": None, "behind": False},
+        ),
     )
 
 

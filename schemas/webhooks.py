@@ -12,8 +12,10 @@ from api.rules import limits
 from .common import PRINTABLE, Bool, Int, TextNumber, UtcDateTime, doc, either
 
 _URL = (
-    "The receiver: https://, or http:// to localhost, 127.0.0.1 or [::1] only (for tests). "
-    "Redirects are not followed: give the final address."
+    "The receiver: https:// to a public address or name; IP literals outside the public "
+    "ranges are refused. http:// (and https://) to localhost, 127.0.0.0/8 or [::1] only where "
+    "the server allows loopback receivers (WEBHOOK_LOOPBACK). Redirects are not followed: "
+    "give the final address."
 )
 _KINDS = f"The event kinds to deliver (at least one): {either(KINDS)}."
 _STATES = ("pending", "delivered", "failed")

@@ -1,6 +1,7 @@
 """Health: is the API up, can the database write, which kind of store. Everyone sees ``status``
 and ``storage``; the server's version and the cause of a degraded database (which may name a
-file path or a host) only with the admin token (``Authorization: Bearer <admin token>``)."""
+file path or a host) and how the webhook sender keeps up (a sender that is behind) only with
+the admin token (``Authorization: Bearer <admin token>``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from flask.views import MethodView
 
 from schemas import HealthSchema
 
+from ..domain.base import utcnow
 from ..http.auth import check_admin
 from ..http.blueprint import Blueprint
 from ..http.context import services
@@ -31,8 +33,8 @@ class Health(MethodView):
         """Health check
 
         Without credentials: `status` and `storage`. With the server's admin token as Bearer
-        token also `version` and, when degraded, the cause (`database`); a wrong token is
-        401/403 as for every admin operation."""
+        token also `version`, the webhook sender's backlog (`sender`) and, when degraded, the
+        cause (`database`); a wrong token is 401/403 as for every admin operation."""
         admin = "Authorization" in request.headers
         if admin:
             check_admin()
@@ -47,4 +49,26 @@ class Health(MethodView):
             if admin:
                 body["database"] = str(err)
             return body, 503, {"Retry-After": str(RETRY_AFTER)}
+        if admin:
+            body["sender"] = sender_health()
         return body
+
+
+def sender_health() -> dict[str, Any]:
+    """The webhook outbox now: due deliveries, the oldest one's age, and the age of the oldest
+    that waits for the sender (its webhook has no attempt in flight); ``behind`` when that one
+    has waited over ``WEBHOOK_BEHIND_SECONDS`` (a sender that is down or has no free slot)."""
+    now = utcnow()
+    backlog = services().repo.delivery_backlog(now)
+
+    def age(at: Any) -> float | None:
+        return None if at is None else round(max(0.0, (now - at).total_seconds()), 1)
+
+    waiting = age(backlog.waiting)
+    limit = float(current_app.config["WEBHOOK_BEHIND_SECONDS"])
+    return {
+        "due": backlog.due,
+        "oldest_due_seconds": age(backlog.oldest),
+        "waiting_seconds": waiting,
+        "behind": waiting is not None and waiting > limit,
+    }
