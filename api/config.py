@@ -93,6 +93,16 @@ class Config:
     #: ``<instance>/admin_token`` (``<instance>``: the database's folder, see DATABASE)
     ADMIN_TOKEN: str | None = None
 
+    # ---- webhooks (api/domain/webhooks.py, the sender api/domain/sender.py) ----------------
+    #: receivers on this machine's loopback (``http://localhost``, 127.0.0.0/8, [::1]) allowed,
+    #: at registration and when the sender connects? ``None``: yes on the embedded SQLite store
+    #: (and in tests), no when hosted on PostgreSQL. Private, link-local and other non-public
+    #: addresses are refused whatever this says (SCHOCKEN_WEBHOOK_LOOPBACK=1 / 0)
+    WEBHOOK_LOOPBACK: bool | None = None
+    #: the admin view of ``/api/v1/health`` calls the webhook sender behind when a due delivery
+    #: of a webhook with no attempt in flight has waited this many seconds
+    WEBHOOK_BEHIND_SECONDS: float = 30.0
+
     # ---- live events (api/http/sse.py, api/http/hub.py) ------------------------------------
     #: seconds between the heartbeats (``: ping``) of an event stream
     EVENT_HEARTBEAT_SECONDS: float = 15.0
@@ -176,7 +186,7 @@ def _typed(key: str, value: Any) -> Any:
     raw = str(value)
     kind = _hints().get(key)
     try:
-        if kind is bool:
+        if kind is bool or kind == bool | None:
             return raw.strip().lower() in TRUE
         if kind is int:
             return int(raw)

@@ -27,6 +27,8 @@ from pathlib import Path
 
 from flask import Blueprint, Flask, Response, abort, current_app, request, send_file
 
+from api.rules import limits, read_number
+
 from . import assets, refresher
 from .readmodel import ReadModel
 from .site import build_site, links, render_index, render_period, write_assets
@@ -68,9 +70,9 @@ def _page(slug: str, name: str) -> Response:
     year: int | None = None
     if name != "index.html":
         stem, _, ext = name.partition(".")
-        if ext != "html" or not stem.isdigit():
+        year = read_number(stem, limits.YEAR)
+        if ext != "html" or year is None:
             abort(404)
-        year = int(stem)
     with _read_model() as model:
         listed = model.stammtische()
         found = [s for s in listed if s["slug"] == slug]

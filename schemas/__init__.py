@@ -29,6 +29,7 @@ from .rules import EvaluateRequestSchema, EvaluationSchema, PresetSchema, RulesC
 from .stammtische import (
     StammtischCreatedSchema,
     StammtischCreateSchema,
+    StammtischKeySchema,
     StammtischSchema,
     StammtischUpdateSchema,
 )
@@ -52,6 +53,7 @@ __all__ = [
     "RulesConfigSchema",
     "StammtischCreateSchema",
     "StammtischCreatedSchema",
+    "StammtischKeySchema",
     "StammtischSchema",
     "StammtischUpdateSchema",
     "ThrowRequestSchema",

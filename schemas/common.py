@@ -10,7 +10,16 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate
 
 from api.domain.problems import CATALOGUE
-from api.rules import DICE_PATTERN, MAX_NAME, OUT_OF_RANGE, Limit, format_dice, in_range, limits
+from api.rules import (
+    DICE_PATTERN,
+    MAX_NAME,
+    OUT_OF_RANGE,
+    Limit,
+    format_dice,
+    in_range,
+    limits,
+    read_number,
+)
 
 #: printable text only: line breaks and other control characters in a name break logs, CSV
 #: exports and pages (a carriage return in a name made the statistics fail)
@@ -35,6 +44,27 @@ class Int(fields.Integer):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(strict=True, **kwargs)
+
+
+class TextNumber(fields.Integer):
+    """A whole number written as text (a query parameter, a header), read the one way every
+    such number is read (:func:`api.rules.read_number`: ASCII digits only, at most
+    :data:`~api.rules.limits.MAX_DIGITS`; no sign, no blanks, no "²") and within ``limit``
+    (documented as the parameter's minimum and maximum). An id's limit is
+    :data:`~api.rules.limits.ID`: nothing beyond what the database holds gets through."""
+
+    default_error_messages = {
+        "invalid": f"Keine ganze Zahl: nur die Ziffern 0 bis 9, höchstens {limits.MAX_DIGITS}."
+    }
+
+    def __init__(self, limit: Limit, **kwargs: Any) -> None:
+        super().__init__(validate=within(limit), **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
+        number = read_number(value)
+        if number is None:
+            raise self.make_error("invalid")
+        return number
 
 
 def either(values: Iterable[str]) -> str:
@@ -136,20 +166,56 @@ def notation_field(description: str) -> fields.String:
     )
 
 
+class SenderHealthSchema(Schema):
+    due = Int(required=True, metadata=doc("Webhook deliveries due now (of active webhooks).", 0))
+    oldest_due_seconds = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata=doc("Seconds since the oldest of them came due (null: none).", None),
+    )
+    waiting_seconds = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata=doc(
+            "Seconds the oldest due delivery of a webhook with no attempt in flight has waited "
+            "for the sender (null: none; a slow receiver's own backlog does not count).",
+            None,
+        ),
+    )
+    behind = Bool(
+        required=True,
+        metadata=doc(
+            "The sender is behind: that wait is over WEBHOOK_BEHIND_SECONDS (default 30).",
+            False,
+        ),
+    )
+
+
 class HealthSchema(Schema):
     status = fields.String(
         required=True,
         metadata=doc("'ok', or 'degraded' (with 503) when the database cannot write.", "ok"),
     )
-    version = fields.String(required=True, metadata=doc("Version of the server.", "0.1.0"))
+    version = fields.String(
+        metadata=doc("Version of the server (only with the admin token).", "0.1.0")
+    )
     storage = fields.String(
-        required=True, metadata=doc("Storage adapter in use: duckdb or memory.", "duckdb")
+        required=True,
+        metadata=doc("Kind of store: sqlite, postgresql or memory.", "sqlite"),
     )
     database = fields.String(
         metadata=doc(
-            "Only when degraded: why the database cannot write (for the operator).",
+            "Only when degraded and asked with the admin token: why the database cannot "
+            "write (for the operator; may name a file or host).",
             "SQLite: database or disk is full",
         )
+    )
+    sender = fields.Nested(
+        SenderHealthSchema,
+        metadata=doc(
+            "Only with the admin token: the webhook sender (is it behind?).",
+            {"due": 0, "oldest_due_seconds": None, "waiting_seconds": None, "behind": False},
+        ),
     )
 
 

@@ -14,6 +14,7 @@ from .common import (
     Bool,
     Int,
     IsoDateTime,
+    TextNumber,
     dice_field,
     different,
     doc,
@@ -190,24 +191,19 @@ class UndoRequestSchema(Schema):
 
 
 class GameListQuerySchema(Schema):
-    year = fields.Integer(
-        validate=validate.Range(1900, 2999),
+    year = TextNumber(
+        limits.YEAR,
         metadata=doc("Only games played in this calendar year (at the table).", 2026),
     )
     status = fields.String(
         validate=validate.OneOf(("running", "finished")),
         metadata=doc("Only running or only finished games.", "finished"),
     )
-    player_id = fields.Integer(
-        validate=validate.Range(min=1),
-        metadata=doc("Only games this player (id) took part in.", 1),
-    )
-    page = fields.Integer(
-        load_default=1, validate=validate.Range(1, 100000), metadata=doc("Page, from 1.", 1)
-    )
-    page_size = fields.Integer(
+    player_id = TextNumber(limits.ID, metadata=doc("Only games this player (id) took part in.", 1))
+    page = TextNumber(limits.PAGE, load_default=1, metadata=doc("Page, from 1.", 1))
+    page_size = TextNumber(
+        limits.PAGE_SIZE,
         load_default=20,
-        validate=validate.Range(1, 100),
         metadata=doc("Games per page (at most 100).", 20),
     )
 

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from .common import UtcDateTime, doc
+from api.rules import limits
+
+from .common import TextNumber, UtcDateTime, doc
 from .events import EVENT_KINDS
 
 
 class EventStreamQuerySchema(Schema):
-    last_event_id = fields.Integer(
-        validate=validate.Range(min=0),
+    last_event_id = TextNumber(
+        limits.EVENT_ID,
         metadata=doc(
             "Resume after this id (the last `id:` the client has; the `Last-Event-ID` header "
             "wins when both are sent). For one game the entry's `seq` (e.g. the game's ETag "
@@ -27,7 +29,8 @@ class EventStreamHeadersSchema(Schema):
         data_key="Last-Event-ID",
         metadata=doc(
             "Resume after this id (EventSource sends the last `id:` it got when it "
-            "reconnects); a value that is no number is ignored.",
+            "reconnects); a value that is no number of the id's range (ASCII digits, at most "
+            "2**63 − 1) is ignored.",
             "12",
         ),
     )

@@ -8,6 +8,7 @@ from api.domain.stammtische import NAME_MAX, SLUG_PATTERN, SLUG_RULE
 
 from .common import PRINTABLE, Bool, UtcDateTime, doc
 from .rules import RulesConfigSchema
+from .webhooks import WebhookSchema
 
 SLUG = validate.Regexp(f"^{SLUG_PATTERN}$", error=SLUG_RULE)
 NAME = [validate.Length(min=1, max=NAME_MAX), PRINTABLE]
@@ -82,5 +83,20 @@ class StammtischCreatedSchema(StammtischSchema):
             "Secret write token, shown only in this response (stored as a hash). Send it as "
             "'Authorization: Bearer <token>' with every write.",
             "q3Vb2m1tXo0Kf8r0Yw1a6JxH0J4sQf9e3cQxkq1lZ2A",
+        ),
+    )
+
+
+class StammtischKeySchema(StammtischCreatedSchema):
+    webhooks = fields.List(
+        fields.Nested(WebhookSchema),
+        required=True,
+        metadata=doc(
+            "The Stammtisch's webhooks, all paused by the rotation (`active: false`): one "
+            "registered with a leaked key would go on receiving the events. Resume each you "
+            "know with the new token (`PATCH …/webhooks/ID` with `active: true`), delete the "
+            "others. Events of the pause are not delivered; deliveries pending before it are, "
+            "once resumed.",
+            [],
         ),
     )

@@ -9,11 +9,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, fields
 
-from api.rules import Half
+from api.rules import Half, limits
 
-from .common import doc, either
+from .common import TextNumber, doc, either
 
 Int = fields.Integer
 Float = fields.Float
@@ -49,9 +49,8 @@ def _date(description: str) -> fields.String:
 
 
 class StatisticsQuerySchema(Schema):
-    year = Int(
-        validate=validate.Range(1900, 2999),
-        metadata=doc("Calendar year at the table; omit it for all time.", 2024),
+    year = TextNumber(
+        limits.YEAR, metadata=doc("Calendar year at the table; omit it for all time.", 2024)
     )
 
 

@@ -7,12 +7,15 @@ from typing import Any
 from marshmallow import Schema, fields, validate
 
 from api.domain.webhooks import KINDS, MAX_URL
+from api.rules import limits
 
-from .common import PRINTABLE, Bool, Int, UtcDateTime, doc, either
+from .common import PRINTABLE, Bool, Int, TextNumber, UtcDateTime, doc, either
 
 _URL = (
-    "The receiver: https://, or http:// to localhost, 127.0.0.1 or [::1] only (for tests). "
-    "Redirects are not followed: give the final address."
+    "The receiver: https:// to a public address or name; IP literals outside the public "
+    "ranges are refused. http:// (and https://) to localhost, 127.0.0.0/8 or [::1] only where "
+    "the server allows loopback receivers (WEBHOOK_LOOPBACK). Redirects are not followed: "
+    "give the final address."
 )
 _KINDS = f"The event kinds to deliver (at least one): {either(KINDS)}."
 _STATES = ("pending", "delivered", "failed")
@@ -141,11 +144,9 @@ class DeliveryListSchema(Schema):
 
 
 class DeliveryListQuerySchema(Schema):
-    page = fields.Integer(
-        load_default=1, validate=validate.Range(1, 100000), metadata=doc("Page, from 1.", 1)
-    )
-    page_size = fields.Integer(
+    page = TextNumber(limits.PAGE, load_default=1, metadata=doc("Page, from 1.", 1))
+    page_size = TextNumber(
+        limits.PAGE_SIZE,
         load_default=20,
-        validate=validate.Range(1, 100),
         metadata=doc("Deliveries per page (at most 100), newest first.", 20),
     )

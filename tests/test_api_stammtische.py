@@ -7,10 +7,22 @@ import hashlib
 from conftest import PLAYERS, make_table
 
 
-def test_health_names_version_and_storage(client, app):
+def test_health_says_ok_and_the_store_to_everyone_and_the_version_only_to_the_admin(client, app):
     r = client.get("/api/v1/health")
     assert r.status_code == 200
-    assert r.json == {"status": "ok", "version": "0.1.0", "storage": app.config["STORAGE"]}
+    assert r.json == {"status": "ok", "storage": app.config["STORAGE"]}
+    app.config["ADMIN_TOKEN"] = "admin-geheim"
+    r = client.get("/api/v1/health", headers={"Authorization": "Bearer admin-geheim"})
+    assert r.json["version"] == "0.1.0" and r.json["storage"] == app.config["STORAGE"]
+    assert r.json["sender"] == {
+        "due": 0,
+        "oldest_due_seconds": None,
+        "waiting_seconds": None,
+        "behind": False,
+    }
+    r = client.get("/api/v1/health", headers={"Authorization": "Bearer falsch"})
+    assert r.status_code == 403 and r.mimetype == "application/problem+json"
+    assert "version" not in r.get_data(as_text=True)
 
 
 def test_creating_a_stammtisch_returns_its_token_once_and_stores_only_a_hash(client, app):

@@ -204,10 +204,15 @@ def own_cluster() -> Iterator[Cluster]:
     cluster.stop()
 
 
+#: the servers' admin token: /health names the cause of an outage only to it
+ADMIN = "admin-der-fehlerproben"
+
+
 @pytest.fixture(scope="module")
 def pair_of_own(own_cluster: Cluster, tmp_path_factory: Any) -> Iterator[list[Server]]:
     url = own_cluster.database_url("postgres")
-    servers = start_servers(tmp_path_factory.mktemp("faults"), url, 2, env=DEFAULT_RATE)
+    env = {**DEFAULT_RATE, "SCHOCKEN_ADMIN_TOKEN": ADMIN}
+    servers = start_servers(tmp_path_factory.mktemp("faults"), url, 2, env=env)
     yield servers
     for server in servers:
         server.stop()
@@ -256,6 +261,9 @@ def test_postgresql_down_answers_503_health_says_so_and_the_servers_reconnect(
             assert status == 503 and answer["message"] == DATABASE_UNREACHABLE, answer
             assert int(head["Retry-After"]) > 0
             status, health, head = request(server.base, "GET", "/api/v1/health")
+            assert status == 503 and health["status"] == "degraded" and "Retry-After" in head
+            assert health == {"status": "degraded", "storage": "postgresql"}  # no host, no cause
+            status, health, head = request(server.base, "GET", "/api/v1/health", token=ADMIN)
             assert status == 503 and health["status"] == "degraded" and "Retry-After" in head
             assert health["database"].startswith("PostgreSQL unreachable: "), health
             with pytest.raises(urllib.error.HTTPError) as page:  # the pub's web page

@@ -175,18 +175,23 @@ def test_creating_a_stammtisch_on_a_full_disk_fails_at_once(client: Any, fault: 
 
 
 def test_health_reports_a_database_that_cannot_write(client: Any, fault: Fault) -> None:
-    ok = client.get("/api/v1/health")
+    client.application.config["ADMIN_TOKEN"] = "admin-geheim"
+    admin = {"headers": {"Authorization": "Bearer admin-geheim"}}
+    ok = client.get("/api/v1/health", **admin)
     assert ok.status_code == 200
     assert ok.json["status"] == "ok" and "database" not in ok.json
     fault.on(at="BEGIN IMMEDIATE", message=READ_ONLY)
-    r = client.get("/api/v1/health")
+    r = client.get("/api/v1/health")  # everyone: degraded, the cause only for the admin
+    _is_503(r)
+    assert r.json == {"status": "degraded", "storage": ok.json["storage"]}
+    r = client.get("/api/v1/health", **admin)
     _is_503(r)
     assert r.json["status"] == "degraded"
     assert r.json["storage"] == ok.json["storage"]
     assert r.json["version"] == ok.json["version"]
     assert any(word in r.json["database"] for word in ("readonly", "invalidated", "read-only"))
     fault.off()
-    assert client.get("/api/v1/health").json == ok.json
+    assert client.get("/api/v1/health", **admin).json == ok.json
 
 
 def test_a_read_only_database_refuses_a_turn_with_503(
@@ -231,7 +236,9 @@ def test_health_sees_a_full_disk_or_a_read_only_folder_beside_the_database_file(
     from api.storage import repository
 
     database = tmp_path / "db" / f"test.{storage}"
-    app = create_app({"STORAGE": storage, "DATABASE": str(database), "TESTING": True})
+    app = create_app(
+        {"STORAGE": storage, "DATABASE": str(database), "TESTING": True, "ADMIN_TOKEN": "a"}
+    )
     try:
         client = app.test_client()
         assert client.get("/api/v1/health").status_code == 200
@@ -241,7 +248,8 @@ def test_health_sees_a_full_disk_or_a_read_only_folder_beside_the_database_file(
         else:  # root ignores permissions: ask os.access as an ordinary user would be told
             folder = str(database.parent)
             monkeypatch.setattr(repository.os, "access", lambda p, _m: str(p) != folder)
-        r = client.get("/api/v1/health")
+        assert str(database.parent) not in client.get("/api/v1/health").get_data(as_text=True)
+        r = client.get("/api/v1/health", headers={"Authorization": "Bearer a"})
         _is_503(r)
         assert r.json["status"] == "degraded"
         assert ("disk full" if what == "full" else "read-only") in r.json["database"]

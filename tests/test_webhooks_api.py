@@ -4,8 +4,13 @@ needed for all of it, a private Stammtisch's 404 without it."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
-from conftest import make_table
+from conftest import make_table, store_config
+
+from api.app import create_app
+from api.domain.base import utcnow
 
 HOOK = {"url": "https://chat.example/hook", "kinds": ["game_lost", "half_lost"]}
 
@@ -141,3 +146,42 @@ def test_the_contract_documents_signature_replay_window_retries_and_payload(clie
         "rotateWebhookSecret", "pingWebhook", "listWebhookDeliveries",
         "redeliverWebhookDelivery",
     }  # fmt: skip
+
+
+@pytest.mark.parametrize("storage", ["sqlite", "postgresql"])
+def test_health_tells_the_admin_when_the_sender_is_behind(storage, tmp_path, request):
+    config = {**store_config(storage, tmp_path, request), "ADMIN_TOKEN": "a" * 40}
+    app = create_app(config)
+    try:
+        client = app.test_client()
+        table = make_table(client)
+        repo = app.extensions["schocken"].store.repository()
+        st = repo.get_stammtisch(table.slug)
+        hook = repo.add_webhook(st.id, "https://chat.example/", ["game_lost"], "whsec_", "",
+                                utcnow())  # fmt: skip
+        admin = {"Authorization": "Bearer " + "a" * 40}
+
+        def sender(headers=None):
+            r = client.get("/api/v1/health", headers=headers or {})
+            assert r.status_code == 200 and r.json["status"] == "ok"
+            return r.json.get("sender")
+
+        assert sender(admin) == {
+            "due": 0, "oldest_due_seconds": None, "waiting_seconds": None, "behind": False,
+        }  # fmt: skip
+        minute_ago = utcnow() - timedelta(seconds=60)
+        for _ in range(2):  # due a minute ago, and no sender took them
+            repo.add_ping(hook, {"kind": "ping", "message": "Test", "data": {}}, minute_ago)
+        seen = sender(admin)
+        assert seen["due"] == 2 and seen["behind"] is True
+        assert seen["oldest_due_seconds"] >= 59 and seen["waiting_seconds"] >= 59
+        assert sender() is None  # the public view has no sender; a wrong token is refused
+        wrong = client.get("/api/v1/health", headers={"Authorization": "Bearer falsch"})
+        assert wrong.status_code == 403 and "sender" not in wrong.get_data(as_text=True)
+        now = utcnow()
+        (claimed,) = repo.claim_deliveries(now, now + timedelta(seconds=15), 10)
+        repo.close()
+        seen = sender(admin)  # the rest waits for its own receiver, not for the sender
+        assert seen["due"] == 1 and seen["waiting_seconds"] is None and seen["behind"] is False
+    finally:
+        app.extensions["schocken"].store.close()

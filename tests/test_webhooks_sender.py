@@ -1,16 +1,19 @@
 """A real ``schocken webhooks send --watch`` killed with SIGKILL while a receiver holds one
 request resumes from the outbox: the held delivery (never answered) comes again after its
-lease, with the same ``webhook-id``; every delivery the receiver answered is never sent twice.
-On SQLite and PostgreSQL; on SQLite a second sender of the same file steps back."""
+short lease, with the same ``webhook-id``; every delivery the receiver answered is never sent
+twice, and nothing was claimed that had not started. On SQLite and PostgreSQL; on SQLite a
+second sender of the same file steps back."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
 import threading
 import time
 from collections import Counter
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -29,6 +32,7 @@ class HoldingReceiver:
     def __init__(self, hold: str) -> None:
         self.got: list[str] = []
         self.held, self.release = threading.Event(), threading.Event()
+        self.hold_all = False
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -36,7 +40,7 @@ class HoldingReceiver:
                 self.rfile.read(int(self.headers["Content-Length"]))
                 message = self.headers["webhook-id"]
                 receiver.got.append(message)
-                if message == hold and not receiver.release.is_set():
+                if (message == hold or receiver.hold_all) and not receiver.release.is_set():
                     receiver.held.set()
                     receiver.release.wait(30)
                 self.send_response(204)
@@ -55,10 +59,10 @@ class HoldingReceiver:
         self.server.server_close()
 
 
-def sender(where: list[str], *extra: str) -> subprocess.Popen:
+def sender(where: list[str], env: dict[str, str], *extra: str) -> subprocess.Popen:
     command = [sys.executable, "-m", "api.cli", "webhooks", "send", *where, *extra]
     quiet = subprocess.PIPE if "--watch" not in extra else None
-    return subprocess.Popen(command, cwd=ROOT, stderr=quiet, text=True)
+    return subprocess.Popen(command, cwd=ROOT, stderr=quiet, text=True, env=env)
 
 
 def wait_for(check, seconds: float = 20) -> None:
@@ -68,8 +72,11 @@ def wait_for(check, seconds: float = 20) -> None:
         time.sleep(0.05)
 
 
-@pytest.mark.parametrize("storage", ["sqlite", "postgresql"])
-def test_a_killed_sender_resumes_from_the_outbox_without_duplicates(storage, tmp_path, request):
+def setup(storage, tmp_path, request, hold="", turns=4):
+    """An app on ``storage`` with a Stammtisch whose webhook (every kind of a turn) points to a
+    :class:`HoldingReceiver`, and ``turns`` turns recorded (positions 2…); the sender's
+    arguments for that database and its environment (loopback allowed on PostgreSQL too)."""
+    env = {**os.environ, "SCHOCKEN_WEBHOOK_LOOPBACK": "1"}
     if storage == "sqlite":
         config = {"DATABASE": str(tmp_path / "hooks.sqlite3")}
         where = ["--db", config["DATABASE"]]
@@ -77,49 +84,88 @@ def test_a_killed_sender_resumes_from_the_outbox_without_duplicates(storage, tmp
         url = request.getfixturevalue("pg_url")
         config, where = {"DATABASE_URL": url}, ["--database-url", url]
     app = create_app({**config, "TESTING": True})
+    table = make_table(app.test_client(), "Zum Anker")
+    table.add_players(["Anna", "Bert"])
+    made = table.post("/webhooks", {"url": "http://127.0.0.1:1/", "kinds": ["game_started",
+                                                                          "turn_recorded"]})  # fmt: skip
+    receiver = HoldingReceiver(hold=hold.format(id=made.json["id"]))
+    table.patch(f"/webhooks/{made.json['id']}", {"url": receiver.url})
+    game = table.start(["Anna", "Bert"], starter="Anna")
+    for player in (["Anna", "Bert"] * turns)[:turns]:
+        assert table.turn(game, player, [2, 3, 5], 1).status_code == 201
+    return app, table, made.json["id"], receiver, where, env
+
+
+@pytest.mark.parametrize("storage", ["sqlite", "postgresql"])
+def test_a_killed_sender_resumes_from_the_outbox_without_duplicates(storage, tmp_path, request):
+    """One attempt in flight per webhook: while the receiver holds position 3, positions 4 and
+    5 wait (not claimed); killed then, only position 3 is sent again, after the short lease."""
+    app, table, hook, receiver, where, env = setup(storage, tmp_path, request, "{id}-3-0")
     try:
-        table = make_table(app.test_client(), "Zum Anker")
-        table.add_players(["Anna", "Bert"])
-        made = table.post("/webhooks", {"url": "http://127.0.0.1:1/", "kinds": ["game_started",
-                                                                              "turn_recorded"]})  # fmt: skip
-        receiver = HoldingReceiver(hold=f"{made.json['id']}-3-0")
-        table.patch(f"/webhooks/{made.json['id']}", {"url": receiver.url})
-        game = table.start(["Anna", "Bert"], starter="Anna")
-        for player in ("Anna", "Bert", "Anna", "Bert"):  # positions 2-5
-            assert table.turn(game, player, [2, 3, 5], 1).status_code == 201
 
         def states() -> Counter:
-            r = table.get(f"/webhooks/{made.json['id']}/deliveries", headers=table.auth)
-            return Counter(d["state"] for d in r.json["items"])
+            r = table.get(f"/webhooks/{hook}/deliveries", headers=table.auth)
+            return Counter((d["state"], d["attempts"]) for d in r.json["items"])
 
-        watch = ["--watch", "--interval", "0.1", "--lease", "2"]
-        first = sender(where, *watch)
+        watch = ["--watch", "--interval", "0.1", "--timeout", "4", "--lease", "5"]
+        first = sender(where, env, *watch)
         try:
-            wait_for(lambda: receiver.held.is_set() and states()["delivered"] == 4)
+            wait_for(lambda: receiver.held.is_set())
             if storage == "sqlite":  # one sender per file: another one steps back
-                other = sender(where)
+                other = sender(where, env)
                 _, said = other.communicate(timeout=30)
                 assert other.returncode == 2 and "anderer Sender" in said
         finally:
             first.send_signal(signal.SIGKILL)
             first.wait(10)
         receiver.release.set()  # the answer goes nowhere: the kill came before it
-        assert states() == Counter({"delivered": 4, "pending": 1})
+        # 1 and 2 delivered, 3 in flight when killed, 4 and 5 never claimed
+        assert states() == Counter({("delivered", 1): 2, ("pending", 1): 1, ("pending", 0): 2})
 
-        second = sender(where, *watch)
+        second = sender(where, env, *watch)
         try:
-            wait_for(lambda: states()["delivered"] == 5)
+            wait_for(lambda: states()[("delivered", 1)] == 4)
         finally:
             second.terminate()
             assert second.wait(10) == 0
         counts = Counter(receiver.got)
-        assert counts.pop(f"{made.json['id']}-3-0") == 2  # never answered: sent again
+        assert counts.pop(f"{hook}-3-0") == 2  # never answered: sent again
         assert sorted(counts.values()) == [1, 1, 1, 1]  # answered: never again
-        log = table.get(f"/webhooks/{made.json['id']}/deliveries", headers=table.auth).json
+        log = table.get(f"/webhooks/{hook}/deliveries", headers=table.auth).json
         held = next(d for d in log["items"] if d["position"] == 3)
         assert held["attempts"] == 2 and held["last_status"] == 204
         receiver.close()
     finally:
+        app.extensions["schocken"].store.close()
+
+
+@pytest.mark.parametrize("storage", ["sqlite", "postgresql"])
+def test_a_killed_sender_left_nothing_claimed_that_it_had_not_started(storage, tmp_path, request):
+    """The receiver holds every request: the sender has one attempt in flight (one per
+    webhook) and claimed nothing else. Killed, that one is due again within the attempt's
+    deadline and a margin (15 s), not after a minute; the rest is due at once."""
+    app, table, hook, receiver, where, env = setup(storage, tmp_path, request, "{id}", turns=7)
+    receiver.hold_all = True
+    try:
+        first = sender(where, env, "--watch", "--interval", "0.1")
+        try:
+            wait_for(lambda: receiver.held.is_set())
+            time.sleep(0.5)  # a sender with a batch would have claimed more by now
+        finally:
+            first.send_signal(signal.SIGKILL)
+            first.wait(10)
+        items = table.get(f"/webhooks/{hook}/deliveries", headers=table.auth).json["items"]
+        claimed = [d for d in items if d["attempts"]]
+        assert len(items) == 8 and len(claimed) == 1 == len(receiver.got)
+        (held,) = claimed
+        lease = datetime.fromisoformat(held["next_attempt_at"]) - datetime.fromisoformat(
+            held["last_attempt_at"]
+        )
+        assert lease.total_seconds() <= 15  # sender.TIMEOUT + sender.LEASE_MARGIN
+        due = [datetime.fromisoformat(d["next_attempt_at"]) for d in items if not d["attempts"]]
+        assert max(due) <= datetime.now(UTC)  # due now: the next sender takes them at once
+    finally:
+        receiver.close()
         app.extensions["schocken"].store.close()
 
 

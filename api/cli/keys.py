@@ -1,7 +1,8 @@
 """``schocken key rotate <slug>``: a new write key for a Stammtisch.
 
 The old key stops working at once (API and pub form), every login of the pub form made with
-it ends; the new key is printed once. For the demo Stammtisch the key kept for the start page
+it ends, and every webhook of the Stammtisch is paused (listed) until resumed with the new
+key; the new key is printed once. For the demo Stammtisch the key kept for the start page
 (``demo_key.json`` in the instance folder of its SQLite database) is replaced as well.
 """
 
@@ -40,6 +41,7 @@ def rotate(slug: str, db: str | None, database_url: str | None) -> int:
         svc = Services(repo, GameCache(4))
         try:
             st, token = svc.rotate_key(svc.stammtisch(slug))
+            webhooks = svc.webhooks(st)
         except NotFound as err:
             print(err.message, file=sys.stderr)
             return 1
@@ -51,6 +53,14 @@ def rotate(slug: str, db: str | None, database_url: str | None) -> int:
     print(
         "Der alte Schlüssel gilt nicht mehr; alle Anmeldungen damit sind beendet.", file=sys.stderr
     )
+    if webhooks:
+        print(
+            "Pausiert, bis sie mit dem neuen Schlüssel wieder eingeschaltet werden "
+            "(PATCH …/webhooks/NR mit active: true; unbekannte löschen):",
+            file=sys.stderr,
+        )
+        for hook in webhooks:
+            print(f"  Webhook {hook.id}: {hook.url}", file=sys.stderr)
     if not url:  # the demo's key is kept beside a SQLite database only
         folder = instance_folder(_database(db), instance_path())
         saved = saved_demo_key(folder)

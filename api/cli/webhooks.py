@@ -4,7 +4,9 @@ Without ``--watch`` it sends what is due now and ends. With ``--watch`` it goes 
 SIGTERM / Ctrl-C, or until the process ``--parent`` is gone: ``schocken serve``'s master runs it
 so beside its workers (api/cli/serving.py), and starts it again should it end. On SQLite one
 sender per database file works (a file lock; a second one waits for the lock); on PostgreSQL
-the senders of several servers share the outbox (``FOR UPDATE SKIP LOCKED``).
+the senders of several servers share the outbox (``FOR UPDATE SKIP LOCKED``, at most one
+attempt per webhook in flight across all of them). Receivers on this machine's loopback only
+where ``WEBHOOK_LOOPBACK`` allows them (api/config.py; unset: not on PostgreSQL).
 """
 
 from __future__ import annotations
@@ -34,21 +36,22 @@ LOCK_RETRY = 5.0
 @click.option("--watch", is_flag=True, help="keep sending until SIGTERM / Ctrl-C")
 @click.option("--interval", type=float, default=1.0, show_default=True, help="--watch: seconds")
 @click.option("--parent", type=int, hidden=True, help="--watch: stop when this process ends")
-@click.option("--lease", type=float, default=60.0, hidden=True, help="seconds a claim holds")
-@click.option("--timeout", type=float, default=10.0, hidden=True, help="seconds per send")
+@click.option("--lease", type=float, default=None, hidden=True, help="seconds a claim holds")
+@click.option("--timeout", type=float, default=None, hidden=True, help="seconds per attempt")
 def send_command(
     db: str | None,
     database_url: str | None,
     watch: bool,
     interval: float,
     parent: int | None,
-    lease: float,
-    timeout: float,
+    lease: float | None,
+    timeout: float | None,
 ) -> int:
     """Send the webhook deliveries that are due (retries per the schedule of
-    api/domain/sender.py); --watch: go on every --interval seconds."""
-    from ..config import default_database
-    from ..domain.sender import Sender
+    api/domain/sender.py); --watch: go on, looking every --interval seconds when idle."""
+    from ..config import default_database, settings
+    from ..domain.sender import TIMEOUT, Sender
+    from ..domain.webhooks import loopback_allowed
     from ..storage import PostgresStore, SQLiteStore
 
     logging.basicConfig(level=logging.WARNING, format="webhooks: %(message)s")
@@ -61,7 +64,15 @@ def send_command(
         if parent is not None:
             threading.Thread(target=_orphaned, args=(parent, stopping), daemon=True).start()
     repo = store.repository()
-    sender = Sender(repo, timeout=timeout, lease=timedelta(seconds=lease))
+    config = settings()
+    sender = Sender(
+        repo,
+        timeout=TIMEOUT if timeout is None else timeout,
+        lease=None if lease is None else timedelta(seconds=lease),
+        loopback=loopback_allowed(
+            config["WEBHOOK_LOOPBACK"], bool(url), config.get("TESTING", False)
+        ),
+    )
     try:
         with repo.sender_lock() as mine:
             if mine:
@@ -75,28 +86,38 @@ def send_command(
                     return _loop(sender, repo, watch, interval, stopping)
         return 0
     finally:
-        sender.close()
         store.close()
 
 
 def _loop(sender: Any, repo: Any, watch: bool, interval: float, stopping: threading.Event) -> int:
-    """Send until nothing is due (once) or until stopped (``watch``)."""
+    """Send until nothing is due (once) or until stopped (``watch``): slots are filled as they
+    free up; when nothing is due the next look comes after ``interval``. Stopping lets the
+    attempts in flight end (their deadline at the latest) and records them."""
+    from ..domain.sender import POLL
     from ..storage import StorageUnavailable
 
     sent = 0
-    while not stopping.is_set():
+    try:
+        while not stopping.is_set():
+            try:
+                started = sender.step()
+            except StorageUnavailable as err:  # the database away for a moment: try again
+                logging.getLogger(__name__).warning("%s", err)
+                started = 0
+            finally:
+                repo.close()  # PostgreSQL: the connection back to the pool between rounds
+            sent += started
+            if not started and not sender.running:
+                if not watch:
+                    break
+                sender.wait(interval)
+            else:
+                sender.wait(POLL)
+    finally:
         try:
-            done = sender.run_once()
-        except StorageUnavailable as err:  # the database away for a moment: try again
-            logging.getLogger(__name__).warning("%s", err)
-            done = 0
+            sender.close()
         finally:
-            repo.close()  # PostgreSQL: the connection back to the pool between rounds
-        sent += done
-        if not done:
-            if not watch:
-                break
-            stopping.wait(interval)
+            repo.close()
     if not watch:
         print(f"{sent} Zustellung(en) versucht.", file=sys.stderr)
     return 0

@@ -34,11 +34,17 @@ class UseCases:
     """The state the use-case mixins of :class:`~api.domain.Services` share."""
 
     def __init__(
-        self, repo: Repository, cache: GameCache, clock: Callable[[], datetime] = utcnow
+        self,
+        repo: Repository,
+        cache: GameCache,
+        clock: Callable[[], datetime] = utcnow,
+        loopback: bool = False,
     ) -> None:
         self.repo = repo
         self.cache = cache
         self.clock = clock
+        #: webhooks may name this machine's loopback (``WEBHOOK_LOOPBACK``, api/config.py)
+        self.loopback = loopback
 
     def _game(self, st: Stammtisch, game_id: int) -> GameRecord:
         record = self.repo.get_game(st.id, game_id)

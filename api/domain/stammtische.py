@@ -8,6 +8,7 @@ import hmac
 import re
 import secrets
 import unicodedata
+from dataclasses import replace
 from typing import Any
 
 from ..storage import Stammtisch, StorageConflict
@@ -106,9 +107,16 @@ class StammtischUseCases(UseCases):
 
     def rotate_key(self, st: Stammtisch) -> tuple[Stammtisch, str]:
         """A new write key for ``st`` (the only time it is seen): the old key stops working
-        at once, for the API and the form, and every login made with it ends."""
+        at once, for the API and the form, and every login made with it ends. Every webhook
+        of the Stammtisch is paused with it (one registered with a leaked key would go on
+        receiving its events): it gets nothing until someone with the new key resumes it
+        (``active: true``) or deletes it; the rotation's answer lists them."""
         token = secrets.token_urlsafe(32)
-        self.repo.replace_key(st.id, hash_token(token))
+        with self.repo.transaction():
+            self.repo.replace_key(st.id, hash_token(token))
+            for hook in self.repo.list_webhooks(st.id):
+                if hook.active:
+                    self.repo.update_webhook(replace(hook, active=False))
         return self.stammtisch(st.slug), token
 
     def update_stammtisch(self, st: Stammtisch, data: dict[str, Any]) -> Stammtisch:

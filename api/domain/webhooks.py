@@ -15,7 +15,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import ipaddress
+import re
 import secrets
+import socket
 from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -32,8 +35,12 @@ KINDS: tuple[str, ...] = tuple(sorted({k.value for k in EventKind} | {"game_star
 MAX_WEBHOOKS = 10
 #: the longest URL taken
 MAX_URL = 2000
-#: hosts a plain http:// URL may name (a receiver on the same machine, for tests)
-LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+#: names of this machine: a receiver there only where loopback is allowed (see check_url)
+LOCAL_NAMES = ("localhost", ".localhost")
+#: IPv6 prefixes that carry an IPv4 address (IPv4-compatible, NAT64): that one is checked
+EMBEDDING = (ipaddress.IPv6Network("::/96"), ipaddress.IPv6Network("64:ff9b::/96"))
+#: a host name as a URL may carry it (after IDNA): letters, digits, hyphens, dots
+NAME = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?$")
 #: the prefix of a signing secret
 SECRET_PREFIX = "whsec_"
 
@@ -51,25 +58,84 @@ def sign(secret: str, message_id: str, timestamp: int, body: bytes) -> str:
     return "v1," + base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest()).decode()
 
 
-def check_url(url: str) -> str:
-    """A receiver's URL: https:// anywhere, http:// only to this machine (localhost,
-    127.0.0.1, [::1]); no credentials, no fragment."""
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def ip_literal(host: str) -> Address | None:
+    """The address a URL's host names literally, in every spelling the OS takes (``127.1``,
+    ``2130706433``, ``0x7f.1``, ``0177.0.0.1``, ``::ffff:7f00:1``, ``fe80::1%eth0``); None
+    for a name."""
+    try:
+        return ipaddress.ip_address(host.strip("[]").partition("%")[0])
+    except ValueError:
+        pass
+    if not host or not host[0].isdigit() or not host.replace(".", "").isalnum():
+        return None  # inet_aton takes "1.2.3.4 anything" too: only digits, dots, hex
+    try:
+        return ipaddress.IPv4Address(socket.inet_aton(host))  # as the C library reads it
+    except OSError:
+        return None
+
+
+def public_address(ip: Address, loopback: bool = False) -> bool:
+    """May the sender connect to ``ip``? Only addresses in public ranges (``is_global``, not
+    multicast); this machine's loopback too when ``loopback`` allows it. An IPv6 address that
+    carries an IPv4 one (mapped, compatible, NAT64, 6to4, Teredo) is judged by that one."""
+    if loopback and ip.is_loopback:
+        return True
+    if isinstance(ip, ipaddress.IPv6Address):
+        inner = ip.ipv4_mapped or ip.sixtofour or (ip.teredo or (None, None))[1]
+        if inner is None and any(ip in net for net in EMBEDDING):
+            inner = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+        if inner is not None:
+            return public_address(inner, loopback)
+    return ip.is_global and not ip.is_multicast
+
+
+def loopback_allowed(setting: bool | None, hosted: bool, testing: bool = False) -> bool:
+    """``WEBHOOK_LOOPBACK``: receivers on this machine's loopback allowed? Unset: yes for the
+    embedded SQLite store and for tests, no when hosted on PostgreSQL."""
+    return (not hosted or testing) if setting is None else bool(setting)
+
+
+def check_url(url: str, loopback: bool = False) -> str:
+    """A receiver's URL: https:// to a public address or name; with ``loopback`` also
+    http:// and https:// to this machine (localhost, 127.0.0.0/8, [::1]). An IP literal outside
+    the public ranges is refused in every spelling; no credentials, no fragment. (Where a name
+    points is checked by the sender when it connects.)"""
     try:
         parts = urlsplit(url)
-        host = parts.hostname or ""
+        host = (parts.hostname or "").rstrip(".") if len(url) <= MAX_URL else ""
         parts.port  # noqa: B018 - raises ValueError on a bad port
     except ValueError:
         host, parts = "", urlsplit("")
+    ip = ip_literal(host)
+    local = host == LOCAL_NAMES[0] or host.endswith(LOCAL_NAMES[1])
+    local = local or (ip is not None and public_address(ip, True) and not public_address(ip))
     problem = None
-    if len(url) > MAX_URL or not host or parts.scheme not in ("https", "http"):
+    if not host or parts.scheme not in ("https", "http"):
         problem = "Erwartet wird eine vollständige https://-Adresse."
-    elif parts.scheme == "http" and host not in LOCAL_HOSTS:
+    elif ip is None and not NAME.match(host_ascii(host)):
+        problem = f"„{host}“ ist kein gültiger Rechnername."
+    elif local and not loopback:
+        problem = "Adressen dieses Rechners (localhost, 127.x, [::1]) sind hier nicht erlaubt."
+    elif ip is not None and not public_address(ip, loopback):
+        problem = "Nur öffentliche Adressen: private, lokale und reservierte Netze sind gesperrt."
+    elif parts.scheme == "http" and not local:
         problem = "Nur https://-Adressen (http:// nur für localhost, 127.0.0.1 oder [::1])."
     elif parts.username or parts.password or parts.fragment:
         problem = "Die Adresse darf weder Zugangsdaten noch ein #Fragment enthalten."
     if problem is not None:
         raise Invalid(problem, field="url", code="webhook_url_invalid")
     return url
+
+
+def host_ascii(host: str) -> str:
+    """A host name as DNS spells it (IDNA); "" when it has none."""
+    try:
+        return host.encode("idna").decode("ascii")
+    except UnicodeError:
+        return ""
 
 
 def check_kinds(kinds: list[str]) -> tuple[str, ...]:
@@ -99,7 +165,7 @@ class WebhookUseCases(UseCases):
         return found
 
     def add_webhook(self, st: Stammtisch, data: dict[str, Any]) -> Webhook:
-        url, kinds = check_url(data["url"]), check_kinds(data["kinds"])
+        url, kinds = check_url(data["url"], self.loopback), check_kinds(data["kinds"])
         with self.cache.locked(-st.id), self.repo.transaction():
             if len(self.repo.list_webhooks(st.id)) >= MAX_WEBHOOKS:
                 raise Conflict(
@@ -114,7 +180,7 @@ class WebhookUseCases(UseCases):
             hook = self.webhook(st, webhook_id)
             changed = replace(
                 hook,
-                url=check_url(data["url"]) if "url" in data else hook.url,
+                url=check_url(data["url"], self.loopback) if "url" in data else hook.url,
                 kinds=check_kinds(data["kinds"]) if "kinds" in data else hook.kinds,
                 active=data.get("active", hook.active),
                 description=data.get("description", hook.description),

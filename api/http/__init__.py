@@ -7,7 +7,11 @@ entrypoints (``api/resources``, ``api/web``, ``api/app.py``), never by the layer
 * ``blueprint``: the flask-smorest Blueprint every resource uses (JSON body rules)
 * ``idempotency``: ``Idempotency-Key``, ``ETag`` / ``If-Match`` on every write
 * ``ratelimit``: a per-token rate limit on writes with 429 and ``Retry-After``
-* ``limits``: JSON nested deeper than ``MAX_JSON_DEPTH`` is a 422 (oversized bodies: 413)
+* ``limits``: a JSON body the one reader refuses is a 422 before any hook reads it
+  (``jsonread``: nested deeper than ``MAX_JSON_DEPTH``, integers beyond 64 bits, ``NaN``,
+  lone surrogates; oversized bodies: 413)
+* ``numbers``: ``<id:…>``, the path converter of every stored row's id (1 to 2**63 − 1, else
+  404), registered on the app and in the OpenAPI document
 * ``headers``: the one security-header policy of every HTML page (the pub form's strict CSP;
   elsewhere scripts only from this server plus the page's own inline scripts by hash:
   Swagger UI's start-up, the dashboard's figures), ``nosniff``, frame denial, same-origin

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import flask_smorest as smorest
-from flask import request
-from marshmallow import RAISE
+from flask import current_app, request
+from marshmallow import RAISE, missing
 from webargs.flaskparser import FlaskParser, abort
+
+from .jsonread import JsonRefused, read_json
 
 F = TypeVar("F", bound=Callable[..., Any])
 C = TypeVar("C", bound=type)
@@ -27,10 +29,11 @@ else:
 
 
 class _Parser(FlaskParser):
-    """webargs' parser, but a body that is not JSON is malformed input: 422, like the rest;
-    and an unknown query parameter is refused (422) like an unknown body field, on every
-    operation that takes query parameters (a misspelt ``?yaer=2024`` would otherwise answer
-    all time as if it were the year asked for)."""
+    """webargs' parser, but JSON bodies are read by the one reader (:mod:`api.http.jsonread`):
+    a body that is not JSON is malformed input, 422 like the rest (and so is every other body
+    the reader refuses); and an unknown query parameter is refused (422) like an unknown body
+    field, on every operation that takes query parameters (a misspelt ``?yaer=2024`` would
+    otherwise answer all time as if it were the year asked for)."""
 
     DEFAULT_UNKNOWN_BY_LOCATION = {
         **FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION,
@@ -38,15 +41,17 @@ class _Parser(FlaskParser):
         "querystring": RAISE,
     }
 
-    def _handle_invalid_json_error(
-        self, error: Any, req: Any, *args: Any, **kwargs: Any
-    ) -> NoReturn:
-        abort(
-            422,
-            exc=error,
-            message="Kein gültiges JSON.",
-            messages={"json": {"_schema": ["Kein gültiges JSON."]}},
-        )
+    def load_json(self, req: Any, schema: Any) -> Any:
+        """The request's JSON body (``missing`` without one, or with another content type)."""
+        if not req.is_json:
+            return missing
+        data = req.get_data(cache=True)
+        if not data:
+            return missing
+        try:
+            return read_json(data, current_app.config["MAX_JSON_DEPTH"])
+        except JsonRefused as err:
+            abort(422, message=err.message, messages={"json": {err.where: [err.message]}})
 
 
 class Blueprint(_Base):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Flask, current_app, g
 
 from ..domain import Services
+from ..domain.webhooks import loopback_allowed
 
 
 def services() -> Services:
@@ -12,7 +13,10 @@ def services() -> Services:
     state = current_app.extensions["schocken"]
     if "repo" not in g:
         g.repo = state.store.repository()
-    return Services(g.repo, state.cache)
+    config = current_app.config
+    hosted = config["STORAGE"] == "postgresql"
+    loopback = loopback_allowed(config["WEBHOOK_LOOPBACK"], hosted, config.get("TESTING", False))
+    return Services(g.repo, state.cache, loopback=loopback)
 
 
 def close_repository(_exc: BaseException | None = None) -> None:

@@ -51,6 +51,7 @@ from ..storage import Stammtisch, StorageConflict, StoredResponse
 from . import problems
 from .auth import bearer_token
 from .context import services
+from .jsonread import JsonRefused, read_json
 
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 KEY_HEADER = "Idempotency-Key"
@@ -83,9 +84,11 @@ def fingerprint() -> str:
     """Method, path, query and body of this request; JSON bodies compared by value."""
     raw = request.get_data(cache=True)
     try:
-        body = json.dumps(json.loads(raw), sort_keys=True, separators=(",", ":")).encode()
-    except (ValueError, RecursionError):
+        doc = read_json(raw, current_app.config["MAX_JSON_DEPTH"])
+    except JsonRefused:
         body = raw
+    else:
+        body = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
     digest = hashlib.sha256()
     for part in (request.method, request.path, request.query_string.decode("latin-1")):
         digest.update(part.encode() + b"\0")
@@ -137,8 +140,8 @@ def _malformed(view: Any) -> bool:
         if not raw:
             return bool(param.get("required"))
         try:
-            data = json.loads(raw)
-        except (ValueError, RecursionError):
+            data = read_json(raw, current_app.config["MAX_JSON_DEPTH"])
+        except JsonRefused:
             return True
         return bool(param["schema"].validate(data))
     return False

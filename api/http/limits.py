@@ -1,89 +1,33 @@
-"""Request bodies an attacker could use: JSON nested deeper than ``MAX_JSON_DEPTH`` is a 422
-(Python's parser would otherwise hit its recursion limit: a 500); so is text that is no
-Unicode text at all, a lone surrogate escape such as ``"A\\ud800B"`` (JSON allows writing it,
-but no store can keep it: UTF-8 has no such character). Oversized bodies are Flask's own 413
-(``MAX_CONTENT_LENGTH``)."""
+"""Request bodies an attacker could use: a JSON body the one reader refuses
+(:func:`api.http.jsonread.read_json`: nested deeper than ``MAX_JSON_DEPTH``, Python's parser
+would otherwise hit its recursion limit; text that is no Unicode text at all, a lone surrogate
+escape such as ``"A\\ud800B"``; an integer beyond 64 bits, e.g. one of 5,000 digits that
+Python's ``int()`` refuses; ``NaN`` or ``Infinity``) is a 422 with the reader's German
+sentence, before any other hook reads the body. A body that is no JSON at all is left to the
+view (422 "Kein gültiges JSON.", or 415 for another content type). Oversized bodies are
+Flask's own 413 (``MAX_CONTENT_LENGTH``)."""
 
 from __future__ import annotations
-
-import json
-import re
-from typing import Any
 
 from flask import Flask, current_app, request
 from webargs.flaskparser import abort
 
 from .idempotency import WRITE_METHODS
+from .jsonread import JsonRefused, read_json
 
 
-def _depth(value: Any) -> int:
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, dict | list):
-            deepest = max(deepest, level)
-            children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, level + 1) for child in children)
-    return deepest
-
-
-def _check_json_depth() -> None:
-    if request.method not in WRITE_METHODS or not request.path.startswith("/api/"):
-        return
-    limit = current_app.config["MAX_JSON_DEPTH"]
-    data = request.get_data(cache=True)
-    if data.count(b"[") + data.count(b"{") <= limit:
-        return
-    try:
-        too_deep = _depth(json.loads(data)) > limit
-    except RecursionError:
-        too_deep = True
-    except ValueError:
-        return  # not JSON: the parser says so (422)
-    if too_deep:
-        msg = f"Der JSON-Inhalt ist tiefer als {limit} Ebenen verschachtelt."
-        abort(422, message=msg, messages={"json": {"_schema": [msg]}})
-
-
-#: a ``\\uD800``–``\\uDFFF`` escape in raw JSON (the only way a lone surrogate gets in)
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-
-
-def _unencodable(value: Any, path: str = "") -> str | None:
-    """The path of the first string (key or value) that cannot be written as UTF-8."""
-    stack = [(value, path)]
-    while stack:
-        item, where = stack.pop()
-        if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                return where or "json"
-        elif isinstance(item, dict):
-            for key, child in item.items():
-                stack.append((key, where or "json"))
-                stack.append((child, f"{where}.{key}" if where else str(key)))
-        elif isinstance(item, list):
-            stack.extend((child, f"{where}[{i}]") for i, child in enumerate(item))
-    return None
-
-
-def _check_text() -> None:
+def _check_json() -> None:
     if request.method not in WRITE_METHODS or not request.path.startswith("/api/"):
         return
     data = request.get_data(cache=True)
-    if not _SURROGATE_ESCAPE.search(data):
+    if not data:
         return
     try:
-        where = _unencodable(json.loads(data))
-    except (ValueError, RecursionError):
-        return  # not JSON (or too deep): the other checks and the parser say so
-    if where is not None:
-        msg = (
-            f"„{where}“ enthält ein Zeichen, das es nicht gibt (ein einzelnes UTF-16-"
-            "Ersatzzeichen wie \\ud800): bitte den Text neu eingeben."
-        )
-        abort(422, message=msg, messages={"json": {where: [msg]}})
+        read_json(data, current_app.config["MAX_JSON_DEPTH"])
+    except JsonRefused as err:
+        if err.malformed:
+            return  # not JSON: the view says so (422, or 415 for another content type)
+        abort(422, message=err.message, messages={"json": {err.where: [err.message]}})
 
 
 def read_body() -> None:
@@ -101,5 +45,4 @@ def init_body(app: Flask) -> None:
 
 
 def init_limits(app: Flask) -> None:
-    app.before_request(_check_json_depth)
-    app.before_request(_check_text)
+    app.before_request(_check_json)

@@ -51,6 +51,62 @@ _TOO_MANY = {
     "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Error"}}},
 }
 
+#: what can be done with a game a write answers
+_GAME_OPERATIONS = (
+    "getGame",
+    "recordTurn",
+    "recordThrow",
+    "recordPenalty",
+    "undoLastEntry",
+    "abandonGame",
+    "exportGameLog",
+    "listUndos",
+    "streamGameEvents",
+)
+
+
+#: a new resource's id (its answer's ``id``) on a path of the request's Stammtisch
+def _by_id(parameter: str) -> dict[str, str]:
+    return {"slug": "$request.path.slug", parameter: "$response.body#/id"}
+
+
+#: the writes whose 201 answer is a new resource: how its answer fills the path parameters of
+#: the operations on it (OpenAPI links: what a client, and schemathesis' stateful phase, can
+#: call next)
+_CREATES: dict[tuple[str, str], tuple[dict[str, str], tuple[str, ...]]] = {
+    ("post", "/api/v1/stammtische"): (
+        {"slug": "$response.body#/slug"},
+        (
+            "getStammtisch",
+            "updateStammtisch",
+            "addPlayer",
+            "startGame",
+            "importGameLog",
+            "addWebhook",
+            "listGames",
+            "listPlayers",
+            "getStatistics",
+        ),
+    ),  # fmt: skip
+    ("post", "/api/v1/stammtische/{slug}/games"): (_by_id("game_id"), _GAME_OPERATIONS),
+    ("post", "/api/v1/stammtische/{slug}/imports"): (_by_id("game_id"), _GAME_OPERATIONS),
+    ("post", "/api/v1/stammtische/{slug}/players"): (
+        _by_id("player_id"),
+        ("getPlayer", "updatePlayer"),
+    ),
+    ("post", "/api/v1/stammtische/{slug}/webhooks"): (
+        _by_id("webhook_id"),
+        ("getWebhook", "updateWebhook", "pingWebhook", "listWebhookDeliveries", "deleteWebhook"),
+    ),
+}
+
+
+def _links(parameters: dict[str, str], operation_ids: tuple[str, ...]) -> dict[str, Any]:
+    return {
+        op[0].upper() + op[1:]: {"operationId": op, "parameters": dict(parameters)}
+        for op in operation_ids
+    }
+
 
 #: the error model, appended to the document's description (README says the same)
 ERRORS_TEXT = """
@@ -84,7 +140,8 @@ def _codes_text() -> str:
 
 
 def document(api: Any) -> None:
-    """Add this layer's headers and answers to the operations of the OpenAPI document."""
+    """Add this layer's headers and answers to the operations of the OpenAPI document, and
+    the links from a created resource to what can be done with it."""
     info = api.spec.options.setdefault("info", {})
     text = "\n\n".join(" ".join(part.split()) for part in ERRORS_TEXT.split("\n\n"))
     info["description"] = info.get("description", "") + text + " " + _codes_text() + "."
@@ -117,3 +174,6 @@ def document(api: Any) -> None:
                 for code, answer in responses.items():
                     if str(code).startswith("2") and isinstance(answer, dict):
                         answer.setdefault("headers", {})["ETag"] = copy.deepcopy(_ETAG_HEADER)
+            created = _CREATES.get((method.lower(), path))
+            if created is not None and isinstance(responses.get("201"), dict):
+                responses["201"]["links"] = _links(*created)

@@ -18,6 +18,7 @@ from ..http.blueprint import Blueprint
 from ..http.context import services
 from ..http.hub import CLIENT_FULL
 from ..http.sse import HEADERS, HUB_KEY, RETRY_MS, EventStream, StreamSettings
+from ..rules import limits, read_number
 
 #: seconds a client told 503 (every stream of the process taken) waits before it tries again
 RETRY_AFTER = 5
@@ -67,7 +68,28 @@ _STREAM_RESPONSE: dict[str, Any] = {
     "description": STREAM_DOC,
     "content": {
         "text/event-stream": {
-            "schema": {"type": "string", "description": "SSE messages; `data:` is a LiveEvent"},
+            # before OpenAPI 3.2 (``itemSchema``) the schema of an event stream is that of one
+            # message, its fields as EventSource reads them
+            "schema": {
+                "type": "object",
+                "description": "One SSE message: a domain event.",
+                "required": ["event", "data"],
+                "properties": {
+                    "event": {"type": "string", "description": "The event's kind."},
+                    "data": {
+                        "type": "string",
+                        "description": "One line of JSON: a LiveEvent.",
+                        "contentMediaType": "application/json",
+                        "contentSchema": {"$ref": "#/components/schemas/LiveEvent"},
+                    },
+                    "id": {
+                        "type": "string",
+                        "pattern": "^[0-9]+$",
+                        "description": "The entry's seq (one game) or position (the "
+                        "Stammtisch): only on the last message of an entry.",
+                    },
+                },
+            },
             "example": 'event: turn_recorded\ndata: {"kind":"turn_recorded",…}\nid: 12\n\n',
         }
     },
@@ -99,11 +121,11 @@ def _documented(operation_id: str, summary: str) -> Callable[[F], F]:
 
 
 def _last_event_id(query: dict[str, Any], headers: dict[str, Any]) -> int | None:
-    """The id to resume after: ``Last-Event-ID`` (a number; anything else is ignored), else
-    the query's ``last_event_id``."""
-    header = str(headers.get("last_event_id") or "").strip()
-    if header.isdigit():
-        return int(header)
+    """The id to resume after: ``Last-Event-ID`` (read as every number from text is, within
+    the ids' range; anything else is ignored), else the query's ``last_event_id``."""
+    header = read_number(str(headers.get("last_event_id") or "").strip(), limits.EVENT_ID)
+    if header is not None:
+        return header
     value = query.get("last_event_id")
     return int(value) if value is not None else None
 
@@ -165,7 +187,7 @@ class StammtischEvents(MethodView):
         return _stream(None, query, headers)
 
 
-@blp.route("/games/<int:game_id>/events")
+@blp.route("/games/<id:game_id>/events")
 class GameEvents(MethodView):
     @_access
     @blp.arguments(EventStreamQuerySchema, location="query")

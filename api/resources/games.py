@@ -106,7 +106,7 @@ class Games(MethodView):
         return _shown(services().start_game(g.stammtisch, data).to_dict())
 
 
-@blp.route("/<int:game_id>")
+@blp.route("/<id:game_id>")
 class GameItem(MethodView):
     @read_access
     @blp.response(200, GameSchema)
@@ -132,7 +132,7 @@ def _write(slug: str, game_id: int, kind: str, body: dict[str, Any]) -> dict[str
     return _shown(services().record(g.stammtisch, game_id, kind, body).to_dict())
 
 
-@blp.route("/<int:game_id>/turns")
+@blp.route("/<id:game_id>/turns")
 class Turns(MethodView):
     @write_access
     @blp.arguments(TurnRequestSchema)
@@ -150,7 +150,7 @@ class Turns(MethodView):
         return _write(slug, game_id, "turn", data)
 
 
-@blp.route("/<int:game_id>/throws")
+@blp.route("/<id:game_id>/throws")
 class Throws(MethodView):
     @write_access
     @blp.arguments(ThrowRequestSchema)
@@ -167,7 +167,7 @@ class Throws(MethodView):
         return _write(slug, game_id, "throw", data)
 
 
-@blp.route("/<int:game_id>/penalties")
+@blp.route("/<id:game_id>/penalties")
 class Penalties(MethodView):
     @write_access
     @blp.arguments(PenaltyRequestSchema)
@@ -183,7 +183,7 @@ class Penalties(MethodView):
         return _write(slug, game_id, "penalty", {"penalty": data})
 
 
-@blp.route("/<int:game_id>/undo")
+@blp.route("/<id:game_id>/undo")
 class Undo(MethodView):
     @write_access
     @blp.arguments(UndoRequestSchema, required=False)
@@ -200,7 +200,7 @@ class Undo(MethodView):
         return _shown(svc.undo(st, game_id, data or {}).to_dict())
 
 
-@blp.route("/<int:game_id>/abandon")
+@blp.route("/<id:game_id>/abandon")
 class Abandon(MethodView):
     @write_access
     @blp.response(200, GameSchema)
@@ -217,7 +217,7 @@ class Abandon(MethodView):
         return _shown(services().abandon_game(g.stammtisch, game_id).to_dict())
 
 
-@blp.route("/<int:game_id>/undos")
+@blp.route("/<id:game_id>/undos")
 class Undos(MethodView):
     @read_access
     @blp.response(200, UndoRecordSchema(many=True))
@@ -230,7 +230,7 @@ class Undos(MethodView):
         return svc.undo_history(g.stammtisch, game_id)
 
 
-@blp.route("/<int:game_id>/log")
+@blp.route("/<id:game_id>/log")
 class Log(MethodView):
     @read_access
     @blp.response(200, GameLogSchema)

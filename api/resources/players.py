@@ -51,7 +51,7 @@ class Players(MethodView):
         return svc.add_player(g.stammtisch, data["name"])
 
 
-@blp.route("/<int:player_id>")
+@blp.route("/<id:player_id>")
 class PlayerItem(MethodView):
     @read_access
     @blp.response(200, PlayerSchema)

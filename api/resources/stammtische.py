@@ -10,6 +10,7 @@ from flask.views import MethodView
 from schemas import (
     StammtischCreatedSchema,
     StammtischCreateSchema,
+    StammtischKeySchema,
     StammtischSchema,
     StammtischUpdateSchema,
 )
@@ -84,7 +85,7 @@ class StammtischItem(MethodView):
 @blp.route("/<slug>/key")
 class StammtischKey(MethodView):
     @write_access
-    @blp.response(201, StammtischCreatedSchema)
+    @blp.response(201, StammtischKeySchema)
     @blp.alt_response(404, response="NOT_FOUND")
     @blp.alt_response(401, response="UNAUTHORIZED")
     @blp.alt_response(403, response="FORBIDDEN")
@@ -95,7 +96,9 @@ class StammtischKey(MethodView):
 
         Needs the current token. The response carries the new token once (only its hash is
         stored); the old token stops working at once, and every login of the pub form made
-        with it ends. The same as `schocken key rotate <slug>` and the form's "Schlüssel
-        erneuern"."""
-        st, token = services().rotate_key(g.stammtisch)
-        return {**_dump(st), "token": token}
+        with it ends. Every webhook of the Stammtisch is paused and listed in the response:
+        resume those you know with the new token (`active: true`), delete the others. The
+        same as `schocken key rotate <slug>` and the form's "Schlüssel erneuern"."""
+        svc = services()
+        st, token = svc.rotate_key(g.stammtisch)
+        return {**_dump(st), "token": token, "webhooks": svc.webhooks(st)}

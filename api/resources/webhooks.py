@@ -57,6 +57,19 @@ several after a rotation is possible), and reject a timestamp more than 5 minute
 clock (the replay window). Standard Webhooks' libraries (`standardwebhooks` for Python, \
 JavaScript, Go, ...) do exactly this.
 
+**Targets.** `https://` to a public address or name. IP literals outside the public ranges \
+(private, loopback, link-local, metadata, unique-local, in any spelling) are refused at \
+registration and change; this machine's loopback (`http://localhost`, 127.0.0.0/8, [::1]) only \
+where the server allows it (`WEBHOOK_LOOPBACK`: by default on the embedded SQLite store, not \
+when hosted on PostgreSQL). The sender resolves a name when it connects and refuses it if any \
+of its addresses is not public (the delivery log says so); it connects to the address it \
+checked.
+
+**Sending.** At most one attempt per webhook is in flight at a time (in order of the events), \
+each with a hard deadline of {TIMEOUT:g} s for connecting, sending and the answer's head; a \
+slow receiver delays only its own deliveries. The log keeps the answer's status and a fixed \
+reason, never its body.
+
 **Retries.** A 2xx answer within {TIMEOUT:g} s delivers. Anything else (a timeout, a refused \
 connection, a 4xx/5xx, a 3xx: redirects are not followed) is retried after {_schedule()} \
 (each ± 10 %), then the delivery is marked `failed` (about 8.6 hours after the event: a \
@@ -64,7 +77,8 @@ receiver down for an hour still gets everything). Order is not guaranteed across
 `position` and `seq` tell. The delivery log shows every delivery's state, attempts and last \
 answer (delivered and failed ones for 30 days); `redeliver` makes one more attempt now with \
 the same `webhook-id`. A paused webhook (`active: false`) gets no deliveries for new events; \
-those already pending wait until it is resumed."""
+those already pending wait until it is resumed. Rotating the Stammtisch's key pauses every \
+webhook (resume them with the new key)."""
 
 blp = Blueprint(
     "webhooks",
@@ -106,7 +120,7 @@ class Webhooks(MethodView):
         return services().add_webhook(g.stammtisch, data)
 
 
-@blp.route("/<int:webhook_id>")
+@blp.route("/<id:webhook_id>")
 class WebhookItem(MethodView):
     @write_access
     @blp.response(200, WebhookSchema)
@@ -131,7 +145,7 @@ class WebhookItem(MethodView):
         services().delete_webhook(g.stammtisch, webhook_id)
 
 
-@blp.route("/<int:webhook_id>/secret")
+@blp.route("/<id:webhook_id>/secret")
 class WebhookSecret(MethodView):
     @write_access
     @blp.response(200, WebhookCreatedSchema)
@@ -141,7 +155,7 @@ class WebhookSecret(MethodView):
         return services().rotate_secret(g.stammtisch, webhook_id)
 
 
-@blp.route("/<int:webhook_id>/ping")
+@blp.route("/<id:webhook_id>/ping")
 class WebhookPing(MethodView):
     @write_access
     @blp.response(202, DeliverySchema)
@@ -151,7 +165,7 @@ class WebhookPing(MethodView):
         return services().ping(g.stammtisch, webhook_id)
 
 
-@blp.route("/<int:webhook_id>/deliveries")
+@blp.route("/<id:webhook_id>/deliveries")
 class Deliveries(MethodView):
     @write_access
     @blp.arguments(DeliveryListQuerySchema, location="query")
@@ -164,7 +178,7 @@ class Deliveries(MethodView):
         return {"items": items, "total": total, "page": page, "page_size": size}
 
 
-@blp.route("/<int:webhook_id>/deliveries/<int:delivery_id>/redeliver")
+@blp.route("/<id:webhook_id>/deliveries/<id:delivery_id>/redeliver")
 class Redeliver(MethodView):
     @write_access
     @blp.response(202, DeliverySchema)

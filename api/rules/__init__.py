@@ -41,7 +41,7 @@ from .events import (
 )
 from .game import MAX_PLAYERS, MIN_PLAYERS, Game
 from .help_texts import OPTION_HELP, OPTION_TITLES, PRESET_HELP
-from .limits import OPTION_LIMITS, Limit
+from .limits import OPTION_LIMITS, Limit, read_number
 from .log import (
     MAX_EVENTS,
     OUT_OF_RANGE,
@@ -177,6 +177,7 @@ __all__ = [
     "OUT_OF_RANGE",
     "in_range",
     "parse_played_at",
+    "read_number",
     "parse_throw",
     "record_command",
     "record_event",

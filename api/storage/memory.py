@@ -66,6 +66,7 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
         self.web_sessions: dict[str, WebSession] = {}  # logins of the pub form, by id hash
         self.webhooks: dict[int, Webhook] = {}
         self.deliveries: dict[int, Delivery] = {}  # the webhooks' outbox
+        self.busy: dict[int, datetime] = {}  # webhook id: its attempt in flight's lease
         self.events: list[StoredEvents] = []  # the outbox, in commit order
         self._pending: list[Callable[[], None]] = []
 

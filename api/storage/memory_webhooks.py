@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from .records import Stammtisch
-from .webhook_records import PENDING, Delivery, Outgoing, Webhook, event_of
+from .webhook_records import PENDING, Backlog, Delivery, Outgoing, Webhook, event_of
 
 
 class MemoryWebhooksMixin:
@@ -21,6 +21,7 @@ class MemoryWebhooksMixin:
     stammtische: dict[str, Stammtisch]
     webhooks: dict[int, Webhook]
     deliveries: dict[int, Delivery]
+    busy: dict[int, datetime]
 
     def transaction(self) -> Any: ...  # provided by MemoryRepository
 
@@ -111,24 +112,42 @@ class MemoryWebhooksMixin:
 
     def claim_deliveries(self, now: datetime, lease_until: datetime, limit: int) -> list[Outgoing]:
         slugs = {s.id: s.slug for s in self.stammtische.values()}
+        busy = self.busy
         with self.transaction():
-            due = sorted(
-                (d for d in self.deliveries.values()
-                 if d.state == PENDING and d.next_attempt_at <= now
-                 and self.webhooks[d.webhook_id].active),
-                key=lambda d: (d.next_attempt_at, d.id),
-            )[:limit]  # fmt: skip
+            first: dict[int, Delivery] = {}
+            for d in sorted(self._due(now), key=lambda d: (d.next_attempt_at, d.id)):
+                if busy.get(d.webhook_id, now) <= now:
+                    first.setdefault(d.webhook_id, d)
+
+            def turn(d: Delivery) -> tuple[Any, ...]:  # least recently served first
+                last = busy.get(d.webhook_id)
+                return (last is not None, last or now, d.next_attempt_at, d.id)
+
             claimed = []
-            for d in due:
+            for d in sorted(first.values(), key=turn)[:limit]:
                 d = replace(d, attempts=d.attempts + 1, last_attempt_at=now,
                             next_attempt_at=lease_until)  # fmt: skip
                 self.deliveries[d.id] = d
+                busy[d.webhook_id] = lease_until
                 hook = self.webhooks[d.webhook_id]
                 stored = None if d.position is None else self._stored_event(d.stammtisch_id,
                                                                             d.position)  # fmt: skip
                 event = event_of(d, *(stored or (None, None, None, None)))
                 claimed.append(Outgoing(d, hook.url, hook.secret, slugs[d.stammtisch_id], event))
             return claimed
+
+    def _due(self, now: datetime) -> list[Delivery]:
+        return [d for d in self.deliveries.values()
+                if d.state == PENDING and d.next_attempt_at <= now
+                and self.webhooks[d.webhook_id].active]  # fmt: skip
+
+    def delivery_backlog(self, now: datetime) -> Backlog:
+        busy = self.busy
+        with self._lock:
+            due = self._due(now)
+        waiting = [d.next_attempt_at for d in due if busy.get(d.webhook_id, now) <= now]
+        return Backlog(len(due), min((d.next_attempt_at for d in due), default=None),
+                       min(waiting, default=None))  # fmt: skip
 
     def finish_delivery(
         self,
@@ -142,6 +161,9 @@ class MemoryWebhooksMixin:
         with self.transaction():
             found = self.deliveries.get(delivery_id)
             if found is not None:
+                held = self.busy.get(found.webhook_id) == found.next_attempt_at  # its lease
+                if held and found.last_attempt_at is not None:  # busy until its claim: past
+                    self.busy[found.webhook_id] = found.last_attempt_at
                 self.deliveries[delivery_id] = replace(
                     found, state=state, next_attempt_at=next_attempt_at, last_status=status,
                     last_error=error, delivered_at=delivered_at or found.delivered_at,

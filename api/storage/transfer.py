@@ -55,6 +55,8 @@ COPIED: dict[str, tuple[str, ...]] = {
 # migration 0014: a game's number in its Stammtisch and when it was called off (copied as
 # they are; BASE_COLUMNS keep the columns of 0001, which the retired DuckDB files have)
 COPIED["games"] = (*COPIED["games"], "number", "abandoned_at")
+# migration 0015: until when a webhook has an attempt in flight, or when it was last served
+COPIED["webhooks"] = (*COPIED["webhooks"], "busy_until")
 #: the tables whose ids PostgreSQL draws from an identity sequence
 IDENTITIES = ("stammtische", "players", "games", "webhooks", "webhook_deliveries")
 #: rows per batch

@@ -5,8 +5,9 @@ The outbox is written in the transaction of the game entry whose events it deliv
 (:meth:`WebhooksPort.enqueue_deliveries`, called by ``append_events``): a rolled-back write
 leaves no delivery, a committed one always has its deliveries. The sender
 (:mod:`api.domain.sender`) claims due deliveries (:meth:`WebhooksPort.claim_deliveries`), each
-for a lease, and records every attempt (:meth:`WebhooksPort.finish_delivery`); a sender that
-dies mid-send leaves its claims to come due again when their lease ends.
+for a lease, at most one attempt per webhook at a time, and records every attempt
+(:meth:`WebhooksPort.finish_delivery`); a sender that dies mid-send leaves its claims to come
+due again when their lease ends.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 from typing import Any
 
-from .webhook_records import Delivery, Outgoing, Webhook
+from .webhook_records import Backlog, Delivery, Outgoing, Webhook
 
 
 class WebhooksPort:
@@ -74,10 +75,12 @@ class WebhooksPort:
         raise NotImplementedError
 
     def claim_deliveries(self, now: datetime, lease_until: datetime, limit: int) -> list[Outgoing]:
-        """Up to ``limit`` due pending deliveries of active webhooks, oldest due first, each
-        claimed (its own transaction): attempts + 1, last attempt ``now``, due again at
-        ``lease_until`` should no outcome be recorded by then. Several senders never claim one
-        delivery at once."""
+        """Up to ``limit`` due pending deliveries of active webhooks, at most one per webhook
+        and none of a webhook with an attempt in flight (claimed, its outcome not recorded, the
+        lease not over), oldest due first, each claimed (its own transaction): attempts + 1,
+        last attempt ``now``, due again at ``lease_until`` should no outcome be recorded by
+        then, and its webhook busy until then. Several senders never claim one webhook at
+        once."""
         raise NotImplementedError
 
     def finish_delivery(
@@ -89,8 +92,13 @@ class WebhooksPort:
         error: str | None,
         delivered_at: datetime | None,
     ) -> None:
-        """Record the outcome of the attempt just made (its own transaction)."""
+        """Record the outcome of the attempt just made (its own transaction); its webhook is
+        free for the next attempt."""
         raise NotImplementedError
+
+    def delivery_backlog(self, now: datetime) -> Backlog:
+        """The due pending deliveries of active webhooks at ``now`` (for ``/health``)."""
+        return Backlog(0, None, None)
 
     def purge_deliveries(self, before: datetime) -> int:
         """Forget the delivered and failed deliveries made before ``before`` (pending ones

@@ -68,6 +68,17 @@ class Delivery:
 
 
 @dataclass(frozen=True, slots=True)
+class Backlog:
+    """The due deliveries of the outbox at a moment (for ``/health``): how many, when the
+    oldest came due, and when the oldest of a webhook with no attempt in flight came due (it
+    waits for the sender, not for its own receiver); None when there is none."""
+
+    due: int
+    oldest: datetime | None
+    waiting: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
 class Outgoing:
     """A claimed delivery with what sending it needs: where, the secret, and the body's parts
     (the event as stored with its entry, or the ping's payload)."""

@@ -13,12 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..rules import MalformedInput, format_dice, limits, parse_dice
+from ..rules import MalformedInput, format_dice, limits, parse_dice, read_number
 
 #: the values of the throw buttons: "2", "2h" (aus der Hand), "blind"
 _THROWS = re.compile(r"^([1-9])(h?)$")
-#: a whole number as a player types it (ASCII digits only; "²" is not a number)
-_NUMBER = re.compile(r"^[0-9]{1,4}$")
 
 MISSING_THROWS = "Wie viele Würfe? Bitte eine der Wurf-Tasten antippen."
 MISSING_REASON = "Bitte den Grund der Strafe eintragen."
@@ -113,8 +111,9 @@ def penalty_body(
         errors.add("reason", MISSING_REASON)
     deckel = entered.get("deckel", "")
     if deckel_mode:
-        if _NUMBER.match(deckel):
-            body["deckel"] = int(deckel)
+        number = read_number(deckel)  # ASCII digits only: "²" is no number
+        if number is not None:
+            body["deckel"] = number
         elif deckel or fixed is None:
             errors.add(
                 "deckel",

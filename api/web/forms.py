@@ -13,6 +13,7 @@ from enum import StrEnum
 from itertools import combinations
 from typing import Any, TypeVar
 
+from ..http.jsonread import JsonRefused, read_json
 from ..rules import (
     HAND_BEATS_VALUES,
     HAND_ONLY_VALUES,
@@ -32,6 +33,7 @@ from ..rules import (
     Strassen,
     Ties,
     limits,
+    read_number,
     throws_word,
 )
 from ..table.entry import FormErrors as FormErrors  # the pages import it from here
@@ -86,6 +88,8 @@ def _specials() -> Choices:
     ]
 
 
+#: how deep an option's value (JSON in the form field) may nest: a list of special results
+JSON_DEPTH = 8
 #: the first amounts of Strafdeckel the menu offers (more: through the API)
 _PENALTY_CHOICES = range(limits.PENALTY.low, limits.PENALTY.low + 5)
 
@@ -189,8 +193,8 @@ def option_fields(selected: dict[str, str] | None = None) -> list[OptionField]:
             # a value set through the API that the menu does not list (own special results,
             # more Strafdeckel): offered as it is, so that saving the form keeps it
             try:
-                label = value_label(key, json.loads(chosen))
-            except ValueError:
+                label = value_label(key, read_json(chosen, JSON_DEPTH))
+            except JsonRefused:
                 label = chosen
             choices.append((chosen, f"{label} (eigener Wert)"))
         per_preset = {name: value_label(key, r.options()[key]) for name, r in PRESETS.items()}
@@ -252,17 +256,18 @@ def parse_overrides(form: Any, errors: FormErrors) -> dict[str, Any]:
         if not raw:
             continue
         if key == "deckel":
-            if not raw.isdigit():
+            deckel = read_number(raw)  # the engine checks the range
+            if deckel is None:
                 errors.add(
                     "opt_deckel",
                     f"Bitte eine ganze Zahl von {limits.DECKEL.low} bis {limits.DECKEL.high} "
                     "eintragen.",
                 )
                 continue
-            overrides[key] = int(raw)
+            overrides[key] = deckel
             continue
         try:
-            overrides[key] = json.loads(raw)
-        except ValueError:
+            overrides[key] = read_json(raw, JSON_DEPTH)
+        except JsonRefused:
             errors.add(f"opt_{key}", "Unbekannter Wert.")
     return overrides

@@ -121,7 +121,7 @@ def _game_page(
     return render_template("game.html", **ctx), status
 
 
-@bp.get("/s/<slug>/spiel/<int:game_id>")
+@bp.get("/s/<slug>/spiel/<id:game_id>")
 @logged_in_to_stammtisch
 def game(st: Stammtisch, game_id: int) -> ResponseReturnValue:
     status, errors, kept = rejected()
@@ -157,7 +157,7 @@ def _back_to_game(st: Stammtisch, game_id: int) -> ResponseReturnValue:
     return redirect(url_for("web.game", slug=st.slug, game_id=game_id))
 
 
-@bp.post("/s/<slug>/spiel/<int:game_id>/zug")
+@bp.post("/s/<slug>/spiel/<id:game_id>/zug")
 @logged_in_to_stammtisch
 def record_turn(st: Stammtisch, game_id: int) -> ResponseReturnValue:
     svc = services()
@@ -182,7 +182,7 @@ def record_turn(st: Stammtisch, game_id: int) -> ResponseReturnValue:
     return _rejected(st, game_id, status, errors, turn=asdict(entered))
 
 
-@bp.post("/s/<slug>/spiel/<int:game_id>/strafe")
+@bp.post("/s/<slug>/spiel/<id:game_id>/strafe")
 @logged_in_to_stammtisch
 def record_penalty(st: Stammtisch, game_id: int) -> ResponseReturnValue:
     svc = services()
@@ -212,7 +212,7 @@ def record_penalty(st: Stammtisch, game_id: int) -> ResponseReturnValue:
     return _rejected(st, game_id, 422, errors, penalty=entered)
 
 
-@bp.post("/s/<slug>/spiel/<int:game_id>/rueckgaengig")
+@bp.post("/s/<slug>/spiel/<id:game_id>/rueckgaengig")
 @logged_in_to_stammtisch
 def undo(st: Stammtisch, game_id: int) -> ResponseReturnValue:
     errors = FormErrors()
@@ -234,7 +234,7 @@ def undo(st: Stammtisch, game_id: int) -> ResponseReturnValue:
     return _back_to_game(st, game_id)
 
 
-@bp.post("/s/<slug>/spiel/<int:game_id>/abbrechen")
+@bp.post("/s/<slug>/spiel/<id:game_id>/abbrechen")
 @logged_in_to_stammtisch
 def abandon(st: Stammtisch, game_id: int) -> ResponseReturnValue:
     errors = FormErrors()

@@ -3,7 +3,8 @@
 A key is made at the moment it is shown: creating a Stammtisch or asking for a new key (a
 POST) only notes in the session that this page shall show a fresh key; its next GET makes the
 key (the old one stops working, every login made with it ends; this phone is logged in again
-with the new one) and shows it. A reload shows no key and makes none, and no key ever travels
+with the new one; every webhook of the Stammtisch is paused, and the page lists them) and
+shows it. A reload shows no key and makes none, and no key ever travels
 in the session cookie.
 """
 
@@ -34,12 +35,14 @@ def show_new_key(st: Stammtisch, created: bool = False) -> ResponseReturnValue:
 @bp.get("/s/<slug>/schluessel")
 @logged_in_to_stammtisch
 def key(st: Stammtisch) -> ResponseReturnValue:
-    token = None
+    token, webhooks = None, []
     created = session.pop(CREATED, None) == st.slug
     if session.pop(PENDING, None) == st.slug:
-        st, token = services().rotate_key(st)
+        svc = services()
+        st, token = svc.rotate_key(st)
+        webhooks = svc.webhooks(st)  # paused by the rotation: listed for whoever renewed it
         remember(st)
-    return render_template("key.html", st=st, token=token, created=created)
+    return render_template("key.html", st=st, token=token, created=created, webhooks=webhooks)
 
 
 @bp.post("/s/<slug>/schluessel")

@@ -11,7 +11,7 @@ from flask.typing import ResponseReturnValue
 
 from ..domain import DomainError, NotFound
 from ..http.context import services
-from ..rules import MAX_PLAYERS, MIN_PLAYERS, SchockenError
+from ..rules import MAX_PLAYERS, MIN_PLAYERS, SchockenError, limits, read_number
 from ..storage import Player, Stammtisch
 from .blueprint import bp, zone
 from .forms import FormErrors
@@ -46,11 +46,11 @@ def _seats_asked(st: Stammtisch, active: list[Player]) -> tuple[list[str], str]:
     """The seat order of the link (``?sitze=``), or that of an earlier game (``?wie=<id>``),
     whose loser then opens (as the house rule of most tables has it: the loser starts)."""
     seats = (request.args.get("sitze") or "").split(",")
-    again = request.args.get("wie")
-    if not (again and again.isdigit()):
+    again = read_number(request.args.get("wie"), limits.ID)
+    if again is None:
         return seats, ""
     try:
-        previous = services().game(st, int(again)).runtime.game
+        previous = services().game(st, again).runtime.game
     except NotFound:
         return [], ""
     ids = {p.name: str(p.id) for p in active}

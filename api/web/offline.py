@@ -179,7 +179,7 @@ def _write(st: Stammtisch, game_id: int, idem: _Key) -> Response:
     return response
 
 
-@bp.post("/s/<slug>/spiel/<int:game_id>/eintrag")
+@bp.post("/s/<slug>/spiel/<id:game_id>/eintrag")
 @logged_in_to_stammtisch
 def queued_entry(st: Stammtisch, game_id: int) -> ResponseReturnValue:
     """One entry of an offline queue (see the module's docstring)."""

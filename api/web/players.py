@@ -63,7 +63,7 @@ def players(st: Stammtisch) -> ResponseReturnValue:
     return reject(url_for("web.players", slug=st.slug), 422, errors, name=name)
 
 
-@bp.post("/s/<slug>/spieler/<int:player_id>")
+@bp.post("/s/<slug>/spieler/<id:player_id>")
 @logged_in_to_stammtisch
 def player(st: Stammtisch, player_id: int) -> ResponseReturnValue:
     svc = services()

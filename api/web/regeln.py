@@ -19,13 +19,10 @@ from markupsafe import Markup, escape
 
 from ..http.context import services
 from ..rules import house_rules_prose as describe
-from ..rules import ruleset_from_config
+from ..rules import limits, read_number, ruleset_from_config
 from .blueprint import bp
 from .session import may_write
 
-#: a game id as the page takes it: ASCII digits, no more than a 64-bit integer of any store
-#: holds (18 digits always fit), no sign, no "²"
-GAME_ID = re.compile(r"[0-9]{1,18}")
 #: dice in the engine's notation ("1-2-4", "4-6"): kept on one line
 DICE = re.compile(r"(?<![\d-])[1-6](?:-[1-6]){1,2}(?![\d-])")
 
@@ -44,20 +41,21 @@ def unsere_regeln(slug: str) -> ResponseReturnValue:
         flash("Bitte mit dem Schlüssel des Stammtischs anmelden.", "info")
         return redirect(url_for("web.home", stammtisch=slug))
     wanted = request.args.get("spiel")
-    number = None
+    number = game_id = None
     if wanted is None:
         rules = ruleset_from_config(st.rules)
     else:
-        if not GAME_ID.fullmatch(wanted):
+        game_id = read_number(wanted, limits.ID)
+        if game_id is None:
             abort(404)
-        view = services().game(st, int(wanted))  # not a game of this Stammtisch: 404
+        view = services().game(st, game_id)  # not a game of this Stammtisch: 404
         rules, number = view.runtime.game.rules, view.record.number
     return render_template(
         "unsere_regeln.html",
         st=st,
         member=member,
         sections=describe(rules),
-        game_id=int(wanted) if number is not None and wanted else None,
+        game_id=game_id,
         number=number,
         current=url_for("web.unsere_regeln", slug=st.slug),
         stats_url=current_app.config["STATS_URL"].format(slug=st.slug),

@@ -11,7 +11,7 @@ from flask.typing import ResponseReturnValue
 from ..domain import DomainError
 from ..domain.stammtische import NAME_MAX
 from ..http.context import services
-from ..rules import OPTION_NAMES, PRESETS, SchockenError, ruleset_from_config
+from ..rules import OPTION_NAMES, PRESETS, SchockenError, limits, read_number, ruleset_from_config
 from ..storage import Stammtisch
 from .blueprint import bp
 from .forms import (
@@ -52,8 +52,7 @@ def stammtisch(st: Stammtisch) -> ResponseReturnValue:
 @bp.get("/s/<slug>/spiele")
 @logged_in_to_stammtisch
 def history(st: Stammtisch) -> ResponseReturnValue:
-    page = request.args.get("seite", "1")
-    page_no = int(page) if page.isdigit() and int(page) > 0 else 1
+    page_no = read_number(request.args.get("seite", "1"), limits.PAGE) or 1
     result = services().games(st, {"page": page_no, "page_size": PAGE_SIZE})
     pages = max(1, -(-result["total"] // PAGE_SIZE))
     return render_template(

@@ -20,7 +20,6 @@ the fragment answers 403 instead of a redirect, and ``tv.js`` then reloads the p
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Any
 
@@ -31,7 +30,7 @@ from dashboard.readmodel import ReadModel
 
 from ..domain import NotFound
 from ..http.context import services
-from ..rules import DomainEvent, count, throws_word
+from ..rules import DomainEvent, count, limits, read_number, throws_word
 from ..storage import Stammtisch, StoredEvents
 from ..table.views import BIG, TURN, board
 from .blueprint import asset, bp, zone
@@ -45,8 +44,6 @@ RANKING = 5
 ACTIVITY = 50
 #: above this many Deckel in a game a stack is a bar, not one pictogram per Deckel
 PICTOGRAMS_MAX = 21
-#: a game id is a positive 64-bit integer (the stores' column type); written in ASCII digits
-ID_MAX = 2**63 - 1
 
 
 def _tv_stammtisch(slug: str) -> Stammtisch | None:
@@ -99,12 +96,12 @@ def _activity(st: Stammtisch, position: int) -> tuple[list[int], list[int]]:
 
 def pinned_game(st: Stammtisch) -> int | None:
     """The game ``?spiel=<id>`` names (None: not given); 404 unless it is a game of ``st``
-    written in ASCII digits."""
+    (an id read as every number from text is: :func:`~api.rules.read_number`)."""
     if "spiel" not in request.args:
         return None
     wanted = request.args.get("spiel", "")
-    game_id = int(wanted) if re.fullmatch(r"[0-9]{1,19}", wanted) else 0
-    if 0 < game_id <= ID_MAX:
+    game_id = read_number(wanted, limits.ID)
+    if game_id is not None:
         try:
             services().game(st, game_id)
         except NotFound:

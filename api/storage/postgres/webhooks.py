@@ -2,9 +2,10 @@
 :class:`~api.storage.webhook_port.WebhooksPort` (migration 0013), mixed into
 :class:`~.repository.PostgresRepository`, as :mod:`api.storage.sqlite.webhooks` does on SQLite.
 
-Senders on several servers share the outbox: a claim takes its rows with ``FOR UPDATE SKIP
-LOCKED`` (two claims at one moment never take the same row, nor wait for each other) and moves
-them past their lease at once, in its own short transaction.
+Senders on several servers share the outbox: a claim locks the rows of the webhooks it takes
+with ``FOR UPDATE SKIP LOCKED`` (two claims at one moment never take the same webhook, nor wait
+for each other), marks them busy and moves one due delivery of each past its lease, in its own
+short transaction: at most one attempt per webhook is in flight across every sender.
 """
 
 from __future__ import annotations
@@ -14,7 +15,15 @@ from datetime import datetime
 from typing import Any
 
 from ..sqlite.rows import to_json
-from ..webhook_records import WEBHOOK_COLUMNS, Delivery, Outgoing, Webhook, delivery_of, event_of
+from ..webhook_records import (
+    WEBHOOK_COLUMNS,
+    Backlog,
+    Delivery,
+    Outgoing,
+    Webhook,
+    delivery_of,
+    event_of,
+)
 from .rows import naive
 
 _HOOK = ", ".join(WEBHOOK_COLUMNS["webhooks"])
@@ -58,16 +67,29 @@ _PING = (
     "VALUES (%s, %s, NULL, 0, %s, 'pending', 0, %s, %s, 'ping') "
     f"RETURNING {_DELIVERY}"
 )
+#: the claim: the oldest due delivery of each active webhook with no attempt in flight, the
+#: least recently served webhook first (never, then the oldest last claim); their rows locked (SKIP LOCKED: a webhook another sender is claiming
+#: right now is left to it) and marked busy until the lease ends
 _CLAIM = f"""
-WITH due AS (
-    SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-    WHERE d.state = 'pending' AND d.next_attempt_at <= %(now)s AND w.active
-    ORDER BY d.next_attempt_at, d.id LIMIT %(limit)s
-    FOR UPDATE OF d SKIP LOCKED
+WITH free AS (
+    SELECT w.id FROM webhooks w
+    JOIN (SELECT d.webhook_id, min(d.next_attempt_at) AS due FROM webhook_deliveries d
+          WHERE d.state = 'pending' AND d.next_attempt_at <= %(now)s
+          GROUP BY d.webhook_id) q ON q.webhook_id = w.id
+    WHERE w.active AND (w.busy_until IS NULL OR w.busy_until <= %(now)s)
+    ORDER BY w.busy_until NULLS FIRST, q.due, w.id LIMIT %(limit)s
+    FOR UPDATE OF w SKIP LOCKED
+), busy AS (
+    UPDATE webhooks w SET busy_until = %(lease)s FROM free WHERE w.id = free.id
+), pick AS (
+    SELECT DISTINCT ON (d.webhook_id) d.id
+    FROM webhook_deliveries d JOIN free ON free.id = d.webhook_id
+    WHERE d.state = 'pending' AND d.next_attempt_at <= %(now)s
+    ORDER BY d.webhook_id, d.next_attempt_at, d.id
 ), claimed AS (
     UPDATE webhook_deliveries d
     SET attempts = d.attempts + 1, last_attempt_at = %(now)s, next_attempt_at = %(lease)s
-    FROM due WHERE d.id = due.id
+    FROM pick WHERE d.id = pick.id
     RETURNING {_D_DELIVERY}
 )
 SELECT d.*, w.url, w.secret, s.slug, e.game_id, e.seq, e.events, e.recorded_at
@@ -76,11 +98,27 @@ JOIN stammtische s ON s.id = d.stammtisch_id
 LEFT JOIN game_events e ON e.stammtisch_id = d.stammtisch_id AND e.position = d.position
 ORDER BY d.next_attempt_at, d.id
 """  # noqa: S608 - column names only
+#: the due deliveries (how many, the oldest due), and the oldest due of a webhook without an
+#: attempt in flight (one that waits for the sender, not for its receiver)
+_BACKLOG = """
+SELECT count(*), min(d.next_attempt_at),
+       min(CASE WHEN w.busy_until IS NULL OR w.busy_until <= %(now)s THEN d.next_attempt_at END)
+FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+WHERE d.state = 'pending' AND d.next_attempt_at <= %(now)s AND w.active
+"""
 _PURGE = "DELETE FROM webhook_deliveries WHERE state <> 'pending' AND created_at < %s"
 _FINISH = (
     "UPDATE webhook_deliveries SET state = %s, next_attempt_at = %s, last_status = %s, "
     "last_error = %s, delivered_at = coalesce(%s, delivered_at) WHERE id = %s"
 )
+#: before its outcome is stored: the webhook of a finished attempt is free for its next one,
+#: busy until the attempt's claim (past; it orders the turns of the webhooks), if this attempt
+#: still holds it (the lease it was claimed with: a late outcome frees no one else's claim)
+_FREE = """
+UPDATE webhooks w SET busy_until = d.last_attempt_at
+FROM webhook_deliveries d
+WHERE d.id = %s AND w.id = d.webhook_id AND w.busy_until = d.next_attempt_at
+"""
 
 
 def _webhook(row: Sequence[Any]) -> Webhook:
@@ -187,6 +225,11 @@ class WebhooksMixin:
             claimed.append(Outgoing(delivery, str(url), str(secret), str(slug), event))
         return claimed
 
+    def delivery_backlog(self, now: datetime) -> Backlog:
+        with self.reading():
+            count, oldest, waiting = self._sql(_BACKLOG, {"now": naive(now)}).fetchone()
+        return Backlog(int(count), oldest, waiting)
+
     def finish_delivery(
         self,
         delivery_id: int,
@@ -199,6 +242,7 @@ class WebhooksMixin:
         done = None if delivered_at is None else naive(delivered_at)
         params = (state, naive(next_attempt_at), status, error, done, delivery_id)
         with self.transaction():
+            self._sql(_FREE, (delivery_id,))
             self._sql(_FINISH, params)
 
     def purge_deliveries(self, before: datetime) -> int:

@@ -15,7 +15,15 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from ..webhook_records import WEBHOOK_COLUMNS, Delivery, Outgoing, Webhook, delivery_of, event_of
+from ..webhook_records import (
+    WEBHOOK_COLUMNS,
+    Backlog,
+    Delivery,
+    Outgoing,
+    Webhook,
+    delivery_of,
+    event_of,
+)
 from .locks import file_lock
 from .rows import moment, timestamp, to_json
 
@@ -45,14 +53,24 @@ _PING = (
     "VALUES (?, ?, NULL, 0, ?, 'pending', 0, ?, ?, 'ping') "
     f"RETURNING {_DELIVERY}"
 )
+#: the claim: the oldest due delivery of each active webhook with no attempt in flight (its
+#: ``busy_until`` unset or past), the least recently served webhook first (never served, then
+#: the oldest last claim: a slow receiver that just had its turn goes to the back), at most
+#: :limit
+_PICK = """
+SELECT id, webhook_id FROM (
+    SELECT d.id, d.webhook_id, d.next_attempt_at, w.busy_until,
+           row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS n
+    FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+    WHERE d.state = 'pending' AND d.next_attempt_at <= :now AND w.active
+      AND (w.busy_until IS NULL OR w.busy_until <= :now))
+WHERE n = 1 ORDER BY busy_until IS NOT NULL, busy_until, next_attempt_at, id LIMIT :limit
+"""
+_BUSY = "UPDATE webhooks SET busy_until = ? WHERE id IN (SELECT value FROM json_each(?))"
 _CLAIM = """
 UPDATE webhook_deliveries
-SET attempts = attempts + 1, last_attempt_at = :now, next_attempt_at = :lease
-WHERE id IN (
-    SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-    WHERE d.state = 'pending' AND d.next_attempt_at <= :now AND w.active
-    ORDER BY d.next_attempt_at, d.id LIMIT :limit)
-RETURNING id
+SET attempts = attempts + 1, last_attempt_at = ?, next_attempt_at = ?
+WHERE id IN (SELECT value FROM json_each(?))
 """
 _CLAIMED = f"""
 SELECT {_D_DELIVERY}, w.url, w.secret, s.slug, e.game_id, e.seq, e.events, e.recorded_at
@@ -64,13 +82,31 @@ WHERE d.id IN (SELECT value FROM json_each(?)) ORDER BY d.next_attempt_at, d.id
 #: anything due at all (a read, no lock): an idle sender takes no write lock
 _ANY_DUE = (
     "SELECT 1 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id "
-    "WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND w.active LIMIT 1"
+    "WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND w.active "
+    "AND (w.busy_until IS NULL OR w.busy_until <= ?) LIMIT 1"
 )
+#: the due deliveries (how many, the oldest due), and the oldest due of a webhook without an
+#: attempt in flight (one that waits for the sender, not for its receiver)
+_BACKLOG = """
+SELECT count(*), min(d.next_attempt_at),
+       min(CASE WHEN w.busy_until IS NULL OR w.busy_until <= :now THEN d.next_attempt_at END)
+FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+WHERE d.state = 'pending' AND d.next_attempt_at <= :now AND w.active
+"""
 _PURGE = "DELETE FROM webhook_deliveries WHERE state <> 'pending' AND created_at < ?"
 _FINISH = (
     "UPDATE webhook_deliveries SET state = ?, next_attempt_at = ?, last_status = ?, "
     "last_error = ?, delivered_at = coalesce(?, delivered_at) WHERE id = ?"
 )
+#: before its outcome is stored: the webhook of a finished attempt is free for its next one,
+#: busy until the attempt's claim (past; it orders the turns of the webhooks), if this attempt
+#: still holds it (the lease it was claimed with: a late outcome frees no one else's claim)
+_FREE = """
+UPDATE webhooks SET busy_until = d.last_attempt_at
+FROM (SELECT webhook_id, last_attempt_at, next_attempt_at FROM webhook_deliveries
+      WHERE id = ?) d
+WHERE webhooks.id = d.webhook_id AND webhooks.busy_until = d.next_attempt_at
+"""
 
 
 def _webhook(row: Sequence[Any]) -> Webhook:
@@ -170,14 +206,17 @@ class WebhooksMixin:
             self._conn.execute(sql, (timestamp(now), delivery_id))
 
     def claim_deliveries(self, now: datetime, lease_until: datetime, limit: int) -> list[Outgoing]:
-        params = {"now": timestamp(now), "lease": timestamp(lease_until), "limit": limit}
-        if self._conn.execute(_ANY_DUE, (params["now"],)).fetchone() is None:
+        at, lease = timestamp(now), timestamp(lease_until)
+        if self._conn.execute(_ANY_DUE, (at, at)).fetchone() is None:
             return []
         with self.transaction():
-            ids = [int(r[0]) for r in self._conn.execute(_CLAIM, params).fetchall()]
-            if not ids:
+            picked = self._conn.execute(_PICK, {"now": at, "limit": limit}).fetchall()
+            if not picked:
                 return []
-            rows = self._conn.execute(_CLAIMED, (to_json(ids),)).fetchall()
+            ids, hooks = to_json([r[0] for r in picked]), to_json([r[1] for r in picked])
+            self._conn.execute(_BUSY, (lease, hooks))
+            self._conn.execute(_CLAIM, (at, lease, ids))
+            rows = self._conn.execute(_CLAIMED, (ids,)).fetchall()
         claimed = []
         for row in rows:
             delivery = _delivery(row[:15])
@@ -186,6 +225,13 @@ class WebhooksMixin:
             event = event_of(delivery, game_id, seq, found, moment(at))
             claimed.append(Outgoing(delivery, str(url), str(secret), str(slug), event))
         return claimed
+
+    def delivery_backlog(self, now: datetime) -> Backlog:
+        with self.reading():
+            count, oldest, waiting = self._conn.execute(
+                _BACKLOG, {"now": timestamp(now)}
+            ).fetchone()
+        return Backlog(int(count), moment(oldest), moment(waiting))
 
     def finish_delivery(
         self,
@@ -199,6 +245,7 @@ class WebhooksMixin:
         done = None if delivered_at is None else timestamp(delivered_at)
         params = (state, timestamp(next_attempt_at), status, error, done, delivery_id)
         with self.transaction():
+            self._conn.execute(_FREE, (delivery_id,))
             self._conn.execute(_FINISH, params)
 
     def purge_deliveries(self, before: datetime) -> int:
