@@ -46,6 +46,20 @@ class _SQLiteConn:
         return getattr(self._conn, name)
 
 
+class _FaultyPool:
+    """A SQLite repository's pool (api/storage/sqlite/pool.py) whose connections fail the
+    statements in ``fail`` (:class:`_SQLiteConn`)."""
+
+    def __init__(self, pool: Any, fail: set[str], fault: Fault) -> None:
+        self._pool, self._fail, self._fault = pool, fail, fault
+
+    def take(self) -> _SQLiteConn:
+        return _SQLiteConn(self._pool.take(), self._fail, self._fault)
+
+    def give(self, conn: Any) -> None:
+        self._pool.give(conn._conn if isinstance(conn, _SQLiteConn) else conn)
+
+
 class _PgConn:
     """A PostgreSQL connection whose statements starting with a word of ``fail`` raise the
     driver's error: a full disk, or a server that refuses writes (and says so when asked)."""
@@ -111,10 +125,10 @@ class Fault:
                     original(*a), fail, self
                 )
                 self._undo.append((repo, "_connection", None))
-            else:
-                self._undo.append((repo, "_conn", repo._conn))
+            else:  # the connections the repository takes from its pool
                 fail = {at, "INSERT", "UPDATE", "DELETE"} if at == "COMMIT" else {at}
-                repo._conn = _SQLiteConn(repo._conn, fail, self)
+                self._undo.append((repo, "_pool", repo._pool))
+                repo._pool = _FaultyPool(repo._pool, fail, self)
 
     def off(self) -> None:
         for repo, name, value in reversed(self._undo):
