@@ -66,6 +66,8 @@ WORKER_TIMEOUT = 120
 #: seconds a connection may take to send a request head (the first, and each next one on a
 #: kept-alive connection) before it is closed
 KEEPALIVE_SECONDS = 5
+#: requests served on one kept-alive connection before it is closed (see :func:`pre_request`)
+REQUESTS_PER_CONNECTION = 100
 #: open files a worker keeps for other things than its connections: two per pooled SQLite
 #: connection (the database and its WAL; api/storage/sqlite/pool.py: 32 for requests, 32 for
 #: the rate limit's counters), the event log's watch, logs, the listening socket, gevent's own
@@ -251,6 +253,18 @@ def problem_answer(status: int, limit: int) -> bytes:
     return head.encode("latin-1") + payload
 
 
+def pre_request(worker: Any, req: Any) -> None:
+    """gunicorn's hook before each request: the :data:`REQUESTS_PER_CONNECTION`-th request of
+    a kept-alive connection is answered with ``Connection: close`` (``must_close``, an
+    attribute of gunicorn's request). A connection belongs to the worker that accepted it, and
+    clients that connect at one moment may all land on one worker while another idles; the
+    client connects again and an idle worker, the one waiting in ``accept``, takes it (as
+    nginx's ``keepalive_requests``): the load rebalances within a second, at the cost of one
+    connection per that many requests."""
+    if req.req_number >= REQUESTS_PER_CONNECTION:
+        req.must_close = True
+
+
 def post_worker_init(worker: Any) -> None:
     """gunicorn's hook, in a worker whose app is loaded: the process's stream hub, its cap of
     streams lowered to three quarters of the worker's connections (:func:`stream_cap`); its
@@ -359,6 +373,7 @@ def run(config: dict[str, Any], host: str, port: int, workers: int, refresh: flo
         "timeout": WORKER_TIMEOUT,
         "proc_name": "schocken",
         "loglevel": "warning",
+        "pre_request": pre_request,
         "post_worker_init": post_worker_init,
         "worker_exit": worker_exit,
     }
