@@ -11,7 +11,6 @@ against two appends of one entry (:class:`StorageConflict`).
 from __future__ import annotations
 
 import contextlib
-import functools
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -44,41 +43,11 @@ from .events import EventsMixin
 from .pool import Pool
 from .readmodel import ReadModelMixin
 from .rows import Kinds, decode, decode_row, encode, moment, timestamp, to_json
+from .rows import game_record as _game_record
+from .rows import insert_sql as _insert_sql
 from .sessions import WebSessionsMixin
 from .sql import queries
 from .webhooks import WebhooksMixin
-
-
-@functools.cache
-def _insert_sql(table: str) -> str:
-    """``INSERT INTO table (columns) VALUES (?, …)`` of a fact table (names from records.py);
-    game_facts holds one row per game: it is replaced."""
-    columns = FACT_COLUMNS[table]
-    verb = "INSERT OR REPLACE" if table == "game_facts" else "INSERT"
-    marks = ", ".join("?" * len(columns))
-    return f"{verb} INTO {table} ({', '.join(columns)}) VALUES ({marks})"
-
-
-def _game_record(row: Sequence[Any], players: tuple[GamePlayer, ...]) -> GameRecord:
-    """A row of the queries get_game / list_games as a record."""
-    return GameRecord(
-        id=row[0],
-        stammtisch_id=row[1],
-        header=decode("JSON", row[2]),
-        rules=decode("JSON", row[3]),
-        options=decode("JSON", row[4]),
-        played_at=row[5],
-        played_at_utc=datetime.fromisoformat(row[6]),
-        year=row[7],
-        source=row[8],
-        created_at=datetime.fromisoformat(row[9]),
-        players=players,
-        played_local=datetime.fromisoformat(row[13]),
-        number=int(row[14] or 0),
-        status=row[10],
-        phase=row[11],
-        loser=row[12],
-    )
 
 
 class SQLiteRepository(

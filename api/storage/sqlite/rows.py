@@ -9,10 +9,14 @@ back by the column's declared type (:func:`column_kinds` reads those from the sc
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
+
+from ..records import FACT_COLUMNS, GamePlayer, GameRecord
 
 #: a table's columns in table order, each with its declared type (upper case)
 Kinds = dict[str, tuple[tuple[str, str], ...]]
@@ -84,3 +88,35 @@ def column_kinds(conn: sqlite3.Connection) -> Kinds:
 def decode_row(kinds: tuple[tuple[str, str], ...], row: tuple[Any, ...]) -> dict[str, Any]:
     """A row of ``SELECT *`` as a dict by column name, each value decoded."""
     return {name: decode(kind, value) for (name, kind), value in zip(kinds, row, strict=True)}
+
+
+@functools.cache
+def insert_sql(table: str) -> str:
+    """``INSERT INTO table (columns) VALUES (?, …)`` of a fact table (names from records.py);
+    game_facts holds one row per game: it is replaced."""
+    columns = FACT_COLUMNS[table]
+    verb = "INSERT OR REPLACE" if table == "game_facts" else "INSERT"
+    marks = ", ".join("?" * len(columns))
+    return f"{verb} INTO {table} ({', '.join(columns)}) VALUES ({marks})"
+
+
+def game_record(row: Sequence[Any], players: tuple[GamePlayer, ...]) -> GameRecord:
+    """A row of the queries get_game / list_games as a record."""
+    return GameRecord(
+        id=row[0],
+        stammtisch_id=row[1],
+        header=decode("JSON", row[2]),
+        rules=decode("JSON", row[3]),
+        options=decode("JSON", row[4]),
+        played_at=row[5],
+        played_at_utc=datetime.fromisoformat(row[6]),
+        year=row[7],
+        source=row[8],
+        created_at=datetime.fromisoformat(row[9]),
+        players=players,
+        played_local=datetime.fromisoformat(row[13]),
+        number=int(row[14] or 0),
+        status=row[10],
+        phase=row[11],
+        loser=row[12],
+    )
