@@ -1,6 +1,6 @@
 """The German explanations of every house-rule option and preset, shown to players.
 
-Readings this project takes where RULES.md leaves room are spelled out here and in the comments
+Readings this project takes where api/rules/RULES.md leaves room are spelled out here and in the comments
 of :class:`~api.rules.ruleset.Ruleset`.
 """
 
