@@ -200,3 +200,41 @@ def test_every_cited_file_exists():
                     continue
                 missing.append(f"{path.relative_to(ROOT)}:{line_no}: {cited}")
     assert missing == []
+
+
+def _rule_sections() -> set[str]:
+    """The numbers RULES.md can be cited by: "4" (## 4.), "8.1" (### 8.1), "3.3" (a paragraph
+    "3.3 …"), "10.4" and "9.1" (item 4 of the list of section 10, item 1 of section 9)."""
+    found: set[str] = set()
+    section = ""
+    for line in RULES_MD.splitlines():
+        if m := re.match(r"#{2,3} (\d+(?:\.\d+)?)\.? ", line):
+            found.add(m[1])
+            section = m[1].split(".")[0]
+        elif m := re.match(r"(\d+\.\d+) ", line):
+            found.add(m[1])
+        elif section and (m := re.match(r"(\d+)\. ", line)):
+            found.add(f"{section}.{m[1]}")
+    return found
+
+
+def test_every_cited_section_of_the_rule_book_exists():
+    """ "api/rules/RULES.md §10.4" (and "§8 and §10", "§10.8/10.9") name sections that exist."""
+    sections = _rule_sections()
+    assert {"2", "3.3", "4.2", "4.4", "5.4", "7", "8.2", "9.1", "10.4", "10.22"} <= sections
+    cite = re.compile(r"RULES\.md §(\d+(?:\.\d+)*)((?:(?:/|, | and §?)\d+(?:\.\d+)*)*)")
+    missing = []
+    for path in [*_tracked_text_files(), ROOT / "api" / "rules" / "RULES.md"]:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for first, more in cite.findall(text):
+            for number in [first, *re.findall(r"\d+(?:\.\d+)*", more)]:
+                if number not in sections:
+                    missing.append(f"{path.relative_to(ROOT)}: §{number}")
+    assert missing == []
+
+
+def test_the_readme_is_a_guide_of_at_most_350_lines():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 350
+    for linked in ("api/rules/RULES.md", "openapi.yaml", "/docs", "api/cli/HOSTING.md"):
+        assert linked in readme
