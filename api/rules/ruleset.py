@@ -9,9 +9,9 @@ A Stammtisch picks a preset and may override single options::
     >>> rules.to_config()
     {'preset': 'wolbeck', 'overrides': {'deckel': 15}}
 
-Readings this project takes where api/rules/RULES.md leaves room are documented beside each option in
-:data:`OPTION_HELP` (German, shown to players; in :mod:`.help_texts`) and in the comments of
-:class:`Ruleset`.
+Readings this project takes where the sources leave room are listed in api/rules/RULES.md §10
+and documented beside each option in :data:`OPTION_HELP` (German, shown to players; in
+:mod:`.help_texts`) and in the comments of :class:`Ruleset`.
 """
 
 from __future__ import annotations
