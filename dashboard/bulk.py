@@ -133,7 +133,7 @@ def game_rows(
     log: dict[str, Any],
     now: datetime,
 ) -> dict[str, list[tuple[Any, ...]]]:
-    """Rows of every table for one finished game log (GAMELOG.md), as the API would store them."""
+    """Rows of every table for one finished game log (schemas/GAMELOG.md), as the API would store them."""
     header, raw_events = parse_header(log)
     rt = GameRuntime.new(header)
     utc, local, year = moment(header.played_at, now)

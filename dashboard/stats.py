@@ -57,7 +57,7 @@ SHORT_NAMES: dict[str, str] = {c: Category(c).caption for c in CATEGORIES}
 CATEGORY_NAMES: dict[str, str] = {
     c: f"{SHORT_NAMES[c]} (6 bis 2)" if c == Category.SCHOCK else SHORT_NAMES[c] for c in CATEGORIES
 }
-#: exact probabilities of one throw of three dice (RULES.md section 2): 216 equally likely outcomes
+#: exact probabilities of one throw of three dice (api/rules/RULES.md §2): 216 equally likely outcomes
 PROBABILITIES: dict[str, Fraction] = {
     c: Fraction(len(_ONE_THROW[Category(c)]), 6**3) for c in CATEGORIES
 }

@@ -121,7 +121,7 @@ class StateSchema(Schema):
 
 
 class OutcomeSchema(Schema):
-    """The outcome of GAMELOG.md (what `schocken replay` prints) plus result names."""
+    """The outcome of schemas/GAMELOG.md (what `schocken replay` prints) plus result names."""
 
     rounds = fields.List(
         fields.Nested(RoundSchema), required=True, metadata=doc("Every resolved round.", [])

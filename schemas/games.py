@@ -214,7 +214,7 @@ MAX_IMPORT_EVENTS = MAX_EVENTS
 
 
 class GameLogSchema(Schema):
-    """A game log (GAMELOG.md v1): how games are imported and exported."""
+    """A game log (schemas/GAMELOG.md v1): how games are imported and exported."""
 
     played_at = IsoDateTime(
         metadata=doc(

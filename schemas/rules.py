@@ -49,7 +49,7 @@ def _subset(values: tuple[str, ...], description: str) -> fields.List[str]:
 
 
 class OverridesSchema(Schema):
-    """Every house-rule option (GAMELOG.md table); each overrides the preset's value."""
+    """Every house-rule option (schemas/GAMELOG.md table); each overrides the preset's value."""
 
     deckel = Int(
         validate=within(OPTION_LIMITS["deckel"]),
@@ -71,7 +71,7 @@ class OverridesSchema(Schema):
     )
     ties = _choice(
         _values(Ties),
-        "Tie rule between equal results (RULES.md 4.4).",
+        "Tie rule between equal results (api/rules/RULES.md §4.4).",
     )
     jule = _choice(_values(Jule), "Jule 4-2-1: off, top (takes all) or sieben (7).")
     specials = fields.List(
@@ -111,7 +111,7 @@ class OverridesSchema(Schema):
 
 
 class RulesConfigSchema(Schema):
-    """House rules as a preset plus single overridden options (GAMELOG.md, rules.overrides)."""
+    """House rules as a preset plus single overridden options (schemas/GAMELOG.md, rules.overrides)."""
 
     preset = fields.String(
         load_default="standard",
@@ -127,7 +127,7 @@ class RulesConfigSchema(Schema):
         load_default=dict,
         metadata=doc(
             "Options that differ from the preset, by key (deckel, max_throws, sixes_turning, "
-            "jule, …; the table in GAMELOG.md). An unknown key or value is rejected with 422. "
+            "jule, …; the table in schemas/GAMELOG.md). An unknown key or value is rejected with 422. "
             "Stored and answered as the differences only: an override equal to the preset's "
             "value changes nothing and is left out of the answer's `rules.overrides` (every "
             "option's value is in `options`).",

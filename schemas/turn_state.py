@@ -11,7 +11,7 @@ from api.rules import Half
 
 from .common import Bool, Int, doc
 
-#: the outcome's labels of the halves (GAMELOG.md): the engine's Half.label, 1, 2 or "finale"
+#: the outcome's labels of the halves (schemas/GAMELOG.md): the engine's Half.label, 1, 2 or "finale"
 HALF = doc(
     f"Which part of the game: {Half.HALF1.label} or {Half.HALF2.label} (the two halves, "
     f"Hälften) or '{Half.FINALE.label}' (the decider between the two half losers).",

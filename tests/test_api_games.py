@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import PLAYERS
 
-S0_ROUND = [  # RULES.md 9.1: Dieter is worst and receives 4 from the Mitte
+S0_ROUND = [  # api/rules/RULES.md §9.1: Dieter is worst and receives 4 from the Mitte
     {"player": "Anna", "dice": [1, 1, 4], "throws": 3, "hand": False},
     {"player": "Bert", "dice": [3, 4, 5], "throws": 3, "hand": False},
     {"player": "Clara", "dice": [5, 5, 5], "throws": 1},

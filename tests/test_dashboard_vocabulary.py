@@ -51,7 +51,7 @@ def test_names_and_probabilities_are_those_of_the_engines_evaluation():
     assert evaluate((4, 1, 1), False, rules).name.startswith(SHORT_NAMES["schock"] + " ")
     assert evaluate((6, 3, 2), False, rules).name.startswith(SHORT_NAMES["zahl"] + " ")
     assert sum(PROBABILITIES.values()) == 1
-    assert PROBABILITIES["schock_aus"] == Fraction(1, 216)  # RULES.md section 2
+    assert PROBABILITIES["schock_aus"] == Fraction(1, 216)  # api/rules/RULES.md §2
     assert PROBABILITIES["strasse"] == Fraction(24, 216)
 
 

@@ -1,4 +1,4 @@
-"""Mutation testing's configuration stays whole (README, "Mutation testing"): mutmut judges
+"""Mutation testing's configuration stays whole (tests/mutation/MUTATION.md): mutmut judges
 api/rules by every engine test file, and every listed equivalent mutant says why."""
 
 from __future__ import annotations

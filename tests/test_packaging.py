@@ -52,6 +52,7 @@ def test_the_wheel_ships_the_application_but_not_the_benchmarks(tmp_path):
         "api/rules/game.py",
         "api/storage/migrations/0001_initial.sql",
         "schemas/__init__.py",
+        "schemas/gamelog.schema.json",
         "dashboard/queries/overview.sql",
         "dashboard/static/dashboard.js",
         "dashboard/static/vendor/plotly.js-basic-dist-min/plotly-basic.min.js",

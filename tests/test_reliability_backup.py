@@ -58,7 +58,7 @@ def test_export_and_import_round_trip_a_database_exactly(tmp_path, capsys):
     assert (out / "schocken.sqlite3").exists()
     logs = sorted((out / "logs" / "zur-post").glob("*.json"))
     assert len(logs) == 4
-    for path in logs[:3]:  # the imported games replay to an outcome (game logs, GAMELOG.md)
+    for path in logs[:3]:  # the imported games replay to an outcome (game logs, schemas/GAMELOG.md)
         assert "error" not in replay_text(path.read_text())
     moved = tmp_path / "elsewhere" / "copy"  # the folder may be moved before importing
     moved.parent.mkdir()

@@ -1,4 +1,4 @@
-"""Every rejection (GAMELOG.md, issue section 3): the error kind, and a rejected command
+"""Every rejection (schemas/GAMELOG.md, issue section 3): the error kind, and a rejected command
 leaves the game exactly as it was."""
 
 from __future__ import annotations

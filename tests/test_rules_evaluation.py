@@ -1,6 +1,6 @@
-"""Evaluation of a final result: RULES.md section 2, its variants and the readings of 10.1–10.7.
+"""Evaluation of a final result: api/rules/RULES.md §2, its variants and the readings of 10.1–10.7.
 
-The golden tables at the end were written from RULES.md by hand (never produced by the engine):
+The golden tables at the end were written from api/rules/RULES.md by hand (never produced by the engine):
 every one of the 56 unordered results under every preset, with its category, name and Deckel,
 and the complete order of all results from the hand and assembled.
 """
@@ -306,7 +306,7 @@ def test_schock_aus_total_is_worth_the_games_deckel_total_without_taking_all():
 
 
 # --------------------------------------------------------------------------- golden tables
-# One line per category, written from RULES.md section 2 (default order, S0).
+# One line per category, written from api/rules/RULES.md §2 (default order, S0).
 
 STANDARD_ROWS = """
 1-1-1 schock_aus "Schock aus" all
@@ -380,7 +380,7 @@ def _parse_rows(text: str) -> dict[str, tuple[str, str, int | str]]:
 
 STANDARD = _parse_rows(STANDARD_ROWS)
 
-# Assembled Generals and Straßen under "hand only" (RULES 10.1): a Zahl of the same pips.
+# Assembled Generals and Straßen under "hand only" (api/rules/RULES.md §10.1): a Zahl of the same pips.
 GENERAL_AS_ZAHL = {
     "6-6-6": ("zahl", "Zahl 666", 1),
     "5-5-5": ("zahl", "Zahl 555", 1),

@@ -1,5 +1,5 @@
-"""The game (RULES.md section 6): halves, Blattschuss, the Finale, a complete game under every
-preset, and the outcome JSON of GAMELOG.md (replay_log / replay_text)."""
+"""The game (api/rules/RULES.md §6): halves, Blattschuss, the Finale, a complete game under every
+preset, and the outcome JSON of schemas/GAMELOG.md (replay_log / replay_text)."""
 
 from __future__ import annotations
 

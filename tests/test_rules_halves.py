@@ -1,6 +1,6 @@
-"""Halves, the Finale, penalties and the end of a game (RULES.md): who loses, who holds the Deckel,
+"""Halves, the Finale, penalties and the end of a game (api/rules/RULES.md): who loses, who holds the Deckel,
 who starts — and what the engine tells about it: the domain events (the German sentence a player
-reads and its payload) and the round and penalty records of the outcome (GAMELOG.md "The
+reads and its payload) and the round and penalty records of the outcome (schemas/GAMELOG.md "The
 outcome"). The limits of a penalty: 1 to 99 Deckel."""
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def penalty(player, deckel, source, message, round_=0, half=1) -> tuple[dict, di
 def test_a_penalty_tells_who_received_how_many_deckel_from_where(
     rule, deckel, events, told, then, stacks
 ):
-    """RULES 7 and 10.17: the penalty event names the offender, the Deckel they received, the
+    """api/rules/RULES.md §7 and 10.17: the penalty event names the offender, the Deckel they received, the
     source ("mitte" or the paying player) and the reason; the outcome keeps the same as a record
     with its half and the index of the round it happened in."""
     players = THREE if len(stacks) == 3 else FOUR
@@ -160,7 +160,7 @@ def test_a_penalty_of_1_or_99_deckel_is_accepted(deckel):
 
 
 def test_penalty_mode_round_loser_tells_the_offender_loses_the_round():
-    """RULES 7 / 10.17, mode "offender loses the round": no Deckel move (0, no source in the
+    """api/rules/RULES.md §7 / 10.17, mode "offender loses the round": no Deckel move (0, no source in the
     event; the record says "mitte"), the offender is the round's loser whatever they throw."""
     r = rules(penalty_mode="round_loser")
     game, told = play(r, THREE, ANNA, [t(ANNA, "1-1-3"), t(BERT, "2-4-6"), t(CLARA, "2-3-5")])
@@ -347,9 +347,9 @@ ROUND_ENDS = [
 def test_each_end_of_a_round_is_told_by_its_events_and_kept_as_a_round(
     rule, options, players, events, told, kept
 ):
-    """RULES 4, 5 and 10: the last turn of a round tells its result, then who received how many
+    """api/rules/RULES.md §4, 5 and 10: the last turn of a round tells its result, then who received how many
     Deckel from where ("mitte", the paying best player, "all") and because of whose result — or
-    that the round is repeated and who starts it again; the outcome keeps the round (GAMELOG.md:
+    that the round is repeated and who starts it again; the outcome keeps the round (schemas/GAMELOG.md:
     best, worst, Deckel after caps, source, results, value before caps)."""
     options = dict(options)
     r = rules(options.pop("preset", "standard"), **options)
@@ -359,7 +359,7 @@ def test_each_end_of_a_round_is_told_by_its_events_and_kept_as_a_round(
 
 
 def test_last_receiver_starts_whoever_received_last_a_penalty_or_a_round():
-    """RULES 4.1 (S0 variant) and 10.18: under "last receiver starts" a penalty's receiver opens
+    """api/rules/RULES.md §4.1 (S0 variant) and 10.18: under "last receiver starts" a penalty's receiver opens
     the next round, and after a round whose loser receives Deckel that loser opens."""
     r = rules(next_starter="last_receiver", penalty=1)
     game, _ = play(r, THREE, ANNA, [pen(BERT)])
@@ -372,7 +372,7 @@ def test_last_receiver_starts_whoever_received_last_a_penalty_or_a_round():
 
 @pytest.mark.parametrize("ties", ["throws_then_repeat", "later_lower_unless_fewer", "earlier_wins"])
 def test_hand_beats_assembled_comes_before_every_tie_rule_even_with_more_throws(ties):
-    """RULES 10.3: "hand beats assembled" breaks a tie at equal category and height before the
+    """api/rules/RULES.md §10.3: "hand beats assembled" breaks a tie at equal category and height before the
     tie rule of 4.4: Clara's Schock 3 from the hand in 3 throws beats Bert's assembled one in 2."""
     r = rules(hand_beats_assembled=["schock"], ties=ties)
     events = [t(ANNA, "2-3-5", 3), t(BERT, "1-1-3", 2), t(CLARA, "1-1-3", 3, hand=True)]

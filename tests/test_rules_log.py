@@ -1,4 +1,4 @@
-"""Game logs (GAMELOG.md): reading, writing and replaying a log, its records and its events, exactly as third-party apps depend on them."""
+"""Game logs (schemas/GAMELOG.md): reading, writing and replaying a log, its records and its events, exactly as third-party apps depend on them."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ LOG_REFUSALS = [
 def test_a_malformed_game_log_is_refused_with_its_code_field_and_german_message(
     rule, doc, code, field, message
 ):
-    """GAMELOG.md: malformed input is an error that names what is wrong; `schocken replay`
+    """schemas/GAMELOG.md: malformed input is an error that names what is wrong; `schocken replay`
     prints the same German sentence as ``{"error": …}``."""
     with pytest.raises(MalformedInput) as refused:
         parse_header(doc)
@@ -100,7 +100,7 @@ def test_a_log_of_exactly_5000_events_is_read_and_one_more_is_refused():
 
 
 def test_a_log_without_events_is_a_game_that_has_not_begun():
-    """GAMELOG.md: a log describes a game so far; without events nobody has thrown yet."""
+    """schemas/GAMELOG.md: a log describes a game so far; without events nobody has thrown yet."""
     game = replay_log(HEADER)
     assert list(game.commands) == []
     assert game.next_player == "Anna" and game.state().mitte == 13
@@ -113,7 +113,7 @@ def test_a_log_without_events_is_a_game_that_has_not_begun():
      "9999-12-31T23:59:59+14:00", "0001-01-01T00:59:00-00:59"],
 )  # fmt: skip
 def test_played_at_within_the_years_1_to_9999_in_utc_is_kept_as_given(played_at):
-    """GAMELOG.md: ``played_at`` is optional, ISO 8601 with an offset; it is kept as written."""
+    """schemas/GAMELOG.md: ``played_at`` is optional, ISO 8601 with an offset; it is kept as written."""
     assert parse_played_at(played_at) == played_at
     header, _ = parse_header(log_with(played_at=played_at))
     assert header.played_at == played_at
@@ -151,7 +151,7 @@ def test_replaying_parsed_commands_gives_the_game_of_the_log():
 
 
 def test_a_replayed_command_against_the_rules_is_refused_with_the_index_of_its_event():
-    """GAMELOG.md: anything out of order is rejected with the index of the event."""
+    """schemas/GAMELOG.md: anything out of order is rejected with the index of the event."""
     header, events = parse_header(LOG)
     commands = [parse_event(e, header.rules) for e in [*events[:2], events[3]]]
     with pytest.raises(RuleViolation) as refused:
@@ -164,7 +164,7 @@ BLIND = {"preset": "standard", "overrides": {"blind": True}}
 
 
 def test_an_exported_blind_turn_stays_blind():
-    """RULES.md 3.4: a blind turn counts double; the exported log must keep ``"blind": true``
+    """api/rules/RULES.md §3.4: a blind turn counts double; the exported log must keep ``"blind": true``
     for a summary and for a turn in detail, or its replay would count single."""
     log = {
         "rules": BLIND,
@@ -184,7 +184,7 @@ def test_an_exported_blind_turn_stays_blind():
 
 
 def test_replay_text_answers_the_outcome_or_the_german_error():
-    """GAMELOG.md: `schocken replay` prints the outcome, or ``{"error": "event 7: …"}``."""
+    """schemas/GAMELOG.md: `schocken replay` prints the outcome, or ``{"error": "event 7: …"}``."""
     assert replay_text(json.dumps(LOG)) == replay_log(LOG).outcome().to_json()
     assert replay_text(json.dumps(log_with(events={}))) == {
         "error": "„events“ muss eine Liste sein."

@@ -1,4 +1,4 @@
-"""House rules (RULES.md, GAMELOG.md "rules"): every option, its values and its effect on a game.
+"""House rules (api/rules/RULES.md, schemas/GAMELOG.md "rules"): every option, its values and its effect on a game.
 
 A refused house rule is part of the engine's contract: the API answers with its code, its field
 and its German message, so the refusal tables state all three exactly.
@@ -31,7 +31,7 @@ def overrides(**options):
 
 
 def zwoelfer(**fields):
-    """A Stammtisch's own special result (RULES 10.4), with some of its fields changed."""
+    """A Stammtisch's own special result (api/rules/RULES.md §10.4), with some of its fields changed."""
     return {"name": "Zwölfer", "pips": [6, 4, 2], "rank": 485, "deckel": 12, **fields}
 
 
@@ -47,25 +47,25 @@ REFUSED_OPTIONS = [
         {"overrides": {"deckel": 1}},
         "deckel",
         "Hausregel „deckel“: 1 ist ungültig " + LIMITS.format(2, 99),
-        id="GAMELOG deckel: at least 2",
+        id="schemas/GAMELOG.md deckel: at least 2",
     ),
     pytest.param(
         {"overrides": {"deckel": 100}},
         "deckel",
         "Hausregel „deckel“: 100 ist ungültig " + LIMITS.format(2, 99),
-        id="GAMELOG deckel: at most 99",
+        id="schemas/GAMELOG.md deckel: at most 99",
     ),
     pytest.param(
         {"overrides": {"max_throws": 6}},
         "max_throws",
         "Hausregel „max_throws“: 6 ist ungültig " + LIMITS.format(1, 5),
-        id="GAMELOG max_throws: 1 to 5",
+        id="schemas/GAMELOG.md max_throws: 1 to 5",
     ),
     pytest.param(
         {"overrides": {"penalty": 0}},
         "penalty",
         "Hausregel „penalty“: 0 ist ungültig " + LIMITS.format(1, 99),
-        id="GAMELOG penalty: null or 1 to 99",
+        id="schemas/GAMELOG.md penalty: null or 1 to 99",
     ),
     pytest.param(
         {"overrides": {"deckel": None}},
@@ -80,7 +80,7 @@ REFUSED_OPTIONS = [
         "ones_only_aside, general_over_schock2, strassen, hand_only, hand_beats_assembled, "
         "ties, jule, specials, two_fives_never_lose, schock_aus, schock_aus_ends_round, "
         "passing_on, next_starter, finale_opener, blind, penalty, penalty_mode, two_dice).",
-        id="the options of GAMELOG",
+        id="the options of schemas/GAMELOG.md",
     ),
     pytest.param(
         {"overrides": {"sixes_turning": "yes"}},
@@ -135,7 +135,7 @@ REFUSED_OPTIONS = [
         "preset",
         "Unbekanntes Regelwerk 'kneipe' (bekannt: standard, wikipedia, bvb, hennef, wolbeck, "
         "party, nrw).",
-        id="the seven presets of RULES 8",
+        id="the seven presets of api/rules/RULES.md §8",
     ),
 ]
 
@@ -236,7 +236,7 @@ REFUSED_SPECIALS = [
 
 @pytest.mark.parametrize(("config", "field", "message"), REFUSED_OPTIONS + REFUSED_SPECIALS)
 def test_a_refused_house_rule_names_its_field_in_a_german_message(config, field, message):
-    """GAMELOG.md: an unknown key or value is an error that names it (code invalid_rules)."""
+    """schemas/GAMELOG.md: an unknown key or value is an error that names it (code invalid_rules)."""
     with pytest.raises(InvalidRules) as err:
         ruleset_from_config(config)
     assert (err.value.code, err.value.field, err.value.message) == (
@@ -250,7 +250,7 @@ def test_a_refused_house_rule_names_its_field_in_a_german_message(config, field,
 
 
 def test_own_specials_are_kept_as_the_objects_of_the_gamelog():
-    """GAMELOG.md specials: names, or objects {name, pips, rank, deckel}; deckel "all" too."""
+    """schemas/GAMELOG.md specials: names, or objects {name, pips, rank, deckel}; deckel "all" too."""
     rules = ruleset_from_config(
         specials(
             "achter", zwoelfer(pips=[2, 6, 4]), zwoelfer(name="Bombe", pips=[5, 5, 1], deckel="all")
@@ -265,7 +265,7 @@ def test_own_specials_are_kept_as_the_objects_of_the_gamelog():
 
 
 def test_a_penalty_of_null_means_no_fixed_number_of_strafdeckel():
-    """GAMELOG.md penalty: null (no fixed number) or the Deckel per penalty."""
+    """schemas/GAMELOG.md penalty: null (no fixed number) or the Deckel per penalty."""
     rules = ruleset_from_config({"preset": "wikipedia", "overrides": {"penalty": None}})
     assert rules.penalty is None and PRESETS["wikipedia"].penalty == 2
     assert rules.to_config() == {"preset": "wikipedia", "overrides": {"penalty": None}}
@@ -280,7 +280,7 @@ def test_own_specials_pass_from_one_ruleset_to_another():
 
 
 def test_describe_lists_every_option_with_its_value_and_its_german_explanation():
-    """The house-rule menu: every option of GAMELOG.md, its JSON value, its German help."""
+    """The house-rule menu: every option of schemas/GAMELOG.md, its JSON value, its German help."""
     rules = ruleset_from_config({"preset": "wolbeck", "overrides": {"deckel": 15}})
     assert rules.describe() == [
         {"key": name, "value": rules.options()[name], "description": OPTION_HELP[name]}
@@ -323,7 +323,7 @@ def test_the_config_of_a_ruleset_outside_the_presets_names_its_options():
 )
 @pytest.mark.parametrize("hand", [False, True], ids=["assembled", "hand"])
 def test_an_own_special_is_as_strong_as_the_result_at_its_rank(rank, options, equal_to, hand):
-    """RULES 10.4: specials sit on the one rank scale (Schock h = 400 + 10·h, Schock aus 500),
+    """api/rules/RULES.md §10.4: specials sit on the one rank scale (Schock h = 400 + 10·h, Schock aus 500),
     whatever the hand flag; at the same point of the scale neither result is higher."""
     rules = overrides(specials=[zwoelfer(rank=rank)], **options)
     other = tuple(int(p) for p in equal_to.split("-"))
@@ -389,8 +389,8 @@ TWO_DICE = {(*d, h) for d in itertools.product(range(1, 7), repeat=2) for h in (
 
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_every_ruleset_evaluates_exactly_the_throws_of_its_dice(preset):
-    """RULES 2: the 216 throws of three dice with pips 1 to 6, from the hand and assembled
-    (RULES 10.7: two dice under two_dice); every evaluation keeps its hand flag and has an
+    """api/rules/RULES.md §2: the 216 throws of three dice with pips 1 to 6, from the hand and assembled
+    (api/rules/RULES.md §10.7: two dice under two_dice); every evaluation keeps its hand flag and has an
     integer comparison key."""
     table = build_evaluation_table(PRESETS[preset])
     assert set(table) == THREE_DICE
@@ -401,7 +401,7 @@ def test_every_ruleset_evaluates_exactly_the_throws_of_its_dice(preset):
 
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_a_general_is_above_schock_2_only_under_general_over_schock2(preset):
-    """RULES 2 and 10.2: every Schock beats every General, unless "General above Schock 2"
+    """api/rules/RULES.md §2 and 10.2: every Schock beats every General, unless "General above Schock 2"
     puts every General between Schock 2 and Schock 3."""
     rules = PRESETS[preset]
     table = build_evaluation_table(rules)
@@ -425,7 +425,7 @@ def test_a_general_is_above_schock_2_only_under_general_over_schock2(preset):
     ],
 )
 def test_impossible_dice_are_malformed_whatever_the_house_rules(options, dice, message):
-    """RULES 2: a result is three dice (two under two_dice) with 1 to 6 pips."""
+    """api/rules/RULES.md §2: a result is three dice (two under two_dice) with 1 to 6 pips."""
     rules = overrides(deckel=15, **options)
     count = 2 if options else 3
     with pytest.raises(MalformedInput) as err:

@@ -1,4 +1,4 @@
-"""The presets of RULES.md section 8 and the house-rule options of GAMELOG.md."""
+"""The presets of api/rules/RULES.md §8 and the house-rule options of schemas/GAMELOG.md."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from api.rules import OPTION_NAMES, PRESETS, InvalidRules, ruleset_from_config
 
-# GAMELOG.md "House-rule options": key -> default (the first value listed)
+# schemas/GAMELOG.md "House-rule options": key -> default (the first value listed)
 GAMELOG_DEFAULTS = {
     "deckel": 13,
     "max_throws": 3,
@@ -31,7 +31,7 @@ GAMELOG_DEFAULTS = {
     "two_dice": False,
 }
 
-# RULES.md section 8, column by column (house-rule switches no preset turns on stay default)
+# api/rules/RULES.md §8, column by column (house-rule switches no preset turns on stay default)
 SECTION_8 = {
     "standard": {},
     "wikipedia": {

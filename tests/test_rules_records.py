@@ -229,8 +229,8 @@ def finale_game() -> tuple[Game, list[dict[str, object]]]:
 
 
 def test_a_game_decided_in_the_finale_reports_its_halves_finale_and_loser():
-    """RULES.md 6: the two half losers play the Finale; its loser loses the game. The events
-    and the outcome (GAMELOG.md "The outcome") name them."""
+    """api/rules/RULES.md §6: the two half losers play the Finale; its loser loses the game. The events
+    and the outcome (schemas/GAMELOG.md "The outcome") name them."""
     game, events = finale_game()
     lost = {"player": BERT, "deckel": 2, "from": "mitte", "best": ANNA, "best_result": "Schock 4"}
     assert events[2:4] == [lost, {"player": BERT, "half": 1, "stacks": {ANNA: 0, BERT: 2}}]
@@ -269,7 +269,7 @@ def test_penalties_and_the_turns_of_the_round_in_progress_have_their_json_keys()
 
 
 def test_a_label_that_names_no_half_is_refused_quoting_it():
-    """A half is labelled 1, 2 or "finale" (GAMELOG.md); anything else names no half."""
+    """A half is labelled 1, 2 or "finale" (schemas/GAMELOG.md); anything else names no half."""
     with pytest.raises(ValueError, match="^no half labelled 3$"):
         Half.from_label(3)
     with pytest.raises(ValueError, match="^no half labelled 'half1'$"):

@@ -1,4 +1,4 @@
-"""Rounds and Deckel: RULES.md sections 4, 5 and 7, the worked examples of section 9 and the
+"""Rounds and Deckel: api/rules/RULES.md sections 4, 5 and 7, the worked examples of section 9 and the
 readings of section 10 (8–18)."""
 
 from __future__ import annotations

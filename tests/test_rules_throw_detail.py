@@ -1,4 +1,4 @@
-"""Throw by throw in detail (RULES.md section 3, GAMELOG.md ``detail``): what a client's single
+"""Throw by throw in detail (api/rules/RULES.md §3, schemas/GAMELOG.md ``detail``): what a client's single
 throw may be, what each refusal says (its kind, ``code``, ``field`` and German message), what a
 recorded throw reports, and the dice notation and number ranges the engine reads throws with.
 
@@ -125,7 +125,7 @@ REFUSED_THROWS = [
 
 @pytest.mark.parametrize(("r", "before", "refused", "expected"), REFUSED_THROWS)
 def test_a_refused_throw_says_kind_code_field_and_message(r, before, refused, expected):
-    """Each refusal of a throw (RULES.md 3) with its code, field and German message; a refused
+    """Each refusal of a throw (api/rules/RULES.md §3) with its code, field and German message; a refused
     throw changes nothing."""
     game = new_game(r)
     open_turn = play(game, *before)
@@ -192,7 +192,7 @@ def test_what_an_open_turn_refuses_says_code_field_and_message(r, entry, expecte
     ],
 )  # fmt: skip
 def test_a_throw_that_turns_sixes_says_so_and_reports_how_many(recorded, message):
-    """RULES 3.3: turning sixes is part of the throw's event: its message and its data."""
+    """api/rules/RULES.md §3.3: turning sixes is part of the throw's event: its message and its data."""
     _, events = record_throw(new_game(PARTY), None, recorded)
     assert [e.message for e in events] == [message]
     data = ThrowRecorded(ANNA, 1, recorded.dice, recorded.aside, recorded.sixes)
@@ -201,7 +201,7 @@ def test_a_throw_that_turns_sixes_says_so_and_reports_how_many(recorded, message
 
 
 def test_a_game_log_event_without_an_open_turn_is_recorded_as_it_is():
-    """GAMELOG.md: a turn summary, a turn in detail and a penalty go to the game unchanged."""
+    """schemas/GAMELOG.md: a turn summary, a turn in detail and a penalty go to the game unchanged."""
     game = new_game(STD.replace(penalty=1))
     detail = {"player": ANNA, "detail": [{"dice": [1, 4, 6], "aside": [1]}, {"dice": [1, 5]}]}
     open_turn, events = record_event(game, None, detail)
@@ -231,7 +231,7 @@ def test_the_next_players_game_log_event_ends_the_open_turn_first():
 
 def test_an_open_turn_is_written_as_its_player_its_throws_in_detail_and_blind():
     """The API's ``open_turn``: who is throwing, the throws so far as in a turn in detail
-    (GAMELOG.md) and whether blind was announced."""
+    (schemas/GAMELOG.md) and whether blind was announced."""
     open_turn = play(new_game(PARTY), throw(ANNA, 6, 6, 1, aside=[1], sixes=1))
     assert open_turn is not None
     assert open_turn.to_json() == {
@@ -349,7 +349,7 @@ def test_a_malformed_client_throw_says_code_field_and_message(body, expected):
     ],
 )
 def test_the_dice_notation_reads_two_or_three_dice_with_or_without_dashes_and_spaces(text, dice):
-    """A result written ``1-1-4``, ``114`` or ``1 1 4`` (RULES 3.5: two dice in the Dortmund
+    """A result written ``1-1-4``, ``114`` or ``1 1 4`` (api/rules/RULES.md §3.5: two dice in the Dortmund
     variant) is read as its pips, highest first."""
     assert parse_dice(text) == dice
 

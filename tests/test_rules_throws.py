@@ -1,4 +1,4 @@
-"""Throw by throw (RULES.md section 3): a turn recorded one throw at a time, in the pure engine.
+"""Throw by throw (api/rules/RULES.md §3): a turn recorded one throw at a time, in the pure engine.
 
 Each test states one rule of the open turn; the table tests give the refusals word for word.
 """

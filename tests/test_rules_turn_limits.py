@@ -1,4 +1,4 @@
-"""Turns (RULES.md): the opener's limit, blind turns, turning sixes, and how a refused turn is reported.
+"""Turns (api/rules/RULES.md): the opener's limit, blind turns, turning sixes, and how a refused turn is reported.
 
 A refused event is reported to the player with a stable ``code``, the ``field`` of the event
 that is wrong (``detail[1]`` is the second throw of a turn in detail) and a German message that
@@ -87,21 +87,21 @@ REFUSED_TURN_SUMMARIES = [
          "„throws“ muss eine ganze Zahl ab 1 sein, nicht 0."),
     case("throws are a whole number", summary(throws=True), STD, "throws_invalid", "throws",
          "„throws“ muss eine ganze Zahl ab 1 sein, nicht True."),
-    case("RULES 3.1: at most max_throws throws", summary(throws=4, hand=False), STD,
+    case("api/rules/RULES.md §3.1: at most max_throws throws", summary(throws=4, hand=False), STD,
          "throws_over_house_limit", "throws",
          "Nach diesen Hausregeln sind höchstens 3 Würfe erlaubt, nicht 4."),
-    case("RULES 3.1: max_throws 1 allows one throw", summary(throws=2, hand=False), ONE_THROW,
+    case("api/rules/RULES.md §3.1: max_throws 1 allows one throw", summary(throws=2, hand=False), ONE_THROW,
          "throws_over_house_limit", "throws",
          "Nach diesen Hausregeln sind höchstens 1 Wurf erlaubt, nicht 2."),
     case("hand is true or false", summary(hand="ja"), STD, "invalid_input", "hand",
          "„hand“ muss true oder false sein, nicht 'ja'."),
-    case("RULES 3.2: one throw is always from the hand", summary(hand=False), STD,
+    case("api/rules/RULES.md §3.2: one throw is always from the hand", summary(hand=False), STD,
          "detail_inconsistent", "hand",
          "Ein Ergebnis aus einem einzigen Wurf ist immer aus der Hand (hand darf nicht "
          "false sein)."),
-    case("RULES 3.4: blind only where the house rules allow it", summary(blind=True), STD,
+    case("api/rules/RULES.md §3.4: blind only where the house rules allow it", summary(blind=True), STD,
          "house_rule_forbids", "blind", "Blind spielen ist nach diesen Hausregeln nicht erlaubt."),
-    case("RULES 3.4: blind means exactly one throw", summary(throws=2, hand=False, blind=True),
+    case("api/rules/RULES.md §3.4: blind means exactly one throw", summary(throws=2, hand=False, blind=True),
          BLIND, "detail_inconsistent", "blind",
          "Wer blind spielt, hat genau einen Wurf, nicht 2."),
     case("blind is true or false", summary(blind="ja"), BLIND, "invalid_input", "blind",
@@ -118,7 +118,7 @@ REFUSED_TURNS_IN_DETAIL = [
          "detail", "„detail“ muss eine nicht leere Liste von Würfen sein."),
     case("a detail has a throw", detail(), STD, "invalid_input", "detail",
          "„detail“ muss eine nicht leere Liste von Würfen sein."),
-    case("RULES 3.1: at most max_throws throws in detail",
+    case("api/rules/RULES.md §3.1: at most max_throws throws in detail",
          detail({"dice": [2, 3, 4]}, {"dice": [2, 3, 5]}, {"dice": [2, 3, 6]}, {"dice": [2, 3, 6]}),
          STD, "throws_over_house_limit", "detail",
          "Nach diesen Hausregeln sind höchstens 3 Würfe erlaubt, nicht 4."),
@@ -129,7 +129,7 @@ REFUSED_TURNS_IN_DETAIL = [
          "unknown_field", "wurf", "Unbekannte Felder in Wurf 2: wurf."),
     case("a throw has dice", detail({"dice": [1, 2, 3], "aside": [1]}, {"aside": [2]}), STD,
          "missing_field", "detail[1]", "In Wurf 2 fehlen die Würfel („dice“)."),
-    case("RULES 3.1: no throw once every die is aside",
+    case("api/rules/RULES.md §3.1: no throw once every die is aside",
          detail({"dice": [1, 1, 4], "aside": [1, 1, 4]}, {"dice": []}), STD, "dice_count_wrong",
          "detail[1]",
          "Wurf 2: alle Würfel liegen schon heraus, es kann nicht weitergewürfelt werden."),
@@ -140,30 +140,30 @@ REFUSED_TURNS_IN_DETAIL = [
          detail({"dice": [1, 2, 3], "aside": [1]}, {"dice": [7, 2]}), STD, "invalid_dice",
          "detail[1].dice",
          "„detail[1].dice“ muss eine Liste von Augenzahlen 1 bis 6 sein, nicht [7, 2]."),
-    case("RULES 3.1: set-aside dice are never thrown again",
+    case("api/rules/RULES.md §3.1: set-aside dice are never thrown again",
          detail({"dice": [1, 4, 6], "aside": [1]}, {"dice": [1, 2, 3]}), STD,
          "dice_count_wrong", "detail[1]",
          "Wurf 2: im Becher sind 2 Würfel, geworfen wurden aber 3 ([1, 2, 3]). "
          "Herausgelegte Würfel werden nicht noch einmal geworfen."),
-    case("RULES 3.1: the first throw throws every die", detail({"dice": [1, 4]}), STD,
+    case("api/rules/RULES.md §3.1: the first throw throws every die", detail({"dice": [1, 4]}), STD,
          "dice_count_wrong", "detail[0]",
          "Wurf 1: im Becher sind 3 Würfel, geworfen wurden aber 2 ([1, 4]). "
          "Herausgelegte Würfel werden nicht noch einmal geworfen."),
     case("set-aside pips are 1 to 6", detail({"dice": [1, 2, 3], "aside": [7]}, {"dice": [1]}),
          STD, "invalid_dice", "detail[0].aside",
          "„detail[0].aside“ muss eine Liste von Augenzahlen 1 bis 6 sein, nicht [7]."),
-    case("RULES 3.1: only dice of the throw can be set aside",
+    case("api/rules/RULES.md §3.1: only dice of the throw can be set aside",
          detail({"dice": [1, 4, 6], "aside": [2]}, {"dice": [3, 3]}), STD,
          "detail_inconsistent", "detail[0]",
          "Wurf 1: 2 kann nicht herausgelegt werden, der Wurf zeigt [1, 4, 6]."),
-    case("RULES 3.1: ones_only_aside sets aside only ones",
+    case("api/rules/RULES.md §3.1: ones_only_aside sets aside only ones",
          detail({"dice": [1, 4, 6]}, {"dice": [1, 4, 6], "aside": [1, 6]}, {"dice": [1]}),
          ONES_ONLY, "house_rule_forbids", "detail[1]",
          "Wurf 2: nach diesen Hausregeln dürfen nur Einsen herausgelegt werden."),
-    case("RULES 3.4: a blind detail has exactly one throw",
+    case("api/rules/RULES.md §3.4: a blind detail has exactly one throw",
          detail({"dice": [1, 2, 3], "aside": [1]}, {"dice": [4, 4]}, blind=True), BLIND,
          "detail_inconsistent", "blind", "Wer blind spielt, hat genau einen Wurf, nicht 2."),
-    case("RULES 3.4: no blind detail where the house rules forbid it",
+    case("api/rules/RULES.md §3.4: no blind detail where the house rules forbid it",
          detail({"dice": [1, 2, 3]}, blind=True), STD, "house_rule_forbids", "blind",
          "Blind spielen ist nach diesen Hausregeln nicht erlaubt."),
     case("blind of a detail is true or false", detail({"dice": [1, 2, 3]}, blind=1), BLIND,
@@ -180,23 +180,23 @@ REFUSED_SIXES_TURNING = [
          "Wurf 2: „sixes“ muss 0, 1 oder 2 sein, nicht True."),
     case("sixes is a number, not text", detail({"dice": [6, 6, 1], "sixes": "1"}), PARTY,
          "invalid_input", "detail[0]", "Wurf 1: „sixes“ muss 0, 1 oder 2 sein, nicht '1'."),
-    case("RULES 3.3: sixes turning only where the house rules allow it",
+    case("api/rules/RULES.md §3.3: sixes turning only where the house rules allow it",
          detail({"dice": [1, 2, 3]}, {"dice": [1, 6, 6], "sixes": 1}, {"dice": [1]}), STD,
          "house_rule_forbids", "detail[1]",
          "Sechsen umdrehen ist nach diesen Hausregeln nicht erlaubt."),
-    case("RULES 3.3: one one needs two sixes",
+    case("api/rules/RULES.md §3.3: one one needs two sixes",
          detail({"dice": [1, 2, 3]}, {"dice": [1, 6, 5], "sixes": 1}, {"dice": [1, 1]}), PARTY,
          "detail_inconsistent", "detail[1]",
          "Wurf 2: um eine Eins zu bekommen, braucht der Wurf 2 Sechsen, er zeigt 1."),
-    case("RULES 3.3: two ones need three sixes",
+    case("api/rules/RULES.md §3.3: two ones need three sixes",
          detail({"dice": [1, 6, 6], "sixes": 2}, {"dice": [3]}), PARTY, "detail_inconsistent",
          "detail[0]",
          "Wurf 1: um zwei Einsen zu bekommen, braucht der Wurf 3 Sechsen, er zeigt 2."),
-    case("RULES 3.3: turning obliges a further throw",
+    case("api/rules/RULES.md §3.3: turning obliges a further throw",
          detail({"dice": [1, 2, 3]}, {"dice": [1, 6, 6], "aside": [1], "sixes": 1}), PARTY,
          "detail_inconsistent", "detail[1]",
          "Wurf 2: wer Sechsen umdreht, muss danach noch einmal würfeln."),
-    case("RULES 3.3: the six that goes back cannot be set aside",
+    case("api/rules/RULES.md §3.3: the six that goes back cannot be set aside",
          detail({"dice": [6, 6, 3], "aside": [6], "sixes": 1}, {"dice": [5]}), PARTY,
          "detail_inconsistent", "detail[0]",
          "Wurf 1: 6 kann nicht herausgelegt werden, der Wurf zeigt [6, 6, 3]."),
@@ -210,16 +210,16 @@ REFUSED_PENALTIES = [
          "„penalty“ muss ein Objekt sein."),
     case("a penalty knows only player, deckel and reason", penalty(wann=1), PENALTY_2,
          "unknown_field", "wann", "Unbekannte Felder in einer Strafe: wann."),
-    case("RULES 7: a penalty names its player", {"penalty": {"reason": "x"}}, PENALTY_2,
+    case("api/rules/RULES.md §7: a penalty names its player", {"penalty": {"reason": "x"}}, PENALTY_2,
          "missing_field", "player", "In der Strafe fehlt der Spieler („player“)."),
-    case("RULES 7: a penalty is recorded with its reason", penalty(reason=" "), PENALTY_2,
+    case("api/rules/RULES.md §7: a penalty is recorded with its reason", penalty(reason=" "), PENALTY_2,
          "invalid_input", "reason", "Eine Strafe braucht einen Grund (1–200 Zeichen)."),
     case("a reason has at most 200 characters", penalty(reason=AN_ISSUE + "!"), PENALTY_2,
          "invalid_input", "reason", "Eine Strafe braucht einen Grund (1–200 Zeichen)."),
-    case("RULES 7: under round_loser there are no Strafdeckel", penalty(deckel=1), ROUND_LOSER,
+    case("api/rules/RULES.md §7: under round_loser there are no Strafdeckel", penalty(deckel=1), ROUND_LOSER,
          "house_rule_forbids", "deckel",
          "Nach diesen Hausregeln verliert der Sünder die Runde; Strafdeckel gibt es nicht."),
-    case("RULES 7: without a penalty amount the penalty says how many", penalty(), STD,
+    case("api/rules/RULES.md §7: without a penalty amount the penalty says how many", penalty(), STD,
          "missing_field", "deckel",
          "Die Hausregeln legen keine Zahl von Strafdeckeln fest: bitte angeben, wie viele."),
     case("a penalty is at least 1 Deckel", penalty(deckel=0), STD, "invalid_input", "deckel",
@@ -238,7 +238,7 @@ REFUSED_PENALTIES = [
 def test_a_refused_event_names_its_code_field_and_german_message(
     event, ruleset, code, field, message
 ):
-    """Each refusal of GAMELOG.md / RULES.md section 3 and 7 tells the player what is wrong
+    """Each refusal of schemas/GAMELOG.md / api/rules/RULES.md §3 and 7 tells the player what is wrong
     where: the stable code, the event's field and the German message quoting the input."""
     with pytest.raises(MalformedInput) as caught:
         parse_event(event, ruleset)
@@ -259,9 +259,9 @@ ACCEPTED_BOUNDARIES = [
          AN_ISSUE),
     case("a penalty of 1 Deckel", penalty(deckel=1), STD, "deckel", 1),
     case("a penalty of 99 Deckel", penalty(deckel=99), STD, "deckel", 99),
-    case("GAMELOG: deckel missing means the ruleset's amount", penalty(), PENALTY_2, "deckel",
+    case("schemas/GAMELOG.md: deckel missing means the ruleset's amount", penalty(), PENALTY_2, "deckel",
          None),
-    case("RULES 7: round_loser takes a penalty without Deckel", penalty(), ROUND_LOSER,
+    case("api/rules/RULES.md §7: round_loser takes a penalty without Deckel", penalty(), ROUND_LOSER,
          "deckel", None),
 ]  # fmt: skip
 
@@ -275,11 +275,11 @@ def test_the_limits_of_an_event_are_accepted(event, ruleset, attribute, value):
 
 EXPORTED_EVENTS = [
     case("a summary", {"player": "Anna", "dice": [1, 1, 4], "throws": 3, "hand": False}, STD),
-    case("RULES 3.4: a blind summary stays blind",
+    case("api/rules/RULES.md §3.4: a blind summary stays blind",
          {"player": "Anna", "dice": [2, 2, 5], "throws": 1, "hand": True, "blind": True}, BLIND),
-    case("RULES 3.4: a blind detail stays blind",
+    case("api/rules/RULES.md §3.4: a blind detail stays blind",
          {"player": "Anna", "detail": [{"dice": [2, 2, 5]}], "blind": True}, BLIND),
-    case("RULES 3.3: a detail keeps aside and sixes",
+    case("api/rules/RULES.md §3.3: a detail keeps aside and sixes",
          {"player": "Anna", "detail": [{"dice": [1, 6, 6], "aside": [1], "sixes": 1},
                                        {"dice": [3]}]}, PARTY),
     case("a penalty with its Deckel", penalty(deckel=3), STD),
@@ -289,14 +289,14 @@ EXPORTED_EVENTS = [
 
 @pytest.mark.parametrize(("event", "ruleset"), EXPORTED_EVENTS)
 def test_an_exported_event_is_the_event_that_was_recorded(event, ruleset):
-    """GAMELOG: a recorded turn or penalty is written back as the same game-log event, so an
+    """schemas/GAMELOG.md: a recorded turn or penalty is written back as the same game-log event, so an
     exported log replays to the same game (``"blind": true`` included)."""
     assert parse_event(event, ruleset).to_json() == event
 
 
 @pytest.mark.parametrize(("event", "ruleset"), EXPORTED_EVENTS)
 def test_an_event_may_be_any_mapping(event, ruleset):
-    """GAMELOG: an event is a JSON object; any read-only mapping of it is read the same way."""
+    """schemas/GAMELOG.md: an event is a JSON object; any read-only mapping of it is read the same way."""
     assert parse_event(MappingProxyType(event), ruleset) == parse_event(event, ruleset)
 
 

@@ -1,4 +1,4 @@
-"""A turn (RULES.md section 3, GAMELOG "turn summary" and "turn in detail")."""
+"""A turn (api/rules/RULES.md §3, schemas/GAMELOG.md "turn summary" and "turn in detail")."""
 
 from __future__ import annotations
 

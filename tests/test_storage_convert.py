@@ -124,7 +124,7 @@ def contains(actual: Any, expected: Any) -> bool:
 
 
 def _reads_equal(client: Any) -> None:
-    """Every game's export (the replay: exactly, GAMELOG.md v1) and undo history, its state,
+    """Every game's export (the replay: exactly, schemas/GAMELOG.md v1) and undo history, its state,
     the players, the game list and the Stammtisch read as the DuckDB store answered (answers
     that gain a field later still hold every value the fixture recorded)."""
     for slug, seen in EXPECTED["stammtische"].items():

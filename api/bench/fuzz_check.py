@@ -74,7 +74,7 @@ turn_event = st.fixed_dictionaries(
     },
 )
 
-# well-shaped turns, so that most examples reach the engine's checks (RULES.md section 3)
+# well-shaped turns, so that most examples reach the engine's checks (api/rules/RULES.md §3)
 pips = st.lists(st.integers(1, 6), min_size=1, max_size=3)
 plausible_turn = st.one_of(
     st.fixed_dictionaries(

@@ -21,7 +21,7 @@ def _dump(obj: Any) -> str:
 @click.argument("file")
 @click.option("--pretty", is_flag=True, help="indent the JSON")
 def replay(file: str, pretty: bool) -> int:
-    """Print the outcome of the game log FILE (JSON, GAMELOG.md v1; - for standard input),
+    """Print the outcome of the game log FILE (JSON, schemas/GAMELOG.md v1; - for standard input),
     or {"error": …} and exit 1."""
     try:
         if file == "-":

@@ -7,7 +7,7 @@ A backup (:func:`backup_folder`) is a folder with
   SQLite's online backup API (:meth:`SQLiteStore.backup_to`, page for page), of a PostgreSQL
   database by :func:`api.storage.transfer.copy` (one REPEATABLE READ snapshot, every table
   into a new SQLite file, the same rows);
-* ``logs/<stammtisch>/<game>.json``: every game as a game log (GAMELOG.md v1), written from
+* ``logs/<stammtisch>/<game>.json``: every game as a game log (schemas/GAMELOG.md v1), written from
   that copy, readable by ``schocken replay`` and importable into another Stammtisch.
 
 :func:`restore_sqlite` makes a new database file from it, page for page the copied one;

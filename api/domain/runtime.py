@@ -3,7 +3,7 @@
 The log (see ``api/storage``) holds what was recorded, in order. :class:`GameRuntime` turns it
 into an engine :class:`~api.rules.Game`: each entry is parsed into an engine command and
 applied; single throws of a throw-by-throw turn go through :func:`~api.rules.record_throw`,
-which keeps the *open turn* and checks every throw (RULES.md section 3). Nothing here decides
+which keeps the *open turn* and checks every throw (api/rules/RULES.md §3). Nothing here decides
 a rule.
 
 An ``undo`` entry removes the last effective entry: the runtime for the remaining entries is

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from schemas.gamelog import openapi_components as gamelog_components
 from schemas.reliability import PreconditionFailedSchema
 
 from ..domain.problems import CATALOGUE
@@ -140,12 +141,17 @@ def _codes_text() -> str:
 
 
 def document(api: Any) -> None:
-    """Add this layer's headers and answers to the operations of the OpenAPI document, and
-    the links from a created resource to what can be done with it."""
+    """Add this layer's headers and answers to the operations of the OpenAPI document, the
+    links from a created resource to what can be done with it, and the game log's JSON Schema."""
     info = api.spec.options.setdefault("info", {})
     text = "\n\n".join(" ".join(part.split()) for part in ERRORS_TEXT.split("\n\n"))
     info["description"] = info.get("description", "") + text + " " + _codes_text() + "."
     api.spec.components.schema("PreconditionFailed", schema=PreconditionFailedSchema)
+    # the game log of the import and export operations: the JSON Schema of
+    # schemas/gamelog.schema.json, not the marshmallow schema that checks its shape
+    schemas = api.spec.components.schemas
+    for name, component in gamelog_components().items():
+        schemas[name] = component
     stale = {
         "description": "The game moved on since the version in If-Match; nothing recorded.",
         "headers": {"ETag": _ETAG_HEADER},

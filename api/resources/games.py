@@ -238,7 +238,7 @@ class Log(MethodView):
     @blp.doc(security=OPTIONAL_BEARER)
     @blp.doc(operationId="exportGameLog")
     def get(self, slug: str, game_id: int) -> dict[str, Any]:
-        """Export a game as a game log (GAMELOG.md v1)
+        """Export a game as a game log (schemas/GAMELOG.md v1)
 
         Importing the export and exporting again gives the identical log. A throw-by-throw
         turn still open is not part of it."""

@@ -17,7 +17,7 @@ blp = Blueprint(
     "imports",
     __name__,
     url_prefix="/api/v1/stammtische/<slug>/imports",
-    description="Import game logs (GAMELOG.md v1).",
+    description="Import game logs (schemas/GAMELOG.md v1).",
 )
 
 

@@ -208,7 +208,7 @@ class Game:
         return [_turn_fact(t) for t in log[len(log) - len(self.round_turns) :]]
 
     def outcome(self) -> Outcome:
-        """The outcome of GAMELOG.md (plus ``penalties`` and ``current_round``)."""
+        """The outcome of schemas/GAMELOG.md (plus ``penalties`` and ``current_round``)."""
         finale = self.finale
         return Outcome(
             tuple(self.rounds),
@@ -330,7 +330,7 @@ class Game:
 
     # ------------------------------------------------------------------ resolution
     def _sort_key(self, key: int, throws: int, order: int) -> int:
-        """The tie rule as one integer (RULES 10.8), higher is better; equal means unresolved.
+        """The tie rule as one integer (api/rules/RULES.md §10.8), higher is better; equal means unresolved.
 
         standard: (result, fewer throws); wikipedia/hennef: (result, fewer throws, earlier);
         bvb/wolbeck: (result, earlier). Throws are at most 5 and a round has at most 20 turns.
@@ -458,7 +458,7 @@ class Game:
         ]
 
     def _schock_aus(self, best: _Turn, worst: str, worst_turn: _Turn | None) -> list[DomainEvent]:
-        """RULES 5.4: the worst receives every Deckel and loses the half (the Finale) at once;
+        """api/rules/RULES.md §5.4: the worst receives every Deckel and loses the half (the Finale) at once;
         :meth:`_half_lost` then puts them all back in the Mitte and drops the round."""
         received = self.total - self.stacks[worst]
         for p in self.stacks:

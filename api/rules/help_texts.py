@@ -1,7 +1,7 @@
 """The German explanations of every house-rule option and preset, shown to players.
 
-Readings this project takes where RULES.md leaves room are spelled out here and in the comments
-of :class:`~api.rules.ruleset.Ruleset`.
+Readings this project takes where the sources leave room (api/rules/RULES.md §10) are spelled out
+here and in the comments of :class:`~api.rules.ruleset.Ruleset`.
 """
 
 from __future__ import annotations

@@ -55,7 +55,7 @@ DECKEL = Limit(2, 99)
 THROWS = Limit(1, 5)
 #: Strafdeckel per violation (the option ``penalty``) and the Deckel of a single penalty
 PENALTY = Limit(1, 99)
-#: a self-defined special result: its rank on RULES 10.4's scale, its Deckel, its name's length
+#: a self-defined special result: its rank on api/rules/RULES.md §10.4's scale, its Deckel, its name's length
 SPECIAL_RANK = Limit(1, 999)
 SPECIAL_DECKEL = Limit(1, 99)
 SPECIAL_NAME = Limit(1, 40)

@@ -1,4 +1,4 @@
-"""The game log (GAMELOG.md v1): parse, replay, export.
+"""The game log (schemas/GAMELOG.md v1): parse, replay, export.
 
 >>> doc = {"rules": {"preset": "standard"}, "players": ["Anna", "Bert"], "starter": "Anna",
 ...        "events": [{"player": "Anna", "dice": [1, 1, 4], "throws": 2, "hand": False},

@@ -48,7 +48,7 @@ from .words import count
 
 __all__ = ["Rank", "Section", "as_text", "deckel_text", "describe", "hierarchy"]
 
-#: the kinds of rule breaking a penalty is for (RULES 7)
+#: the kinds of rule breaking a penalty is for (api/rules/RULES.md §7)
 VIOLATIONS = "zu früh aufdecken, zu oft würfeln, Würfel fallen lassen …"
 
 

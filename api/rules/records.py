@@ -1,5 +1,5 @@
 """What a game reports: its phase and halves, turn facts, round and penalty records, the state
-and the outcome — frozen values; their JSON shapes (GAMELOG.md "The outcome") come from
+and the outcome — frozen values; their JSON shapes (schemas/GAMELOG.md "The outcome") come from
 ``to_json`` at the edge.
 
     >>> Half.HALF2.label, Half.HALF2.value, Half.from_label("finale")
@@ -40,7 +40,7 @@ class Half(StrEnum):
     """A part of the game: the first or second Hälfte or the Finale.
 
     The value is the storage label of the fact tables and the statistics (``"half1"``);
-    :attr:`label` is the outcome's JSON label of GAMELOG.md (``1``, ``2`` or ``"finale"``).
+    :attr:`label` is the outcome's JSON label of schemas/GAMELOG.md (``1``, ``2`` or ``"finale"``).
     """
 
     HALF1 = "half1"
@@ -195,7 +195,7 @@ class GameState:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """The outcome of GAMELOG.md, plus the penalties and the turns of the round in progress."""
+    """The outcome of schemas/GAMELOG.md, plus the penalties and the turns of the round in progress."""
 
     rounds: tuple[RoundRecord, ...]
     half_losers: tuple[str, ...]

@@ -11,7 +11,7 @@ so evaluation is a single dictionary look-up::
     >>> evaluate((5, 3, 6), True, PRESETS["standard"]).name
     'Zahl 653'
 
-The comparison key is one integer, higher is better. It encodes RULES.md 10.4's rank scale
+The comparison key is one integer, higher is better. It encodes api/rules/RULES.md §10.4's rank scale
 (Zahl 100, Straße 200, General 300 or 425, Schock h 400 + 10·h, Schock aus 500, specials where
 they are configured), then the height inside the category, then the hand bonus of
 "hand beats assembled".
@@ -196,7 +196,7 @@ def build_evaluation_table(rules: Ruleset) -> dict[tuple[int, ...], Evaluation]:
     """Every ordered throw (and the hand flag as a last element) → its evaluation.
 
     Keys are ``(d1, d2, d3, hand)`` with three dice, or ``(d1, d2, hand)`` under ``two_dice``
-    (the imagined third die is the one that gives the highest result, RULES 10.7).
+    (the imagined third die is the one that gives the highest result, api/rules/RULES.md §10.7).
     """
     full: dict[tuple[int, ...], Evaluation] = {}
     for dice in itertools.product(range(1, 7), repeat=3):

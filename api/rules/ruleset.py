@@ -1,4 +1,4 @@
-"""House rules as data: every option of GAMELOG.md, the seven presets, special results.
+"""House rules as data: every option of schemas/GAMELOG.md, the seven presets, special results.
 
 A :class:`Ruleset` is frozen and hashable; it is passed explicitly into every engine function.
 A Stammtisch picks a preset and may override single options::
@@ -9,9 +9,9 @@ A Stammtisch picks a preset and may override single options::
     >>> rules.to_config()
     {'preset': 'wolbeck', 'overrides': {'deckel': 15}}
 
-Readings this project takes where RULES.md leaves room are documented beside each option in
-:data:`OPTION_HELP` (German, shown to players; in :mod:`.help_texts`) and in the comments of
-:class:`Ruleset`.
+Readings this project takes where the sources leave room are listed in api/rules/RULES.md §10
+and documented beside each option in :data:`OPTION_HELP` (German, shown to players; in
+:mod:`.help_texts`) and in the comments of :class:`Ruleset`.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ class Strassen(StrEnum):
 
 
 class Ties(StrEnum):
-    # S0: more throws is lower; still equal -> the round is repeated (RULES 10.8/10.9)
+    # S0: more throws is lower; still equal -> the round is repeated (api/rules/RULES.md §10.8/10.9)
     THROWS_THEN_REPEAT = "throws_then_repeat"
     # S1 Wikipedia / DSM: the later result is lower, unless it needed fewer throws
     LATER_LOWER_UNLESS_FEWER = "later_lower_unless_fewer"
@@ -45,7 +45,7 @@ class Ties(StrEnum):
 
 class Jule(StrEnum):
     OFF = "off"
-    TOP = "top"  # above Schock aus, costs all Deckel (RULES 10.5)
+    TOP = "top"  # above Schock aus, costs all Deckel (api/rules/RULES.md §10.5)
     SIEBEN = "sieben"  # between Schock 6 and Schock aus, costs 7
 
 
@@ -76,10 +76,10 @@ ALL = "all"  # a special result's Deckel value meaning "every Deckel" (like Scho
 
 @dataclass(frozen=True, slots=True)
 class Special:
-    """A special result (Jule, Neuner, …): its pips, its rank on RULES 10.4's scale, its Deckel.
+    """A special result (Jule, Neuner, …): its pips, its rank on api/rules/RULES.md §10.4's scale, its Deckel.
 
     ``deckel`` is ``None`` for a result worth every Deckel (it then behaves like Schock aus).
-    Special results match whatever the hand flag (RULES 10.4).
+    Special results match whatever the hand flag (api/rules/RULES.md §10.4).
     """
 
     name: str
@@ -107,7 +107,7 @@ NAMED_SPECIALS: dict[str, Special] = {
 
 @dataclass(frozen=True, slots=True)
 class Ruleset:
-    """Every house-rule option, expanded. Field names and values are those of GAMELOG.md."""
+    """Every house-rule option, expanded. Field names and values are those of schemas/GAMELOG.md."""
 
     preset: str = "standard"
     deckel: int = 13
@@ -122,20 +122,20 @@ class Ruleset:
     jule: Jule = Jule.OFF
     # names ("neuner", "siebener", "achter") or custom Special objects, in the order given
     specials: tuple[str | Special, ...] = ()
-    # Reading (RULES 10.6): "two fives" = at least two fives; the best result never loses.
+    # Reading (api/rules/RULES.md §10.6): "two fives" = at least two fives; the best result never loses.
     two_fives_never_lose: bool = False
     schock_aus: SchockAus = SchockAus.HALF
-    # Reading (RULES 10.11): applies once another result has been shown.
+    # Reading (api/rules/RULES.md §10.11): applies once another result has been shown.
     schock_aus_ends_round: bool = False
-    # Reading (RULES 5.5): the best player pays what they can, the Mitte only when they hold none.
+    # Reading (api/rules/RULES.md §5.5): the best player pays what they can, the Mitte only when they hold none.
     passing_on: bool = False
     next_starter: NextStarter = NextStarter.ROUND_LOSER
     finale_opener: FinaleOpener = FinaleOpener.LAST_LOSER
-    # Reading (RULES 10.12): blind means exactly one throw and doubles the best result once.
+    # Reading (api/rules/RULES.md §10.12): blind means exactly one throw and doubles the best result once.
     blind: bool = False
     penalty: int | None = None
     penalty_mode: PenaltyMode = PenaltyMode.DECKEL
-    # Reading (RULES 10.7): the imagined third die is the one that gives the highest result.
+    # Reading (api/rules/RULES.md §10.7): the imagined third die is the one that gives the highest result.
     two_dice: bool = False
     _special_table: tuple[Special, ...] = field(default=(), compare=False, repr=False)
     # the evaluation table, built on first use by results.evaluation_table (memoized here so
@@ -371,8 +371,8 @@ def _finish(rules: Ruleset) -> Ruleset:
     return dataclasses.replace(rules, _special_table=_build_special_table(rules))
 
 
-# RULES.md section 8. The table's readings: hennef turns sixes (assumed), party and nrw use the
-# standard tie rule (not stated), nrw also turns three sixes into two ones (GAMELOG allows
+# api/rules/RULES.md §8. The table's readings: hennef turns sixes (assumed), party and nrw use the
+# standard tie rule (not stated), nrw also turns three sixes into two ones (schemas/GAMELOG.md allows
 # that with sixes_turning everywhere).
 _PRESET_OPTIONS: dict[str, dict[str, Any]] = {
     "standard": dict(),

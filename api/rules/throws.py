@@ -1,9 +1,9 @@
-"""Throw by throw: a turn recorded one throw at a time (RULES.md section 3).
+"""Throw by throw: a turn recorded one throw at a time (api/rules/RULES.md §3).
 
 A throw-by-throw client sends every single throw of a turn as it happens. The throws collect in
 an :class:`OpenTurn` until the player stops, reaches the round's throw limit, throws blind, or
 the next player's throw (or whole turn) arrives; then the open turn goes to the game as a turn
-in detail (GAMELOG.md ``detail``). Each throw is checked when it arrives: as if the turn ended
+in detail (schemas/GAMELOG.md ``detail``). Each throw is checked when it arrives: as if the turn ended
 with it (whose turn, the round's limit, the dice in the cup) and, when the player sets dice
 aside or turns sixes, that a further throw is allowed and that setting aside is legal.
 
@@ -180,7 +180,7 @@ def record_command(
 def record_event(
     game: Game, open_turn: OpenTurn | None, event: Any
 ) -> tuple[OpenTurn | None, list[DomainEvent]]:
-    """:func:`record_command` for a game-log event (GAMELOG.md: a turn summary, a turn in
+    """:func:`record_command` for a game-log event (schemas/GAMELOG.md: a turn summary, a turn in
     detail or a penalty). While a turn is open, its refusals come before the event is read."""
     if open_turn is None:
         return None, game.apply(parse_event(event, game.rules))

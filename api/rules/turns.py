@@ -1,10 +1,10 @@
-"""Commands: what is recorded at the table, parsed from game-log events (GAMELOG.md).
+"""Commands: what is recorded at the table, parsed from game-log events (schemas/GAMELOG.md).
 
 Two granularities produce the same :class:`RecordTurn`:
 
 * a **turn summary** — final dice, number of throws, hand flag, optional blind;
 * a **turn in detail** — every throw with the dice rolled, the dice set aside afterwards and
-  the sixes turned. The detail is checked against RULES.md section 3 (dice per throw, set-aside
+  the sixes turned. The detail is checked against api/rules/RULES.md §3 (dice per throw, set-aside
   dice never thrown again, only ones aside where the rules say so, sixes turned only with two or
   three sixes and only with a further throw, blind only with exactly one throw) and the final
   result, throw count and hand flag are derived from it.
@@ -226,7 +226,7 @@ def _parse_detail(obj: Mapping[str, Any], rules: Ruleset) -> RecordTurn:
 
 
 def turn_in_detail(player: str, throws: Sequence[Throw], blind: bool, rules: Ruleset) -> RecordTurn:
-    """A turn from its throws, checked like a game log's turn in detail (RULES.md section 3)."""
+    """A turn from its throws, checked like a game log's turn in detail (api/rules/RULES.md §3)."""
     return _detail_turn(player, [t.to_json() for t in throws], {"blind": blind}, rules)
 
 
@@ -262,7 +262,7 @@ def _detail_turn(player: str, raw: Any, obj: Mapping[str, Any], rules: Ruleset) 
 
 
 def _parse_throw(item: Any, i: int, is_last: bool, in_cup: int, rules: Ruleset) -> Throw:
-    """Throw ``i`` of a detail with ``in_cup`` dice in the cup, checked against RULES 3."""
+    """Throw ``i`` of a detail with ``in_cup`` dice in the cup, checked against api/rules/RULES.md §3."""
     n = i + 1
     where = f"detail[{i}]"
     if not isinstance(item, Mapping):
@@ -313,7 +313,7 @@ def _parse_throw(item: Any, i: int, is_last: bool, in_cup: int, rules: Ruleset) 
 def _turn_sixes(
     dice: tuple[int, ...], sixes: int, n: int, is_last: bool, rules: Ruleset
 ) -> list[int]:
-    """Turning ``sixes`` of throw ``n`` (RULES 3.3): the pips left that may be set aside (the
+    """Turning ``sixes`` of throw ``n`` (api/rules/RULES.md §3.3): the pips left that may be set aside (the
     turned sixes are out, the six that goes back into the cup is thrown again)."""
     where = f"detail[{n - 1}]"
     if not rules.sixes_turning:

@@ -2,7 +2,7 @@
 -- year at the table, 0: all time), player and category: one throw from the hand that was
 -- either blind or forced by the round's throw limit of one (not the opener, who chose to stop).
 -- A throw the player could have repeated is biased towards good results, so only these are
--- comparable with the exact probabilities of one throw of three dice (RULES.md section 2).
+-- comparable with the exact probabilities of one throw of three dice (api/rules/RULES.md §2).
 -- The category is read from the dice (default order), whatever the house rules call it; the
 -- counts per player and game are in player_game_facts (api/storage migration 0003).
 WITH yearly AS (

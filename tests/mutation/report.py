@@ -1,4 +1,4 @@
-"""The mutation score of api/rules after `mutmut run` (README, "Mutation testing").
+"""The mutation score of api/rules after `mutmut run` (tests/mutation/MUTATION.md).
 
 Run from the repository root after `mutmut run`::
 
