@@ -53,7 +53,8 @@ def filled_sqlite(path: Path) -> None:
     assert st is not None
     expires = datetime(2030, 1, 1, tzinfo=UTC)  # a login of the pub form
     repo.add_web_session(WebSession("a" * 64, st.id, st.token_hash, expires))
-    now = datetime(2026, 12, 1, 20, 0)  # one delivery with every column filled
+    # one delivery with every column filled, claimed a minute after its ping was due
+    now = datetime.now(UTC).replace(tzinfo=None) + timedelta(minutes=1)
     (out, *_) = repo.claim_deliveries(now, now + timedelta(seconds=60), 1)
     repo.finish_delivery(out.delivery.id, "delivered", now, 204, "kein Fehler", now)
     app.extensions["schocken"].store.close()
