@@ -51,7 +51,7 @@ from typing import Any
 
 from .api_bench import start_server, wait_ready
 from .dashboard_bench import launch
-from .form_bench import Table
+from .form_bench import Table, log_in
 from .loadgen import free_port
 
 PAGE_KB = 150
@@ -207,11 +207,7 @@ def invite_link(browser: Any, table: Table, game: str) -> tuple[str, list[str]]:
     phone logged in with the key."""
     context = browser.new_context(base_url=table.base)
     page = context.new_page()
-    page.goto("/")
-    page.fill("#login-slug", table.slug)
-    page.fill("#login-token", table.token)
-    page.get_by_role("button", name="Öffnen").click()
-    page.wait_for_load_state("load")
+    log_in(page, table)
     page.goto(game)
     link = page.locator("#invite-link").text_content() or ""
     files = (page.locator("meta[name=schocken-engine]").get_attribute("data-files") or "").split()
@@ -252,11 +248,7 @@ def tapping_phone(browser: Any, table: Table, cpu: float) -> tuple[Any, Any, str
     context.set_default_timeout(180_000)
     context.add_init_script(MARK_LOAD)
     page = context.new_page()
-    page.goto("/")
-    page.fill("#login-slug", table.slug)
-    page.fill("#login-token", table.token)
-    page.get_by_role("button", name="Öffnen").click()
-    page.wait_for_load_state("load")
+    log_in(page, table)
     game = table.new_game()
     page.goto(game)
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")

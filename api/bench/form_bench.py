@@ -86,6 +86,15 @@ class Table:
         return f"/s/{self.slug}/spiel/{game['id']}"
 
 
+def log_in(page: Any, table: Table) -> None:
+    """Log ``page`` in to ``table`` with its key through the start page's form."""
+    page.goto("/")
+    page.fill("#login-slug", table.slug)
+    page.fill("#login-token", table.token)
+    page.get_by_role("button", name="Öffnen").click()
+    page.wait_for_load_state("load")
+
+
 class Phone:
     """A browser context at 390×664, logged in to the table, optionally on Fast 3G."""
 
@@ -102,11 +111,7 @@ class Phone:
         self.context.add_init_script(MARKS)
         self.page = self.context.new_page()
         page = self.page
-        page.goto("/")
-        page.fill("#login-slug", table.slug)
-        page.fill("#login-token", table.token)
-        page.get_by_role("button", name="Öffnen").click()
-        page.wait_for_load_state("load")
+        log_in(page, table)
         self.open_game()
         if not network:
             page.evaluate("navigator.serviceWorker.ready.then(() => true)")
