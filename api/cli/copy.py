@@ -20,6 +20,9 @@ def copy(source: str, target: str) -> int:
     or a PostgreSQL database (postgresql://user@host/name). A SQLite target must not exist, a
     PostgreSQL target must be empty (created and migrated here). Stop the servers writing to
     SOURCE_URL first: what they write during the copy is not in it."""
+    from ..startup import require_postgres
+
+    require_postgres()  # the extra "postgres" (api/storage/transfer.py), or how to install it
     from ..storage import StorageUnavailable
     from ..storage.transfer import CopyError
     from ..storage.transfer import copy as copy_database
