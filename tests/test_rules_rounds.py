@@ -4,71 +4,23 @@ readings of section 10 (8–18)."""
 from __future__ import annotations
 
 import pytest
+from engine_play import (
+    ANNA,
+    BERT,
+    CLARA,
+    DIETER,
+    FOUR,
+    THREE,
+    apply,
+    last,
+    pen,
+    phase2_three,
+    play,
+    rules,
+    t,
+)
 
-from api.rules import Game, MalformedInput, RuleViolation, parse_event, ruleset_from_config
-
-ANNA, BERT, CLARA, DIETER = "Anna", "Bert", "Clara", "Dieter"
-FOUR = [ANNA, BERT, CLARA, DIETER]
-THREE = [ANNA, BERT, CLARA]
-
-
-def rules(preset: str = "standard", **overrides):
-    return ruleset_from_config({"preset": preset, "overrides": overrides})
-
-
-def t(player: str, result: str, throws: int = 1, hand: bool | None = None, blind: bool = False):
-    """A turn summary; ``result`` like "1-1-4"; more than one throw is assembled by default."""
-    event = {"player": player, "dice": [int(p) for p in result.split("-")], "throws": throws}
-    event["hand"] = (throws == 1) if hand is None else hand
-    if blind:
-        event["blind"] = True
-    return event
-
-
-def pen(player: str, deckel: int | None = None, reason: str = "Würfel vom Tisch"):
-    body = {"player": player, "reason": reason}
-    if deckel is not None:
-        body["deckel"] = deckel
-    return {"penalty": body}
-
-
-def play(r, players, starter, events) -> Game:
-    game = Game.start(r, players, starter)
-    for e in events:
-        game.apply(parse_event(e, r))
-        assert game.mitte + sum(game.stacks.values()) == r.deckel  # example 5
-    return game
-
-
-def apply(game: Game, *events):
-    out = []
-    for e in events:
-        out.extend(game.apply(parse_event(e, game.rules)))
-    return out
-
-
-def last(game: Game) -> dict:
-    r = game.rounds[-1].to_json()
-    return {
-        k: r[k] for k in ("half", "starter", "limit", "best", "worst", "deckel", "from", "repeated")
-    }
-
-
-def phase2_three(preset: str = "standard", **overrides) -> Game:
-    """Four players, 3 Deckel, three Zahl rounds: the Mitte is empty, Bert, Clara and Dieter
-    hold one Deckel each, Anna is out, Bert opens the next round."""
-    r = rules(preset, deckel=3, **overrides)
-    return play(
-        r,
-        FOUR,
-        ANNA,
-        [
-            t(ANNA, "5-6-6"), t(BERT, "4-6-6"), t(CLARA, "3-6-6"), t(DIETER, "2-3-5"),
-            t(DIETER, "5-6-6"), t(ANNA, "4-6-6"), t(BERT, "3-6-6"), t(CLARA, "2-3-5"),
-            t(CLARA, "5-6-6"), t(DIETER, "4-6-6"), t(ANNA, "3-6-6"), t(BERT, "2-3-5"),
-        ],
-    )  # fmt: skip
-
+from api.rules import Game, MalformedInput, RuleViolation, parse_event
 
 # --------------------------------------------------------------------------- section 9
 
