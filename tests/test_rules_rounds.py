@@ -201,37 +201,34 @@ def test_standard_ties_all_equal_repeats_the_round():
     assert last(game)["repeated"] is True and game.mitte == 13
 
 
-def test_later_lower_unless_fewer_the_later_of_equal_results_is_lower():
-    r = rules(ties="later_lower_unless_fewer")
-    game = play(r, THREE, ANNA, [t(ANNA, "1-1-3", 2), t(BERT, "2-5-6", 2), t(CLARA, "2-5-6", 2)])
-    assert last(game)["worst"] == CLARA and not last(game)["repeated"]
+@pytest.mark.parametrize(
+    ("ties", "claras_throws", "worst"),
+    [
+        pytest.param("later_lower_unless_fewer", 2, CLARA, id="later lower"),
+        pytest.param("later_lower_unless_fewer", 1, BERT, id="later with fewer throws wins"),
+        pytest.param("earlier_wins", 1, CLARA, id="earlier wins whatever the throws"),
+    ],
+)
+def test_of_equal_results_at_the_bottom_the_ties_rule_picks_the_worst(ties, claras_throws, worst):
+    r = rules(ties=ties)
+    game = play(
+        r, THREE, ANNA, [t(ANNA, "1-1-3", 2), t(BERT, "2-5-6", 2), t(CLARA, "2-5-6", claras_throws)]
+    )
+    assert last(game)["worst"] == worst and not last(game)["repeated"]
 
 
-def test_later_lower_unless_fewer_the_later_one_wins_with_fewer_throws():
-    r = rules(ties="later_lower_unless_fewer")
-    game = play(r, THREE, ANNA, [t(ANNA, "1-1-3", 2), t(BERT, "2-5-6", 2), t(CLARA, "2-5-6", 1)])
-    assert last(game)["worst"] == BERT
-
-
-def test_later_lower_unless_fewer_at_the_top_the_earlier_pays_unless_the_later_needed_fewer():
-    game = phase2_three(ties="later_lower_unless_fewer")
-    apply(game, t(BERT, "1-1-3", 2), t(CLARA, "1-1-3", 2), t(DIETER, "2-3-5"))
-    assert last(game)["from"] == BERT and last(game)["worst"] == DIETER
-    game = phase2_three(ties="later_lower_unless_fewer")
-    apply(game, t(BERT, "1-1-3", 2), t(CLARA, "1-1-3", 1), t(DIETER, "2-3-5"))
-    assert last(game)["from"] == CLARA
-
-
-def test_earlier_wins_the_later_of_equal_results_is_lower_whatever_the_throws():
-    r = rules(ties="earlier_wins")
-    game = play(r, THREE, ANNA, [t(ANNA, "1-1-3", 2), t(BERT, "2-5-6", 2), t(CLARA, "2-5-6", 1)])
-    assert last(game)["worst"] == CLARA
-
-
-def test_earlier_wins_at_the_top_the_earlier_pays():
-    game = phase2_three(ties="earlier_wins")
-    apply(game, t(BERT, "1-1-3", 2), t(CLARA, "1-1-3", 1), t(DIETER, "2-3-5"))
-    assert last(game)["from"] == BERT and last(game)["deckel"] == 1
+@pytest.mark.parametrize(
+    ("ties", "claras_throws", "payer"),
+    [
+        pytest.param("later_lower_unless_fewer", 2, BERT, id="the earlier pays"),
+        pytest.param("later_lower_unless_fewer", 1, CLARA, id="unless the later needed fewer"),
+        pytest.param("earlier_wins", 1, BERT, id="earlier wins: the earlier pays"),
+    ],
+)
+def test_of_equal_results_at_the_top_the_ties_rule_picks_who_pays(ties, claras_throws, payer):
+    game = phase2_three(ties=ties)
+    apply(game, t(BERT, "1-1-3", 2), t(CLARA, "1-1-3", claras_throws), t(DIETER, "2-3-5"))
+    assert (last(game)["from"], last(game)["worst"], last(game)["deckel"]) == (payer, DIETER, 1)
 
 
 @pytest.mark.parametrize(
