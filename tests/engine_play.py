@@ -70,6 +70,19 @@ def phase2_three(preset: str = "standard", **overrides) -> Game:
     return play(rules(preset, deckel=3, **overrides), FOUR, ANNA, PHASE2)
 
 
+def start_of_half_2(game: Game, opener: str) -> dict:
+    """The state half 2 starts with: every Deckel back in the Mitte, every player in, ``opener``
+    (the loser of half 1) throws first."""
+    return {
+        "phase": "half2",
+        "mitte": game.rules.deckel,
+        "stacks": dict.fromkeys(game.players, 0),
+        "active": list(game.players),
+        "next_player": opener,
+        "limit": None,
+    }
+
+
 def throw(player: str, *dice: int, aside=(), sixes=0, blind=False, stop=False) -> RecordThrow:
     """One throw of a turn recorded throw by throw."""
     return RecordThrow(player, dice, tuple(aside), sixes, blind, stop)

@@ -17,6 +17,7 @@ from engine_play import (
     phase2_three,
     play,
     rules,
+    start_of_half_2,
     t,
 )
 
@@ -286,14 +287,7 @@ def test_the_half_ends_when_one_player_holds_every_deckel_and_all_deckel_return(
     events = apply(game, t(DIETER, "2-3-5"), t(CLARA, "1-1-2"))  # Clara pays 1 -> Dieter 3
     assert [e.kind.value for e in events][-1] == "half_lost"
     assert game.half_losers == [DIETER]
-    assert game.state().to_json() == {
-        "phase": "half2",
-        "mitte": 3,
-        "stacks": dict.fromkeys(FOUR, 0),
-        "active": FOUR,
-        "next_player": DIETER,
-        "limit": None,
-    }
+    assert game.state().to_json() == start_of_half_2(game, DIETER)
 
 
 # --------------------------------------------------------------------------- Schock aus (5.4)
