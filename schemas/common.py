@@ -184,6 +184,13 @@ def notation_field(description: str) -> fields.String:
     )
 
 
+class PageSchema(Schema):
+    """One page of a list; a subclass adds ``items`` (the page's rows) and ``total``."""
+
+    page = Int(required=True, metadata=doc("This page number.", 1))
+    page_size = Int(required=True, metadata=doc("Page size.", 20))
+
+
 class SenderHealthSchema(Schema):
     due = Int(required=True, metadata=doc("Webhook deliveries due now (of active webhooks).", 0))
     oldest_due_seconds = fields.Float(

@@ -9,6 +9,7 @@ from api.rules import Phase
 from .common import (
     Bool,
     Int,
+    PageSchema,
     UtcDateTime,
     Verbatim,
     doc,
@@ -273,11 +274,9 @@ class GameSummarySchema(Schema):
     source = fields.String(required=True, metadata=doc("api or import.", "api"))
 
 
-class GameListSchema(Schema):
+class GameListSchema(PageSchema):
     items = list_of(GameSummarySchema, "This page.")
     total = Int(required=True, metadata=doc("Games matching the filters.", 42))
-    page = Int(required=True, metadata=doc("This page number.", 1))
-    page_size = Int(required=True, metadata=doc("Page size.", 20))
 
 
 class UndoRecordSchema(Schema):
