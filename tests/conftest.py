@@ -161,3 +161,30 @@ def api_server(tmp_path_factory: Any) -> Iterator[str]:
     yield f"http://127.0.0.1:{srv.server_port}"
     srv.shutdown()
     app.extensions["schocken"].store.close()
+
+
+# The storage-port contract suite (tests/test_storage_contract*.py, tests/storage_contract.py)
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: Any) -> Any:
+    """A SQLite file migrated once per run; contract stores open copies of it."""
+    from storage_contract import SQLiteTemplate
+
+    return SQLiteTemplate(tmp_path_factory.mktemp("contract"))
+
+
+@pytest.fixture(scope="session")
+def pg_tables(pg_cluster: Cluster) -> Iterator[Any]:
+    """One PostgreSQL store per run for the contract suite, its tables emptied per test."""
+    from storage_contract import PostgresTables
+
+    tables = PostgresTables(pg_cluster)
+    yield tables
+    tables.close()
+
+
+@pytest.fixture(params=["memory", "sqlite", "postgresql"])
+def contract(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """The storage port under test on every store (tests/storage_contract.py)."""
+    from storage_contract import contract_for
+
+    yield from contract_for(request.param, request)

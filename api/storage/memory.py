@@ -33,6 +33,13 @@ from .repository import Background, Repository, StorageConflict, StorageUnavaila
 from .webhook_records import Delivery, Webhook
 
 
+#: the order of each fact table's rows (read_facts), as the SQL stores read them
+_ORDER = {
+    "game_facts": "game_id", "turn_facts": "turn_no", "round_facts": "round_no",
+    "deckel_moves": "move_no", "half_facts": "half", "player_game_facts": "player_id",
+}  # fmt: skip
+
+
 class MemoryStore:
     """Process-wide state of the fake; :meth:`repository` returns the shared repository."""
 
@@ -283,6 +290,12 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
             if any(e.seq == entry.seq for e in log):
                 raise StorageConflict(f"game {entry.game_id}: entry {entry.seq} exists")
             log.append(copy.deepcopy(entry))
+            log.sort(key=lambda e: e.seq)  # loaded in sequence order, as the SQL stores do
+
+    def append_log_many(self, entries: list[LogEntry]) -> None:
+        with self.transaction():  # all or nothing, as the SQL stores' one statement
+            for entry in entries:
+                self.append_log(entry)
 
     def append_entry(self, entry: LogEntry, facts: FactsWrite) -> None:
         # no snapshot needed: append_log fails before anything changed, write_facts cannot fail
@@ -306,7 +319,10 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
 
     def read_facts(self, game_id: int) -> dict[str, list[dict[str, Any]]]:
         facts = self.facts.get(game_id, {t: [] for t in FACT_COLUMNS})
-        return {t: copy.deepcopy(facts.get(t, [])) for t in ("game_facts", *ROW_TABLES)}
+        return {
+            t: sorted(copy.deepcopy(facts.get(t, [])), key=lambda row, t=t: row[_ORDER[t]])
+            for t in ("game_facts", *ROW_TABLES)
+        }
 
     def append_events(
         self, stammtisch_id: int, game_id: int, seq: int, events: list[dict[str, Any]], at: datetime
