@@ -193,6 +193,7 @@ class PostgresTables:
 def contract_for(kind: str, request: pytest.FixtureRequest) -> Iterator[Contract]:
     """The :class:`Contract` of ``kind`` (for the ``contract`` fixture of tests/conftest.py)."""
     if kind == "memory":
+
         def memory() -> tuple[MemoryStore, Callable[[], None]]:
             store = MemoryStore()
             return store, store.close

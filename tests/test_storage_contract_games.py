@@ -214,7 +214,9 @@ def test_an_entry_whose_number_is_taken_writes_no_facts(contract):
     game = repo.add_game(new_game(st.id))
     facts = FactsWrite(game=game_row(game), append={"turn_facts": [turn_row(game, 1)]})
     repo.append_entry(entry(game, 1), facts)
-    later = FactsWrite(game=game_row(game, phase="half2"), append={"turn_facts": [turn_row(game, 2)]})
+    later = FactsWrite(
+        game=game_row(game, phase="half2"), append={"turn_facts": [turn_row(game, 2)]}
+    )
     with pytest.raises(StorageConflict):
         repo.append_entry(entry(game, 1, "Bert"), later)
     assert repo.load_log(game) == [entry(game, 1)]

@@ -32,7 +32,6 @@ from .records import (
 from .repository import Background, Repository, StorageConflict, StorageUnavailable, stats_changed
 from .webhook_records import Delivery, Webhook
 
-
 #: the order of each fact table's rows (read_facts), as the SQL stores read them
 _ORDER = {
     "game_facts": "game_id", "turn_facts": "turn_no", "round_facts": "round_no",
@@ -319,10 +318,11 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
 
     def read_facts(self, game_id: int) -> dict[str, list[dict[str, Any]]]:
         facts = self.facts.get(game_id, {t: [] for t in FACT_COLUMNS})
-        return {
-            t: sorted(copy.deepcopy(facts.get(t, [])), key=lambda row, t=t: row[_ORDER[t]])
-            for t in ("game_facts", *ROW_TABLES)
-        }
+        out: dict[str, list[dict[str, Any]]] = {}
+        for table in ("game_facts", *ROW_TABLES):
+            order = _ORDER[table]
+            out[table] = sorted(copy.deepcopy(facts.get(table, [])), key=lambda row: row[order])
+        return out
 
     def append_events(
         self, stammtisch_id: int, game_id: int, seq: int, events: list[dict[str, Any]], at: datetime
