@@ -332,6 +332,7 @@ def test_a_game_is_called_off_once_and_stays_called_off(contract):
                                   offset=0, limit=9)  # fmt: skip
     assert ([g.id for g in page], total) == ([game], 1)
     assert repo.get_game_by_id(other).status == "running"
+    assert repo.abandon_game(other + 99, NOW) is False  # no such game: nothing to call off
 
 
 @covers("reading")

@@ -71,6 +71,21 @@ def test_a_deleted_webhook_takes_its_deliveries_along(contract):
     assert [o.delivery.id for o in repo.claim_deliveries(SOON, LEASE, 10)] == [other_ping.id]
 
 
+@covers("update_webhook", "redeliver")
+def test_a_webhook_deleted_meanwhile_is_not_brought_back(contract):
+    """An update or a redelivery that lost the race against a delete changes nothing."""
+    repo = contract.repo
+    a = stammtisch(repo)
+    made = hook(repo, a.id, 1)
+    ping = repo.add_ping(made, PING, NOW)
+    repo.delete_webhook(made.id)
+    repo.update_webhook(replace(made, description="neu"))
+    repo.redeliver(ping.id, NOW)
+    assert repo.list_webhooks(a.id) == [] and repo.get_webhook(a.id, made.id) is None
+    assert repo.list_deliveries(made.id, 0, 10) == ([], 0)
+    assert repo.delivery_backlog(SOON) == Backlog(0, None, None)
+
+
 @covers("add_ping", "get_delivery")
 def test_a_ping_is_a_pending_delivery_due_now(contract):
     repo = contract.repo

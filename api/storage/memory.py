@@ -170,8 +170,8 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
 
     def abandon_game(self, game_id: int, at: datetime) -> bool:
         with self.transaction():
-            game = self.games[game_id]
-            if game.status == "abandoned":
+            game = self.games.get(game_id)
+            if game is None or game.status == "abandoned":
                 return False
             self.games[game_id] = replace(game, status="abandoned")
             return True

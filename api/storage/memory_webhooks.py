@@ -58,7 +58,8 @@ class MemoryWebhooksMixin:
 
     def update_webhook(self, webhook: Webhook) -> None:
         with self.transaction():
-            self.webhooks[webhook.id] = webhook
+            if webhook.id in self.webhooks:  # deleted meanwhile: not brought back
+                self.webhooks[webhook.id] = webhook
 
     def delete_webhook(self, webhook_id: int) -> None:
         with self.transaction():
@@ -107,8 +108,9 @@ class MemoryWebhooksMixin:
 
     def redeliver(self, delivery_id: int, now: datetime) -> None:
         with self.transaction():
-            found = self.deliveries[delivery_id]
-            self.deliveries[delivery_id] = replace(found, state=PENDING, next_attempt_at=now)
+            found = self.deliveries.get(delivery_id)
+            if found is not None:  # deleted with its webhook meanwhile: nothing to send
+                self.deliveries[delivery_id] = replace(found, state=PENDING, next_attempt_at=now)
 
     def claim_deliveries(self, now: datetime, lease_until: datetime, limit: int) -> list[Outgoing]:
         slugs = {s.id: s.slug for s in self.stammtische.values()}
