@@ -197,7 +197,7 @@ def test_a_migrated_database_has_every_migration_once(contract):
 
 @covers("store.migrate")
 def test_the_database_file_is_created_and_migrated_once(tmp_path):
-    """SQLite (moved from tests/test_storage_repository.py)."""
+    """SQLite: a new file is made and migrated, and opened again as it is."""
     path = tmp_path / "sub" / "s.sqlite3"
     store = SQLiteStore(path)
     assert store.migrate() == []  # already at the newest version
@@ -211,8 +211,7 @@ def test_the_database_file_is_created_and_migrated_once(tmp_path):
 
 @covers("store.migrate")
 def test_a_database_from_a_newer_version_is_refused_untouched(tmp_path):
-    """SQLite (moved from tests/test_storage_repository.py; PostgreSQL's is in
-    tests/test_storage_postgres.py)."""
+    """SQLite (PostgreSQL's is in tests/test_storage_postgres.py)."""
     path = tmp_path / "s.sqlite3"
     SQLiteStore(path).close()
     conn = sqlite3.connect(path)
