@@ -428,3 +428,24 @@ def test_a_writer_in_another_thread_waits_for_the_transaction_and_keeps_its_writ
         raise RuntimeError("boom")
     thread.join(10)
     assert written.is_set() and [e.seq for e in repo.load_log(game)] == [2]
+
+
+@covers("get_stammtisch", "get_game_by_id", "load_log", "list_games", "read_facts")
+def test_a_record_read_is_a_copy_changing_it_changes_nothing_stored(contract):
+    repo = contract.repo
+    st = repo.add_stammtisch("a", "A", {"preset": "bvb", "overrides": {}}, False, "h", NOW)
+    game = repo.add_game(new_game(st.id))
+    repo.append_log(entry(game, 1))
+    repo.write_facts(
+        game, FactsWrite(game=game_row(game), append={"turn_facts": [turn_row(game, 1)]})
+    )
+    repo.get_stammtisch("a").rules["overrides"]["x"] = 1
+    repo.get_game_by_id(game).header["players"].append("Zoe")
+    repo.list_games(st.id, year=None, status=None, player_id=None, offset=0,
+                    limit=1)[0][0].rules["preset"] = "nrw"  # fmt: skip
+    repo.load_log(game)[0].body["player"] = "Bert"
+    repo.read_facts(game)["turn_facts"][0]["dice"] = "6-6-6"
+    assert repo.get_stammtisch("a").rules == {"preset": "bvb", "overrides": {}}
+    assert repo.get_game_by_id(game) == replace(new_game(st.id).stored(game), number=1)
+    assert repo.load_log(game) == [entry(game, 1)]
+    assert repo.read_facts(game)["turn_facts"] == [turn_row(game, 1)]

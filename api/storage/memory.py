@@ -202,10 +202,10 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
                 token_hash, now,
             )  # fmt: skip
             self.stammtische[slug] = record
-            return record
+            return copy.deepcopy(record)
 
     def get_stammtisch(self, slug: str) -> Stammtisch | None:
-        return self.stammtische.get(slug)
+        return copy.deepcopy(self.stammtische.get(slug))  # a copy, as the SQL stores read
 
     def update_stammtisch(
         self, stammtisch_id: int, name: str, rules: dict[str, Any], private: bool
@@ -247,6 +247,8 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
             return game_id
 
     def _with_facts(self, game: GameRecord) -> GameRecord:
+        """A copy of the record (as the SQL stores read) with its game row's status."""
+        game = copy.deepcopy(game)
         rows = self.facts.get(game.id, {}).get("game_facts")
         if not rows:
             return game
@@ -281,7 +283,7 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
         return sorted(self.games)
 
     def load_log(self, game_id: int) -> list[LogEntry]:
-        return list(self.logs.get(game_id, []))
+        return copy.deepcopy(self.logs.get(game_id, []))
 
     def append_log(self, entry: LogEntry) -> None:
         with self._lock:
@@ -336,10 +338,12 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
 
     def stammtisch_events(self, stammtisch_id: int, after: int, limit: int) -> list[StoredEvents]:
         rows = [e for e in self.events if e.stammtisch_id == stammtisch_id and e.position > after]
-        return rows[:limit]
+        return copy.deepcopy(rows[:limit])
 
     def game_events(self, game_id: int, after: int, limit: int) -> list[StoredEvents]:
-        return [e for e in self.events if e.game_id == game_id and e.seq > after][:limit]
+        rows = sorted((e for e in self.events if e.game_id == game_id and e.seq > after),
+                      key=lambda e: e.seq)  # fmt: skip
+        return copy.deepcopy(rows[:limit])
 
     def last_event_position(self, stammtisch_id: int) -> int:
         positions = [e.position for e in self.events if e.stammtisch_id == stammtisch_id]

@@ -3,6 +3,7 @@ SQL adapters keep them (:mod:`.sqlite.webhooks`): same records, same order, same
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
@@ -100,11 +101,13 @@ class MemoryWebhooksMixin:
         with self._lock:
             found = [d for _, d in sorted(self.deliveries.items(), reverse=True)
                      if d.webhook_id == webhook_id]  # fmt: skip
-        return found[offset : offset + limit], len(found)
+        return copy.deepcopy(found[offset : offset + limit]), len(found)
 
     def get_delivery(self, webhook_id: int, delivery_id: int) -> Delivery | None:
         found = self.deliveries.get(delivery_id)
-        return found if found is not None and found.webhook_id == webhook_id else None
+        return (
+            copy.deepcopy(found) if found is not None and found.webhook_id == webhook_id else None
+        )
 
     def redeliver(self, delivery_id: int, now: datetime) -> None:
         with self.transaction():
