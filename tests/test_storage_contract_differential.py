@@ -114,7 +114,7 @@ def observe(repo: Any) -> dict[str, Any]:
 
 
 # no shrinking: each example opens a SQLite file, and a failure shows its steps as they came
-@settings(max_examples=15, deadline=None, database=None, phases=[Phase.generate])
+@settings(max_examples=10, deadline=None, database=None, phases=[Phase.generate])
 @given(steps=st.lists(step, min_size=10, max_size=30))
 def test_the_fake_answers_and_reads_as_sqlite_does(sqlite_template, steps):
     fake, sqlite = MemoryStore(), sqlite_template.store()
