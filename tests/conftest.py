@@ -165,11 +165,13 @@ def api_server(tmp_path_factory: Any) -> Iterator[str]:
 
 # The storage-port contract suite (tests/test_storage_contract*.py, tests/storage_contract.py)
 @pytest.fixture(scope="session")
-def sqlite_template(tmp_path_factory: Any) -> Any:
+def sqlite_template(tmp_path_factory: Any) -> Iterator[Any]:
     """A SQLite file migrated once per run; contract stores open copies of it."""
     from storage_contract import SQLiteTemplate
 
-    return SQLiteTemplate(tmp_path_factory.mktemp("contract"))
+    template = SQLiteTemplate(tmp_path_factory.mktemp("contract"))
+    yield template
+    template.close()
 
 
 @pytest.fixture(scope="session")

@@ -117,12 +117,12 @@ def observe(repo: Any) -> dict[str, Any]:
 @settings(max_examples=10, deadline=None, database=None, phases=[Phase.generate])
 @given(steps=st.lists(step, min_size=10, max_size=30))
 def test_the_fake_answers_and_reads_as_sqlite_does(sqlite_template, steps):
-    fake, sqlite = MemoryStore(), sqlite_template.store()
+    fake, (sqlite, finish) = MemoryStore(), sqlite_template.fresh()
     try:
         for action in [*PROLOGUE, *steps]:
             answers = [apply(store.repository(), action) for store in (fake, sqlite)]
             assert answers[0] == answers[1], action
         assert observe(fake.repository()) == observe(sqlite.repository())
     finally:
-        sqlite.close()
+        finish()
         fake.close()
