@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 from pgcluster import Cluster
+from storage_contract import CONTRACT_STORES, PostgresTables, SQLiteTemplate, contract_for
 
 from api.app import create_app
 from api.storage import PostgresStore
@@ -167,8 +168,6 @@ def api_server(tmp_path_factory: Any) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def sqlite_template(tmp_path_factory: Any) -> Iterator[Any]:
     """A SQLite file migrated once per run; contract stores open copies of it."""
-    from storage_contract import SQLiteTemplate
-
     template = SQLiteTemplate(tmp_path_factory.mktemp("contract"))
     yield template
     template.close()
@@ -177,16 +176,12 @@ def sqlite_template(tmp_path_factory: Any) -> Iterator[Any]:
 @pytest.fixture(scope="session")
 def pg_tables(pg_cluster: Cluster) -> Iterator[Any]:
     """One PostgreSQL store per run for the contract suite, its tables emptied per test."""
-    from storage_contract import PostgresTables
-
     tables = PostgresTables(pg_cluster)
     yield tables
     tables.close()
 
 
-@pytest.fixture(params=["memory", "sqlite", "postgresql"])
+@pytest.fixture(params=CONTRACT_STORES)
 def contract(request: pytest.FixtureRequest) -> Iterator[Any]:
     """The storage port under test on every store (tests/storage_contract.py)."""
-    from storage_contract import contract_for
-
     yield from contract_for(request.param, request)

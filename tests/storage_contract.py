@@ -3,9 +3,10 @@ fake, a SQLite file, a PostgreSQL database), the records the tests build, and :f
 which names the port methods a test checks (tests/test_storage_contract.py fails when a public
 method of the port or of a store has no test naming it).
 
-Fast by design: a SQLite store opens a copy of a file migrated once per run; PostgreSQL uses
-one store per run on a database of the session's cluster (tests/pgcluster.py) whose tables are
-emptied before each test (``TRUNCATE … RESTART IDENTITY``).
+Fast by design: a SQLite store opens a copy of a file migrated once per run (in /dev/shm where
+there is one); PostgreSQL uses one store per run on a database of the session's cluster
+(tests/pgcluster.py) whose tables are emptied before each test (``TRUNCATE … RESTART
+IDENTITY``).
 """
 
 from __future__ import annotations
