@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
-import sqlite3
 import threading
 from pathlib import Path
 from typing import Any, get_type_hints
@@ -24,7 +23,6 @@ from storage_contract import NOW, covers, new_game
 from api.storage import (
     LogEntry,
     MemoryStore,
-    MigrationError,
     PostgresStore,
     Repository,
     SQLiteStore,
@@ -207,19 +205,6 @@ def test_the_database_file_is_created_and_migrated_once(tmp_path):
     assert again.repository().get_stammtisch("a") == st
     assert [v for v, _ in again.applied()] == [v for v, _, _ in migrations()]
     again.close()
-
-
-@covers("store.migrate")
-def test_a_database_from_a_newer_version_is_refused_untouched(tmp_path):
-    """SQLite (PostgreSQL's is in tests/test_storage_postgres.py)."""
-    path = tmp_path / "s.sqlite3"
-    SQLiteStore(path).close()
-    conn = sqlite3.connect(path)
-    conn.execute("INSERT INTO schema_migrations VALUES (9999, 'future', '2030-01-01')")
-    conn.commit()
-    conn.close()
-    with pytest.raises(MigrationError, match="newer"):
-        SQLiteStore(path)
 
 
 @covers("store.kinds")

@@ -14,6 +14,12 @@ from api.storage import FactsWrite, LogEntry, StorageConflict
 from api.storage.records import ROW_TABLES
 
 
+def one_game(repo):
+    """The Stammtisch "a" and a game of it."""
+    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+    return st, repo.add_game(new_game(st.id))
+
+
 def entry(game: int, seq: int, player: str = "Anna", kind: str = "turn") -> LogEntry:
     return LogEntry(game, seq, kind, {"player": player}, NOW)
 
@@ -146,8 +152,7 @@ def test_game_ids_are_every_game_of_every_stammtisch_in_order(contract):
 @covers("append_log", "load_log")
 def test_a_sequence_number_is_taken_only_once(contract):
     repo = contract.repo
-    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
-    game = repo.add_game(new_game(st.id))
+    st, game = one_game(repo)
     assert repo.load_log(game) == []
     repo.append_log(entry(game, 1))
     with pytest.raises(StorageConflict):
@@ -172,8 +177,7 @@ def test_the_log_is_loaded_in_sequence_order_per_game(contract):
 @covers("append_log_many")
 def test_many_entries_are_appended_together_or_not_at_all(contract):
     repo = contract.repo
-    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
-    game = repo.add_game(new_game(st.id))
+    st, game = one_game(repo)
     repo.append_log_many([])
     repo.append_log_many([entry(game, 1), entry(game, 2, "Bert")])
     assert [e.seq for e in repo.load_log(game)] == [1, 2]
@@ -197,8 +201,7 @@ def test_a_games_version_is_its_last_entry(contract):
 @covers("append_entry", "transaction")
 def test_an_entry_appended_inside_an_open_transaction_rolls_back_with_it(contract):
     repo = contract.repo
-    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
-    game = repo.add_game(new_game(st.id))
+    st, game = one_game(repo)
     with pytest.raises(RuntimeError), repo.transaction():
         repo.append_entry(entry(game, 1), FactsWrite(game=game_row(game)))
         raise RuntimeError("the caller's own write failed")
@@ -210,8 +213,7 @@ def test_an_entry_appended_inside_an_open_transaction_rolls_back_with_it(contrac
 @covers("append_entry")
 def test_an_entry_whose_number_is_taken_writes_no_facts(contract):
     repo = contract.repo
-    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
-    game = repo.add_game(new_game(st.id))
+    st, game = one_game(repo)
     facts = FactsWrite(game=game_row(game), append={"turn_facts": [turn_row(game, 1)]})
     repo.append_entry(entry(game, 1), facts)
     later = FactsWrite(
@@ -227,8 +229,7 @@ def test_an_entry_whose_number_is_taken_writes_no_facts(contract):
 @covers("transaction", "write_facts")
 def test_a_failed_transaction_leaves_nothing_behind(contract):
     repo = contract.repo
-    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
-    game = repo.add_game(new_game(st.id))
+    st, game = one_game(repo)
     with pytest.raises(RuntimeError), repo.transaction():
         repo.append_log(entry(game, 1))
         repo.write_facts(game, FactsWrite(game=game_row(game)))
@@ -242,8 +243,7 @@ def test_a_failed_transaction_leaves_nothing_behind(contract):
 @covers("transaction")
 def test_nested_transactions_are_one_and_commit_together(contract):
     repo = contract.repo
-    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
-    game = repo.add_game(new_game(st.id))
+    st, game = one_game(repo)
     with pytest.raises(RuntimeError), repo.transaction():
         with repo.transaction():
             repo.append_log(entry(game, 1))
@@ -260,8 +260,7 @@ def test_nested_transactions_are_one_and_commit_together(contract):
 @covers("transaction")
 def test_a_conflict_inside_a_transaction_rolls_back_the_whole_write(contract):
     repo = contract.repo
-    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
-    game = repo.add_game(new_game(st.id))
+    st, game = one_game(repo)
     repo.append_log(entry(game, 1))
     with pytest.raises(StorageConflict), repo.transaction():
         repo.write_facts(game, FactsWrite(game=game_row(game, "finished")))
@@ -273,8 +272,7 @@ def test_a_conflict_inside_a_transaction_rolls_back_the_whole_write(contract):
 @covers("write_facts", "read_facts")
 def test_facts_are_appended_or_replaced_table_by_table(contract):
     repo = contract.repo
-    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
-    game = repo.add_game(new_game(st.id))
+    st, game = one_game(repo)
     other = repo.add_game(new_game(st.id))
     repo.write_facts(
         other, FactsWrite(game=game_row(other), append={"turn_facts": [turn_row(other, 9)]})
@@ -301,8 +299,7 @@ def test_facts_are_appended_or_replaced_table_by_table(contract):
 @covers("read_facts", "write_facts")
 def test_a_game_without_facts_reads_empty_tables_and_rows_come_in_their_order(contract):
     repo = contract.repo
-    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
-    game = repo.add_game(new_game(st.id))
+    st, game = one_game(repo)
     assert repo.read_facts(game) == {table: [] for table in ("game_facts", *ROW_TABLES)}
     rows = [turn_row(game, n) for n in (3, 1, 2)]
     repo.write_facts(game, FactsWrite(game=game_row(game, "finished", "done", "Anna"),
@@ -338,8 +335,7 @@ def test_a_game_is_called_off_once_and_stays_called_off(contract):
 @covers("reading")
 def test_reads_in_one_moment_and_a_reading_inside_a_transaction_is_part_of_it(contract):
     repo = contract.repo
-    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
-    game = repo.add_game(new_game(st.id))
+    st, game = one_game(repo)
     repo.append_log(entry(game, 1))
     with repo.reading():
         assert repo.load_log(game) == [entry(game, 1)]
