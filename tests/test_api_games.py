@@ -532,3 +532,26 @@ def test_the_game_kept_after_creation_is_the_game_stored(app, table, how):
         kept = svc.cache.get(game).record
         assert kept == svc.repo.get_game_by_id(game)
         assert kept.status == ("running" if how == "start" else "finished")
+
+
+def test_a_recorded_entry_answers_exactly_what_its_schema_dumps(table):
+    """The answers of turns, throws, penalties and undo are sent as the use case made them
+    (api/resources/games.py skips the dump): ``WriteResultSchema`` must dump each unchanged."""
+    from api.rules import PRESETS
+    from api.rules.simulate import simulate_logs
+    from schemas import WriteResultSchema
+
+    schema = WriteResultSchema()
+    game = table.start()
+    answers = [table.post(f"/games/{game}/penalties", {"player": "Bert", "reason": "Würfel", "deckel": 1})]
+    answers.append(table.post(f"/games/{game}/throws", {"player": "Anna", "dice": [1, 1, 4]}))
+    answers.append(table.post(f"/games/{game}/throws", {"player": "Anna", "stop": True}))
+    answers.append(table.post(f"/games/{game}/undo", {"by": "Anna", "reason": "vertippt"}))
+    (log,) = simulate_logs(PRESETS["standard"], 1, players=PLAYERS, seed=3)
+    game = table.start(starter=log["starter"])
+    for event in log["events"]:
+        answers.append(table.post(f"/games/{game}/turns", event))
+    assert answers[-1].json["game"]["status"] == "finished"
+    for answer in answers:
+        assert answer.status_code == 201, answer.json
+        assert schema.dump(answer.json) == answer.json

@@ -1,0 +1,171 @@
+"""What one recorded turn passes through, in-process (Flask's test client, a SQLite file).
+
+Run: ``python -m api.bench.turn_trace [--profile N] [--idempotent]``. A Stammtisch with four
+players and a game are made first; then one ``POST …/games/<id>/turns`` (a turn summary) is
+traced and printed:
+
+* the modules of the packages ``api``, ``schemas`` and ``dashboard`` whose code runs during the
+  turn (``sys.setprofile``: every Python call, by its code's module), and their packages;
+* how often ``Repository.transaction()`` is entered (nested entries too);
+* ``--profile N``: a cProfile of N more turns (the top functions by own and by cumulative
+  time), and the wall-clock time per turn.
+
+The load average is printed with the figures: the machine may be shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import cProfile
+import os
+import pstats
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+PACKAGES = ("api", "schemas", "dashboard")
+PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
+
+
+def _module_of(frame: FrameType, root: str) -> str | None:
+    path = frame.f_code.co_filename
+    if not path.startswith(root):
+        return None
+    rel = Path(path).relative_to(root).with_suffix("")
+    if not rel.parts or rel.parts[0] not in PACKAGES or rel.parts[:2] == ("api", "bench"):
+        return None
+    parts = rel.parts[:-1] if rel.parts[-1] == "__init__" else rel.parts
+    return ".".join(parts)
+
+
+@contextlib.contextmanager
+def traced(root: str) -> Iterator[set[str]]:
+    """The modules (of :data:`PACKAGES` below ``root``) whose code runs inside the block."""
+    seen: set[str] = set()
+
+    def hook(frame: FrameType, event: str, _arg: Any) -> None:
+        if event == "call":
+            module = _module_of(frame, root)
+            if module is not None:
+                seen.add(module)
+
+    sys.setprofile(hook)
+    try:
+        yield seen
+    finally:
+        sys.setprofile(None)
+
+
+@contextlib.contextmanager
+def counted_transactions(repo_class: Any) -> Iterator[list[int]]:
+    """How often ``repo_class.transaction`` is entered inside the block (``[count]``)."""
+    count = [0]
+    original = repo_class.transaction
+
+    def transaction(self: Any, *args: Any, **kwargs: Any) -> Any:
+        count[0] += 1
+        return original(self, *args, **kwargs)
+
+    repo_class.transaction = transaction
+    try:
+        yield count
+    finally:
+        repo_class.transaction = original
+
+
+class Table:
+    """One Stammtisch, its token and a game, played by an engine-simulated sequence."""
+
+    def __init__(self, client: Any, idempotent: bool) -> None:
+        r = client.post("/api/v1/stammtische", json={"name": "Zur Messung"})
+        assert r.status_code == 201, r.json
+        self.client = client
+        self.base = f"/api/v1/stammtische/{r.json['slug']}"
+        self.auth = {"Authorization": f"Bearer {r.json['token']}"}
+        self.idempotent = idempotent
+        self.n = 0
+        for name in PLAYERS:
+            assert client.post(f"{self.base}/players", json={"name": name},
+                               headers=self.auth).status_code == 201  # fmt: skip
+        self.new_game()
+
+    def new_game(self) -> None:
+        r = self.client.post(f"{self.base}/games", json={"players": PLAYERS, "starter": "Anna"},
+                             headers=self.auth)  # fmt: skip
+        assert r.status_code == 201, r.json
+        self.game = r.json
+
+    def turn(self) -> None:
+        """One turn summary: the player whose turn it is, three dice, within the limit."""
+        turn = self.game["game"]["turn"] if "game" in self.game else self.game["turn"]
+        if turn is None:
+            self.new_game()
+            turn = self.game["turn"]
+        self.n += 1
+        dice = [(self.n % 6) + 1, ((self.n * 7) % 6) + 1, ((self.n * 5) % 6) + 1]
+        body = {"player": turn["player"], "dice": dice, "throws": 1}
+        headers = dict(self.auth)
+        if self.idempotent:
+            headers["Idempotency-Key"] = f"turn-{self.n}"
+        game_id = (self.game.get("game") or self.game)["id"]
+        r = self.client.post(f"{self.base}/games/{game_id}/turns", json=body, headers=headers)
+        assert r.status_code == 201, r.json
+        self.game = r.json
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--profile", type=int, default=0, help="profile that many more turns")
+    parser.add_argument("--idempotent", action="store_true", help="send an Idempotency-Key")
+    parser.add_argument("--top", type=int, default=25)
+    args = parser.parse_args()
+
+    from api.app import create_app
+    from api.storage.sqlite.repository import SQLiteRepository
+
+    root = str(Path(__file__).resolve().parents[2]) + os.sep
+    with tempfile.TemporaryDirectory(prefix="schocken-trace-") as folder:
+        app = create_app({"TESTING": True, "DATABASE": f"{folder}/t.sqlite3",
+                          "SECRET_KEY": "x", "WRITE_RATE_PER_MINUTE": 10**9,
+                          "WRITE_RATE_BURST": 10**9})  # fmt: skip
+        client = app.test_client()
+        table = Table(client, args.idempotent)
+        for _ in range(5):  # warm: the game cached, every lazy import done
+            table.turn()
+        with counted_transactions(SQLiteRepository) as entered, traced(root) as seen:
+            table.turn()
+        packages = sorted({m.rsplit(".", 1)[0] if "." in m else m for m in seen})
+        print(f"modules crossed by one recorded turn: {len(seen)} in {len(packages)} packages")
+        for module in sorted(seen):
+            print(f"  {module}")
+        print(f"packages: {', '.join(packages)}")
+        print(f"Repository.transaction() entered: {entered[0]}")
+        if args.profile:
+            profile = cProfile.Profile()
+            started = time.perf_counter()
+            profile.enable()
+            for _ in range(args.profile):
+                table.turn()
+            profile.disable()
+            spent = time.perf_counter() - started
+            print(f"\n{args.profile} turns in-process (profiled): {spent / args.profile * 1e3:.2f} "
+                  "ms per turn")  # fmt: skip
+            stats = pstats.Stats(profile)
+            stats.sort_stats("tottime").print_stats(args.top)
+            stats.sort_stats("cumulative").print_stats(args.top)
+            started = time.perf_counter()
+            for _ in range(args.profile):
+                table.turn()
+            spent = time.perf_counter() - started
+            print(f"{args.profile} turns in-process (not profiled): "
+                  f"{spent / args.profile * 1e3:.2f} ms per turn")  # fmt: skip
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
