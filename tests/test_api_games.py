@@ -543,7 +543,9 @@ def test_a_recorded_entry_answers_exactly_what_its_schema_dumps(table):
 
     schema = WriteResultSchema()
     game = table.start()
-    answers = [table.post(f"/games/{game}/penalties", {"player": "Bert", "reason": "Würfel", "deckel": 1})]
+    answers = [
+        table.post(f"/games/{game}/penalties", {"player": "Bert", "reason": "Würfel", "deckel": 1})
+    ]
     answers.append(table.post(f"/games/{game}/throws", {"player": "Anna", "dice": [1, 1, 4]}))
     answers.append(table.post(f"/games/{game}/throws", {"player": "Anna", "stop": True}))
     answers.append(table.post(f"/games/{game}/undo", {"by": "Anna", "reason": "vertippt"}))

@@ -58,6 +58,9 @@ class StammtischUseCases(UseCases):
                         st = self.repo.add_stammtisch(
                             slug, name, rules, data["private"], hash_token(token), now
                         )
+                        # its (empty) statistics are the refresher's to compute: a read
+                        # never computes them (dashboard/readmodel.py)
+                        self.repo.mark_stats_stale([st.id])
                     return st, token
                 except StorageConflict:
                     pass

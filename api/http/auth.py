@@ -50,12 +50,12 @@ def bearer_token() -> str | None:
 
 def caller(slug: str) -> Caller:
     """The request's Stammtisch (of ``slug``) and whether its bearer token is the
-    Stammtisch's key: looked up and hashed once per request (kept on ``g``; the rate limit,
-    the access check and the idempotent write share it). A header of another scheme is a
-    401 (:func:`bearer_token`)."""
-    known: Caller | None = g.get("caller")
+    Stammtisch's key: looked up and hashed once per request (kept in the request's environ;
+    the rate limit, the access check and the idempotent write share it). A header of another
+    scheme is a 401 (:func:`bearer_token`)."""
+    known: Caller | None = request.environ.get("schocken.caller")
     if known is None or known.slug != slug:
-        known = g.caller = services().caller(slug, bearer_token())
+        known = request.environ["schocken.caller"] = services().caller(slug, bearer_token())
     return known
 
 

@@ -50,7 +50,7 @@ from ..storage import Repository, Stammtisch, StorageConflict, StoredResponse
 from . import problems
 from .auth import caller
 from .context import services
-from .jsonread import JsonRefused, read_json
+from .jsonread import JsonRefused, body_json
 
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 KEY_HEADER = "Idempotency-Key"
@@ -83,7 +83,7 @@ def fingerprint() -> str:
     """Method, path, query and body of this request; JSON bodies compared by value."""
     raw = request.get_data(cache=True)
     try:
-        doc = read_json(raw, current_app.config["MAX_JSON_DEPTH"])
+        doc = body_json()
     except JsonRefused:
         body = raw
     else:
@@ -139,7 +139,7 @@ def _malformed(view: Any) -> bool:
         if not raw:
             return bool(param.get("required"))
         try:
-            data = read_json(raw, current_app.config["MAX_JSON_DEPTH"])
+            data = body_json()
         except JsonRefused:
             return True
         return bool(param["schema"].validate(data))

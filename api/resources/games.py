@@ -6,8 +6,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from flask import current_app, g
-from werkzeug.sansio.response import Response
 from flask.views import MethodView
+from werkzeug.sansio.response import Response
 
 from schemas import (
     GameListQuerySchema,

@@ -64,16 +64,15 @@ _STALE_DOC = {
 
 
 def _stats() -> ReadModel:
-    """The read model of the request's Stammtisch; whether it is stale is noted for the
-    answer's ``Statistics-Stale`` header (once per request)."""
+    """The read model of the request's Stammtisch; whether it is stale goes into the
+    answer's ``Statistics-Stale`` header."""
     model = ReadModel(services().repo)
-    if "statistics_stale" not in g:
-        g.statistics_stale = stale = model.stale(g.stammtisch.id)
+    stale = model.stale(g.stammtisch.id)
 
-        @after_this_request
-        def _mark(response: Response) -> Response:
-            response.headers[STALE_HEADER] = "true" if stale else "false"
-            return response
+    @after_this_request
+    def _mark(response: Response) -> Response:
+        response.headers[STALE_HEADER] = "true" if stale else "false"
+        return response
 
     return model
 
