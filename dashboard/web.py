@@ -81,7 +81,9 @@ def _page(slug: str, name: str) -> Response:
         years = model.years(found[0]["id"])
         if year is not None and year not in {r["year"] for r in years}:
             abort(404)
-        return _html(render_period(model, found[0], years, year, **links(listed)))
+        # a request never computes statistics: a stale page says so (the refresher catches up)
+        stale = model.stale(found[0]["id"])
+        return _html(render_period(model, found[0], years, year, stale=stale, **links(listed)))
 
 
 def blueprint() -> Blueprint:

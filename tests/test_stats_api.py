@@ -54,12 +54,15 @@ def test_a_read_never_computes_it_shows_what_is_stored_and_says_it_is_stale(stat
     refreshed(stats_app)
     r = client.get(f"{table.base}/statistics")
     assert (r.json["overview"]["games"], r.headers["Statistics-Stale"]) == (0, "false")
+    assert "wird aktualisiert" not in client.get(f"/dashboard/{table.slug}/").text
     import_games(table, 2)
     r = client.get(f"{table.base}/statistics/years")  # as stored before the games
     assert (r.json, r.headers["Statistics-Stale"]) == ([], "true")
+    assert "wird aktualisiert" in client.get(f"/dashboard/{table.slug}/").text
     refreshed(stats_app)
     r = client.get(f"{table.base}/statistics/years")
     assert (r.json, r.headers["Statistics-Stale"]) == ([{"year": 2024, "games": 2}], "false")
+    assert "wird aktualisiert" not in client.get(f"/dashboard/{table.slug}/").text
 
 
 def test_verlierer_and_player_numbers_match_the_games_recorded(stats_app):
