@@ -152,4 +152,5 @@ def start(app: Flask) -> threading.Thread | None:
 def init_app(app: Flask) -> None:
     app.extensions[EXTENSION] = {}
     app.extensions[EXTENSION + ".lock"] = threading.Lock()
-    app.before_request(lambda: (start(app), None)[1])
+    if interval_of(app) > 0:  # none (`schocken serve`'s workers, tests): no hook per request
+        app.before_request(lambda: (start(app), None)[1])

@@ -1,6 +1,7 @@
 """What one recorded turn passes through, in-process (Flask's test client, a SQLite file).
 
-Run: ``python -m api.bench.turn_trace [--profile N] [--idempotent]``. A Stammtisch with four
+Run: ``python -m api.bench.turn_trace [--profile N] [--idempotent]``; another checkout (e.g.
+today's main, for a before/after): ``PYTHONPATH=<tree> python api/bench/turn_trace.py``. A Stammtisch with four
 players and a game are made first; then one ``POST …/games/<id>/turns`` (a turn summary) is
 traced and printed:
 
@@ -63,12 +64,16 @@ def traced(root: str) -> Iterator[set[str]]:
 
 @contextlib.contextmanager
 def counted_transactions(repo_class: Any) -> Iterator[list[int]]:
-    """How often ``repo_class.transaction`` is entered inside the block (``[count]``)."""
-    count = [0]
+    """How often ``repo_class.transaction`` is entered inside the block: ``[all, from outside
+    api/storage]`` (the storage's methods enter it again inside a caller's transaction)."""
+    count = [0, 0]
     original = repo_class.transaction
+    storage = os.sep + os.path.join("api", "storage") + os.sep
 
     def transaction(self: Any, *args: Any, **kwargs: Any) -> Any:
         count[0] += 1
+        if storage not in sys._getframe(1).f_code.co_filename:  # noqa: SLF001 - who enters
+            count[1] += 1
         return original(self, *args, **kwargs)
 
     repo_class.transaction = transaction
@@ -125,10 +130,14 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=25)
     args = parser.parse_args()
 
+    import api
     from api.app import create_app
     from api.storage.sqlite.repository import SQLiteRepository
 
-    root = str(Path(__file__).resolve().parents[2]) + os.sep
+    # the tree whose ``api`` is imported (``PYTHONPATH=<other tree> python
+    # api/bench/turn_trace.py`` traces another checkout, e.g. main, for a before/after)
+    root = str(Path(api.__file__).resolve().parents[1]) + os.sep
+    print(f"tree: {root}")
     with tempfile.TemporaryDirectory(prefix="schocken-trace-") as folder:
         app = create_app({"TESTING": True, "DATABASE": f"{folder}/t.sqlite3",
                           "SECRET_KEY": "x", "WRITE_RATE_PER_MINUTE": 10**9,
@@ -144,7 +153,8 @@ def main() -> None:
         for module in sorted(seen):
             print(f"  {module}")
         print(f"packages: {', '.join(packages)}")
-        print(f"Repository.transaction() entered: {entered[0]}")
+        print(f"Repository.transaction() entered: {entered[0]} ({entered[1]} outside "
+              f"api/storage, {entered[0] - entered[1]} nested inside the storage's methods)")  # fmt: skip
         if args.profile:
             profile = cProfile.Profile()
             started = time.perf_counter()

@@ -16,8 +16,16 @@ Pub Wi-Fi drops answers and phones send again; two phones log one game. Every wr
   ``If-Match`` with another version gets 412 with the current state (under ``game``) and
   changes nothing. ``If-Match: *`` matches any version.
 
-Several server processes share one database, so both checks and the write run in **one
-database transaction** opened first (``BEGIN IMMEDIATE`` on SQLite: it takes the write lock, and
+The stored answers are one implementation (:class:`Idempotent`) for the API and the pub
+form's offline queue (``api/web/offline.py``, its keys kept apart from the API's).
+
+Every write is **one database transaction** (:meth:`api.domain.base.UseCases.writing`): the
+use case's own, or, for a write with a key or an ``If-Match``, one opened here around the
+whole view (the use case inside enters no second one): the replay check, the version check,
+the engine's reads, the log entry, its facts, its events and outbox rows, and the stored
+answer commit together.
+Several server processes share one database, so both checks and the write run in that
+transaction, opened first (``BEGIN IMMEDIATE`` on SQLite: it takes the write lock, and
 writers of every process queue for it): the stored answer to the key is looked up, then the
 game's version read from the database (``Repository.game_version``; a cached engine state is
 replayed from the stored log when another process moved the game on) is compared with
@@ -291,8 +299,9 @@ class _Write:
 
 
 def _guarded_write(view: Any, args: Any, kwargs: dict[str, Any]) -> Response:
-    """A write with an ``Idempotency-Key``, or to a game: one transaction (opened first)
-    holds the replay check, the ``If-Match`` check, the command and its stored answer."""
+    """A write with an ``Idempotency-Key`` or an ``If-Match`` on a game: one transaction
+    (opened first) holds the replay check, the ``If-Match`` check, the command and its
+    stored answer."""
     key = request.headers.get(KEY_HEADER)
     if key is not None and not _KEY.match(key):
         _bad_key("Der Idempotency-Key muss 1 bis 255 sichtbare ASCII-Zeichen lang sein.")
@@ -323,10 +332,14 @@ def _guarded(view: Any, endpoint: str) -> Any:
         if request.method not in WRITE_METHODS:
             response = make_response(view(*args, **kwargs))
             return _with_etag(response) if endpoint in GAME_READ_ENDPOINTS else response
-        if KEY_HEADER not in request.headers and game_id is None:
+        if KEY_HEADER not in request.headers and (
+            "If-Match" not in request.headers or game_id is None
+        ):
+            # nothing to look up first: the use case's own write is the one transaction, and
+            # the body is parsed before it takes the write lock
             response = make_response(view(*args, **kwargs))
-            # the answer of a new game (its version noted) carries its ETag
-            return _with_etag(response) if "game_seq" in g else response
+            # a game's answer (also of a new game: its version noted) carries its ETag
+            return _with_etag(response) if game_id is not None or "game_seq" in g else response
         return _guarded_write(view, args, kwargs)
 
     return wrapped
