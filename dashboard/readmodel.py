@@ -373,22 +373,17 @@ def refresh_file(path: str, everything: bool = False, processes: int = 1) -> Ref
 
 class ReadModel:
     """The statistics as stored (the interface of :class:`~dashboard.stats.Statistics` that
-    the endpoints and the site use).
-
-    A request never computes: a Stammtisch whose statistics lag behind its games (marked
-    stale, or never computed) is shown as stored (a Stammtisch never computed: empty), and
-    :meth:`stale` says so; the refresher (:mod:`dashboard.refresher`) catches up.
-    ``refresh_first`` (the static site of ``schocken dashboard build``, not a request):
-    refresh what is stale before reading, waiting up to :data:`READ_WAIT` seconds for
-    another refresher."""
+    the endpoints and the site use). A request never computes: what is stored is shown (never
+    computed: empty), :meth:`stale` says whether it lags, the refresher catches up.
+    ``refresh_first`` (``schocken dashboard build``): refresh the stale ones first."""
 
     def __init__(self, repo: Repository, refresh_first: bool = False) -> None:
         self.repo = repo
         self.refresh_first = refresh_first
 
     def stale(self, stammtisch_id: int) -> bool:
-        """Whether the stored statistics of ``stammtisch_id`` may lag behind its games: it is
-        marked stale (a write changed them since the last refresh), or was never computed."""
+        """Whether the stored statistics of ``stammtisch_id`` lag behind its games (marked
+        stale by a write since the last refresh, or never computed)."""
         return (
             stammtisch_id in self.repo.stale_stats()
             or self.repo.read_stats(stammtisch_id, None) is None
