@@ -7,7 +7,8 @@ traced and printed:
 
 * the modules of the packages ``api``, ``schemas`` and ``dashboard`` whose code runs during the
   turn (``sys.setprofile``: every Python call, by its code's module), and their packages;
-* how often ``Repository.transaction()`` is entered (nested entries too);
+* how often ``Repository.transaction()`` is entered (nested entries too), the function calls
+  made and the SQL statements run (``--sql``: printed);
 * ``--profile N``: a cProfile of N more turns (the top functions by own and by cumulative
   time); ``--turns N``: the wall-clock and CPU time per turn of N more turns.
 
@@ -19,8 +20,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import cProfile
+import gc
 import os
 import pstats
+import sqlite3
 import sys
 import tempfile
 import time
@@ -45,11 +48,15 @@ def _module_of(frame: FrameType, root: str) -> str | None:
 
 
 @contextlib.contextmanager
-def traced(root: str) -> Iterator[set[str]]:
-    """The modules (of :data:`PACKAGES` below ``root``) whose code runs inside the block."""
+def traced(root: str, calls: list[int]) -> Iterator[set[str]]:
+    """The modules (of :data:`PACKAGES` below ``root``) whose code runs inside the block;
+    ``calls[0]``: the Python and C function calls made in it (a measure of work that the
+    machine's other load does not change)."""
     seen: set[str] = set()
 
     def hook(frame: FrameType, event: str, _arg: Any) -> None:
+        if event in ("call", "c_call"):
+            calls[0] += 1
         if event == "call":
             module = _module_of(frame, root)
             if module is not None:
@@ -128,6 +135,7 @@ def main() -> None:
     parser.add_argument("--profile", type=int, default=0, help="profile that many more turns")
     parser.add_argument("--idempotent", action="store_true", help="send an Idempotency-Key")
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--sql", action="store_true", help="print the SQL statements")
     parser.add_argument("--turns", type=int, default=0, help="time that many more turns")
     args = parser.parse_args()
 
@@ -147,13 +155,25 @@ def main() -> None:
         table = Table(client, args.idempotent)
         for _ in range(5):  # warm: the game cached, every lazy import done
             table.turn()
-        with counted_transactions(SQLiteRepository) as entered, traced(root) as seen:
+        calls: list[int] = [0]
+        statements: list[str] = []
+        for conn in gc.get_objects():  # every connection of the store: its statements
+            if isinstance(conn, sqlite3.Connection):
+                conn.set_trace_callback(statements.append)
+        with counted_transactions(SQLiteRepository) as entered, traced(root, calls) as seen:
             table.turn()
+        for conn in gc.get_objects():
+            if isinstance(conn, sqlite3.Connection):
+                conn.set_trace_callback(None)
         packages = sorted({m.rsplit(".", 1)[0] if "." in m else m for m in seen})
         print(f"modules crossed by one recorded turn: {len(seen)} in {len(packages)} packages")
         for module in sorted(seen):
             print(f"  {module}")
         print(f"packages: {', '.join(packages)}")
+        print(f"function calls: {calls[0]} (the test client's included)")
+        print(f"SQL statements: {len(statements)}")
+        for statement in statements if args.sql else ():
+            print(f"  {' '.join(statement.split())[:150]}")
         print(f"Repository.transaction() entered: {entered[0]} ({entered[1]} outside "
               f"api/storage, {entered[0] - entered[1]} nested inside the storage's methods)")  # fmt: skip
         if args.profile:
