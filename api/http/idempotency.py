@@ -200,6 +200,12 @@ class Idempotent:
     scope: int
     key: str
     fingerprint: str
+    #: bodies kept sealed (:func:`seal`); the form's are kept as they are, as before (they
+    #: hold no secret, and an entry stored before an upgrade is still answered the same)
+    sealed: bool = True
+
+    def _seal(self, body: bytes) -> bytes:
+        return seal(self.scope, self.key, body) if self.sealed else body
 
     def stored(self) -> StoredResponse | None:
         """The answer stored for this key, if any (its fingerprint may be another's)."""
@@ -208,7 +214,7 @@ class Idempotent:
     def replay(self, stored: StoredResponse) -> Response:
         """The stored answer again, marked ``Idempotent-Replayed: true``."""
         response = Response(
-            seal(stored.stammtisch_id, self.key, stored.body),
+            self._seal(stored.body),
             status=stored.status,
             content_type=stored.content_type,
         )
@@ -228,7 +234,7 @@ class Idempotent:
                 self.fingerprint,
                 response.status_code,
                 response.content_type or "application/json",
-                seal(self.scope, self.key, response.get_data()),
+                self._seal(response.get_data()),
                 utcnow(),
             )
         )

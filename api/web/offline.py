@@ -78,7 +78,9 @@ def _fingerprint(path: str) -> str:
 def _idempotent(st: Stammtisch, key: str) -> Idempotent:
     """The entry's Idempotency-Key: the API's mechanism, the form's keys apart from the API's
     (stored per Stammtisch as ``form\0<key>``), the entry's fields as its fingerprint."""
-    return Idempotent(services().repo, st.id, f"form\0{key}", _fingerprint(request.path))
+    return Idempotent(
+        services().repo, st.id, f"form\0{key}", _fingerprint(request.path), sealed=False
+    )
 
 
 def _body(kind: str, rules: Ruleset) -> dict[str, Any] | str:
