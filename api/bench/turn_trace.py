@@ -130,6 +130,58 @@ class Table:
         self.game = r.json
 
 
+def trace_one(table: Table, root: str, repo_class: Any, sql: bool) -> None:
+    """Trace one turn: the modules crossed, function calls, SQL statements, transactions."""
+    calls: list[int] = [0]
+    statements: list[str] = []
+    for conn in gc.get_objects():  # every connection of the store: its statements
+        if isinstance(conn, sqlite3.Connection):
+            conn.set_trace_callback(statements.append)
+    with counted_transactions(repo_class) as entered, traced(root, calls) as seen:
+        table.turn()
+    for conn in gc.get_objects():
+        if isinstance(conn, sqlite3.Connection):
+            conn.set_trace_callback(None)
+    packages = sorted({m.rsplit(".", 1)[0] if "." in m else m for m in seen})
+    print(f"modules crossed by one recorded turn: {len(seen)} in {len(packages)} packages")
+    for module in sorted(seen):
+        print(f"  {module}")
+    print(f"packages: {', '.join(packages)}")
+    print(f"function calls: {calls[0]} (the test client's included)")
+    print(f"SQL statements: {len(statements)}")
+    for statement in statements if sql else ():
+        print(f"  {' '.join(statement.split())[:150]}")
+    print(f"Repository.transaction() entered: {entered[0]} ({entered[1]} outside "
+          f"api/storage, {entered[0] - entered[1]} nested inside the storage's methods)")  # fmt: skip
+
+
+def timed(table: Table, profile: int, top: int, turns: int) -> None:
+    """``profile``: a cProfile of that many turns; ``turns``: their CPU, the least of batches."""
+    if profile:
+        profiler = cProfile.Profile()
+        started = time.perf_counter()
+        profiler.enable()
+        for _ in range(profile):
+            table.turn()
+        profiler.disable()
+        spent = time.perf_counter() - started
+        print(f"\n{profile} turns in-process (profiled): {spent / profile * 1e3:.2f} "
+              "ms per turn")  # fmt: skip
+        stats = pstats.Stats(profiler)
+        stats.sort_stats("tottime").print_stats(top)
+        stats.sort_stats("cumulative").print_stats(top)
+    if turns:
+        batches = []  # the least CPU of batches of 100: the machine may be shared
+        for _ in range(max(1, turns // 100)):
+            started, cpu = time.perf_counter(), time.process_time()
+            for _ in range(100):
+                table.turn()
+            batches.append((time.process_time() - cpu, time.perf_counter() - started))
+        cpu, wall = min(batches)
+        print(f"{len(batches) * 100} turns in-process (test client included), the least of "
+              f"batches of 100: CPU {cpu * 10:.2f} ms per turn (wall {wall * 10:.2f} ms)")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--profile", type=int, default=0, help="profile that many more turns")
@@ -155,50 +207,8 @@ def main() -> None:
         table = Table(client, args.idempotent)
         for _ in range(5):  # warm: the game cached, every lazy import done
             table.turn()
-        calls: list[int] = [0]
-        statements: list[str] = []
-        for conn in gc.get_objects():  # every connection of the store: its statements
-            if isinstance(conn, sqlite3.Connection):
-                conn.set_trace_callback(statements.append)
-        with counted_transactions(SQLiteRepository) as entered, traced(root, calls) as seen:
-            table.turn()
-        for conn in gc.get_objects():
-            if isinstance(conn, sqlite3.Connection):
-                conn.set_trace_callback(None)
-        packages = sorted({m.rsplit(".", 1)[0] if "." in m else m for m in seen})
-        print(f"modules crossed by one recorded turn: {len(seen)} in {len(packages)} packages")
-        for module in sorted(seen):
-            print(f"  {module}")
-        print(f"packages: {', '.join(packages)}")
-        print(f"function calls: {calls[0]} (the test client's included)")
-        print(f"SQL statements: {len(statements)}")
-        for statement in statements if args.sql else ():
-            print(f"  {' '.join(statement.split())[:150]}")
-        print(f"Repository.transaction() entered: {entered[0]} ({entered[1]} outside "
-              f"api/storage, {entered[0] - entered[1]} nested inside the storage's methods)")  # fmt: skip
-        if args.profile:
-            profile = cProfile.Profile()
-            started = time.perf_counter()
-            profile.enable()
-            for _ in range(args.profile):
-                table.turn()
-            profile.disable()
-            spent = time.perf_counter() - started
-            print(f"\n{args.profile} turns in-process (profiled): {spent / args.profile * 1e3:.2f} "
-                  "ms per turn")  # fmt: skip
-            stats = pstats.Stats(profile)
-            stats.sort_stats("tottime").print_stats(args.top)
-            stats.sort_stats("cumulative").print_stats(args.top)
-        if args.turns:
-            batches = []  # the least CPU of batches of 100: the machine may be shared
-            for _ in range(max(1, args.turns // 100)):
-                started, cpu = time.perf_counter(), time.process_time()
-                for _ in range(100):
-                    table.turn()
-                batches.append((time.process_time() - cpu, time.perf_counter() - started))
-            cpu, wall = min(batches)
-            print(f"{len(batches) * 100} turns in-process (test client included), the least of "
-                  f"batches of 100: CPU {cpu * 10:.2f} ms per turn (wall {wall * 10:.2f} ms)")  # fmt: skip
+        trace_one(table, root, SQLiteRepository, args.sql)
+        timed(table, args.profile, args.top, args.turns)
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
