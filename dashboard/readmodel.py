@@ -19,12 +19,13 @@ Design (issue 11):
    JSON); the rows of the refreshed Stammtische are replaced in one transaction, which also
    clears their stale marks if no write marked them again meanwhile (versioned marks).
 4. Incremental: a write that changes statistics (a game finished, undone, imported, a player or
-   Stammtisch changed) marks its Stammtisch in ``stats_stale`` in its own transaction; a
-   refresher thread per server process (:mod:`dashboard.refresher`) and every reader that
-   finds its Stammtisch stale refresh the stale ones – one refresher at a time across
-   processes (``repo.stats_lock()``: flock beside the SQLite file).
+   Stammtisch changed) marks its Stammtisch in ``stats_stale`` in its own transaction; the
+   refresher (:mod:`dashboard.refresher`) refreshes the stale ones – one refresher at a time
+   across processes (``repo.stats_lock()``: flock beside the SQLite file).
 5. Readers (:class:`ReadModel`): the statistics endpoints, ``/dashboard/`` and
    ``schocken dashboard build`` read the stored JSON; nothing is held in a process's memory.
+   A request never computes: it shows what is stored and says whether it is stale (the
+   header ``Statistics-Stale``); only ``schocken dashboard build`` refreshes first.
 
 A full refresh (``schocken stats refresh --all``) holds every input row in DuckDB at once
 (1,000 Stammtische × 10 years: about 360 MiB of tables, 2.5 GiB at its peak while the
@@ -372,16 +373,28 @@ def refresh_file(path: str, everything: bool = False, processes: int = 1) -> Ref
 
 class ReadModel:
     """The statistics as stored (the interface of :class:`~dashboard.stats.Statistics` that
-    the endpoints and the site use). A Stammtisch found stale, or never computed, is
-    refreshed first (read-your-writes)."""
+    the endpoints and the site use). A request never computes: what is stored is shown (never
+    computed: empty), :meth:`stale` says whether it lags, the refresher catches up.
+    ``refresh_first`` (``schocken dashboard build``): refresh the stale ones first."""
 
-    def __init__(self, repo: Repository) -> None:
+    def __init__(self, repo: Repository, refresh_first: bool = False) -> None:
         self.repo = repo
+        self.refresh_first = refresh_first
+
+    def stale(self, stammtisch_id: int) -> bool:
+        """Whether the stored statistics of ``stammtisch_id`` lag behind its games (marked
+        stale by a write since the last refresh, or never computed)."""
+        return (
+            stammtisch_id in self.repo.stale_stats()
+            or self.repo.read_stats(stammtisch_id, None) is None
+        )
 
     def fresh(self, stammtisch_id: int) -> None:
-        """Refresh what is stale first if ``stammtisch_id`` is. When another refresher holds
-        the lock for longer than :data:`READ_WAIT` (a full refresh), the stored numbers are
-        shown: a read never waits for minutes."""
+        """With ``refresh_first``: refresh what is stale first if ``stammtisch_id`` is. When
+        another refresher holds the lock for longer than :data:`READ_WAIT` (a full refresh),
+        the stored numbers are shown."""
+        if not self.refresh_first:
+            return
         if stammtisch_id in self.repo.stale_stats():
             refresh(self.repo, wait=READ_WAIT)
         elif self.repo.read_stats(stammtisch_id, None) is None:
@@ -411,11 +424,12 @@ class ReadModel:
     def stammtische(self, include_private: bool = False) -> list[Row]:
         """Every Stammtisch with its finished games and first and last year, by name."""
         listed = self.repo.stats_rows({"stammtische": ("id", "slug", "name", "private")}, None)
-        never = {row[0] for row in listed["stammtische"]} - self.repo.stats_computed()
-        if never:  # e.g. a database converted from the retired store
-            self.repo.mark_stats_stale(never)
-        if self.repo.stale_stats():
-            refresh(self.repo, wait=READ_WAIT)
+        if self.refresh_first:
+            never = {row[0] for row in listed["stammtische"]} - self.repo.stats_computed()
+            if never:  # e.g. a database converted from the retired store
+                self.repo.mark_stats_stale(never)
+            if self.repo.stale_stats():
+                refresh(self.repo, wait=READ_WAIT)
         years: dict[int, list[tuple[int, int]]] = {}
         for st, year, games in self.repo.stats_years(None):
             years.setdefault(st, []).append((year, games))

@@ -11,7 +11,7 @@ Two ways to run it:
   worker's interpreter lock while requests wait for it, and there is one refresher per server,
   not one per worker taking turns at the lock. The process lowers its scheduling priority
   (:data:`NICE`): on a saturated machine the requests come first, the statistics a moment later
-  (a read that finds its Stammtisch stale still refreshes it first, read-your-writes).
+  (a read never computes: it shows what is stored, marked stale, until this catches up).
 * a daemon thread of an app outside ``schocken serve`` (:func:`start`, e.g. ``flask run``): it
   starts with the first request of each process. Closing the store stops it (and waits for its
   round to end) before any connection is closed.
@@ -152,4 +152,5 @@ def start(app: Flask) -> threading.Thread | None:
 def init_app(app: Flask) -> None:
     app.extensions[EXTENSION] = {}
     app.extensions[EXTENSION + ".lock"] = threading.Lock()
-    app.before_request(lambda: (start(app), None)[1])
+    if interval_of(app) > 0:  # none (`schocken serve`'s workers, tests): no hook per request
+        app.before_request(lambda: (start(app), None)[1])

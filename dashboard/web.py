@@ -2,8 +2,8 @@
 
 Every page is rendered on request from the statistics read model (:mod:`dashboard.readmodel`),
 which every server process reads from the row store: no built folder, no per-process state to
-keep coherent, so several processes can serve it at once. A Stammtisch found stale is refreshed
-first (under the one-refresher lock). Pages are sent gzip-compressed with a weak ETag and
+keep coherent, so several processes can serve it at once. A request never computes: a stale
+Stammtisch's page says "wird aktualisiert" until the refresher caught up. Pages are sent gzip-compressed with a weak ETag and
 ``Cache-Control: no-cache`` (a repeat visit costs a 304). The shared assets (plotly.js, the
 stylesheet, dashboard.js: :mod:`dashboard.assets`) have content-hashed names and are sent
 precompressed (Brotli or gzip) with
@@ -81,7 +81,9 @@ def _page(slug: str, name: str) -> Response:
         years = model.years(found[0]["id"])
         if year is not None and year not in {r["year"] for r in years}:
             abort(404)
-        return _html(render_period(model, found[0], years, year, **links(listed)))
+        # a request never computes statistics: a stale page says so (the refresher catches up)
+        stale = model.stale(found[0]["id"])
+        return _html(render_period(model, found[0], years, year, stale=stale, **links(listed)))
 
 
 def blueprint() -> Blueprint:

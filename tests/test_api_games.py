@@ -532,3 +532,75 @@ def test_the_game_kept_after_creation_is_the_game_stored(app, table, how):
         kept = svc.cache.get(game).record
         assert kept == svc.repo.get_game_by_id(game)
         assert kept.status == ("running" if how == "start" else "finished")
+
+
+def test_a_recorded_entry_answers_exactly_what_its_schema_dumps(table):
+    """The answers of turns, throws, penalties and undo are sent as the use case made them
+    (api/resources/games.py skips the dump): ``WriteResultSchema`` must dump each unchanged."""
+    from api.rules import PRESETS
+    from api.rules.simulate import simulate_logs
+    from schemas import WriteResultSchema
+
+    schema = WriteResultSchema()
+    game = table.start()
+    answers = [
+        table.post(f"/games/{game}/penalties", {"player": "Bert", "reason": "Würfel", "deckel": 1})
+    ]
+    answers.append(table.post(f"/games/{game}/throws", {"player": "Anna", "dice": [1, 1, 4]}))
+    answers.append(table.post(f"/games/{game}/throws", {"player": "Anna", "stop": True}))
+    answers.append(table.post(f"/games/{game}/undo", {"by": "Anna", "reason": "vertippt"}))
+    (log,) = simulate_logs(PRESETS["standard"], 1, players=PLAYERS, seed=3)
+    game = table.start(starter=log["starter"])
+    for event in log["events"]:
+        answers.append(table.post(f"/games/{game}/turns", event))
+    assert answers[-1].json["game"]["status"] == "finished"
+    for answer in answers:
+        assert answer.status_code == 201, answer.json
+        assert schema.dump(answer.json) == answer.json
+
+
+def test_a_write_looks_up_and_hashes_its_key_once_and_is_one_transaction(app, table, monkeypatch):
+    """The rate limit and the access check share one look-up of the Stammtisch and one hash
+    of the key (api/http/auth.py); the use case opens the one transaction of the write."""
+    import os
+    import sys
+
+    from api.domain import stammtische
+    from api.http.context import services
+
+    game = table.start()
+    with app.app_context():
+        repo_class = type(services().repo)
+    counted = {"lookups": 0, "hashes": 0, "transactions": 0}
+
+    def counting(name, original):
+        def call(*args, **kwargs):
+            counted[name] += 1
+            return original(*args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(
+        repo_class, "get_stammtisch", counting("lookups", repo_class.get_stammtisch)
+    )
+    monkeypatch.setattr(stammtische, "hash_token", counting("hashes", stammtische.hash_token))
+    original = repo_class.transaction
+
+    def transaction(*args, **kwargs):
+        caller = sys._getframe(1).f_code.co_filename  # noqa: SLF001 - who opens it
+        if f"api{os.sep}storage{os.sep}" not in caller:  # not nested in a storage method
+            counted["transactions"] += 1
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(repo_class, "transaction", transaction)
+    r = table.turn(game, "Anna", [1, 1, 4], 3, hand=False)
+    assert r.status_code == 201, r.json
+    assert counted["lookups"] == 1 and counted["hashes"] == 1
+    assert counted["transactions"] == 1
+    r = table.client.post(
+        f"{table.base}/games/{game}/turns",
+        json={"player": "Bert", "dice": [2, 2, 3], "throws": 1},
+        headers={**table.auth, "Idempotency-Key": "k-1"},
+    )
+    assert r.status_code == 201, r.json
+    assert (counted["lookups"], counted["hashes"], counted["transactions"]) == (2, 2, 2)

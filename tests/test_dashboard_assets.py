@@ -19,6 +19,7 @@ from api.app import create_app
 from api.rules import PRESETS, count
 from api.rules.simulate import simulate_logs
 from dashboard import assets
+from dashboard.readmodel import refresh
 from dashboard.site import build_site
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,6 +73,7 @@ def served(tmp_path_factory):
     log = next(simulate_logs(PRESETS["standard"], 1, players=["Anna", "Bert", "Clara"], seed=5,
                              start=datetime.fromisoformat("2024-05-03T20:00:00+02:00")))  # fmt: skip
     assert table.post("/imports", log).status_code == 201
+    refresh(app.extensions["schocken"].store.repository())  # the refresher catches up
     yield client
     app.extensions["schocken"].store.close()
 

@@ -15,6 +15,7 @@ from api.app import create_app
 from api.rules import PRESETS
 from api.rules.simulate import simulate_logs
 from dashboard import figures, site
+from dashboard.readmodel import refresh
 
 NASTY = [
     '<a href="https://ev.il/">Anna</a>',
@@ -41,6 +42,7 @@ def pages(tmp_path, monkeypatch):
     start = datetime.fromisoformat("2024-05-03T20:00:00+02:00")
     for log in simulate_logs(PRESETS["standard"], 6, players=NASTY, seed=4, start=start):
         assert table.post("/imports", log).status_code == 201
+    refresh(app.extensions["schocken"].store.repository())  # the refresher catches up
     html = {
         path: client.get(f"/dashboard/zur-post/{path}").get_data(as_text=True)
         for path in ("index.html", "2024.html")

@@ -20,6 +20,7 @@ from api.rules.simulate import simulate_logs
 from api.storage import MemoryStore
 from dashboard import assets, figures
 from dashboard.demo import create_demo
+from dashboard.readmodel import refresh
 from dashboard.site import build_site
 from dashboard.snapshot import connection_for
 from dashboard.stats import Statistics
@@ -196,6 +197,7 @@ def test_the_server_serves_the_dashboard_and_rebuilds_it_when_a_game_finishes(tm
                                   start=datetime.fromisoformat("2024-05-03T20:00:00+02:00")))  # fmt: skip
         assert table.post("/imports", logs[0]).status_code == 201
         assert secret.post("/imports", logs[0]).status_code == 201
+        refresh(app.extensions["schocken"].store.repository())  # the refresher catches up
         status, index = fetch(client, "/dashboard/")
         assert status == 200 and "Zur Post" in index and "Geheimbund" not in index
         status, page = fetch(client, "/dashboard/zur-post/2024.html")
@@ -204,6 +206,7 @@ def test_the_server_serves_the_dashboard_and_rebuilds_it_when_a_game_finishes(tm
         assert fetch(client, f"/dashboard/{assets.names()['plotly.js']}")[0] == 200
         assert fetch(client, "/dashboard/geheimbund/index.html")[0] == 404
         assert table.post("/imports", logs[1]).status_code == 201  # another game finished
+        refresh(app.extensions["schocken"].store.repository())  # the refresher catches up
         assert "2 beendete Spiele" in fetch(client, "/dashboard/zur-post/2024.html")[1]
         assert "2 beendete Spiele" in fetch(client, "/dashboard/zur-post/index.html")[1]
     finally:
@@ -222,6 +225,7 @@ def test_dashboard_build_through_a_running_server(tmp_path):
     log = next(simulate_logs(PRESETS["standard"], 1, players=["Anna", "Bert"], seed=2,
                              start=datetime.fromisoformat("2024-05-03T20:00:00+02:00")))  # fmt: skip
     assert table.post("/imports", log).status_code == 201
+    refresh(app.extensions["schocken"].store.repository())  # the refresher catches up
     httpd = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()

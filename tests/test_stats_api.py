@@ -11,6 +11,7 @@ from conftest import make_table
 from api.app import create_app
 from api.rules import PRESETS
 from api.rules.simulate import simulate_logs
+from dashboard.refresher import run_once
 
 NAMES = ["Anna", "Bert", "Clara", "Dieter"]
 
@@ -39,10 +40,36 @@ def import_games(table, n, seed=7, start="2024-01-05T20:00:00+01:00"):
     return losers
 
 
+def refreshed(app):
+    """What the server's refresher does next (a request never computes statistics)."""
+    assert run_once(app.extensions["schocken"].store)
+
+
+def test_a_read_never_computes_it_shows_what_is_stored_and_says_it_is_stale(stats_app):
+    client = stats_app.test_client()
+    table = make_table(client, "Zur Post")
+    r = client.get(f"{table.base}/statistics")  # never computed: empty, stale
+    assert (r.status_code, r.headers["Statistics-Stale"]) == (200, "true")
+    assert r.json["overview"]["games"] == 0
+    refreshed(stats_app)
+    r = client.get(f"{table.base}/statistics")
+    assert (r.json["overview"]["games"], r.headers["Statistics-Stale"]) == (0, "false")
+    assert "wird aktualisiert" not in client.get(f"/dashboard/{table.slug}/").text
+    import_games(table, 2)
+    r = client.get(f"{table.base}/statistics/years")  # as stored before the games
+    assert (r.json, r.headers["Statistics-Stale"]) == ([], "true")
+    assert "wird aktualisiert" in client.get(f"/dashboard/{table.slug}/").text
+    refreshed(stats_app)
+    r = client.get(f"{table.base}/statistics/years")
+    assert (r.json, r.headers["Statistics-Stale"]) == ([{"year": 2024, "games": 2}], "false")
+    assert "wird aktualisiert" not in client.get(f"/dashboard/{table.slug}/").text
+
+
 def test_verlierer_and_player_numbers_match_the_games_recorded(stats_app):
     client = stats_app.test_client()
     table = make_table(client, "Zur Post")
     losers = import_games(table, 3)
+    refreshed(stats_app)
     r = client.get(f"{table.base}/statistics/verlierer", query_string={"year": 2024})
     assert r.status_code == 200, r.json
     counts = Counter(losers)

@@ -97,8 +97,14 @@ def plain(value):
 
 
 def read_all(client, tables):
-    """What the endpoints show now (each read refreshes its stale Stammtisch first)."""
-    return {t.slug: client.get(f"{t.base}/statistics", headers=t.auth).json for t in tables}
+    """What the endpoints show once the refresher has caught up (a read never computes)."""
+    refresher.run_once(client.application.extensions["schocken"].store)
+    shown = {}
+    for t in tables:
+        r = client.get(f"{t.base}/statistics", headers=t.auth)
+        assert r.headers["Statistics-Stale"] == "false"
+        shown[t.slug] = r.json
+    return shown
 
 
 def check(app, client, tables):
@@ -266,7 +272,10 @@ def test_stammtische_the_read_model_never_saw_are_computed(app):
     refresher.adopt(store)  # what each server process's refresher does first
     assert set(repo.stale_stats()) == {sid(app, table)}
     repo.write_stats(None, [], repo.stale_stats())
-    listed = ReadModel(repo).stammtische()  # the dashboard's index
+    listed = ReadModel(repo).stammtische()  # the dashboard's index: as stored, not computed
+    assert [(s["slug"], s["games"], s["last_year"]) for s in listed] == [(table.slug, 0, None)]
+    assert repo.stats_computed() == set()
+    listed = ReadModel(repo, refresh_first=True).stammtische()  # `schocken dashboard build`
     assert [(s["slug"], s["games"], s["last_year"]) for s in listed] == [(table.slug, 1, 2024)]
 
 
@@ -286,23 +295,33 @@ def test_a_refresh_shared_among_processes_equals_one_in_a_single_process(tmp_pat
         app.extensions["schocken"].store.close()
 
 
-def test_a_read_shows_the_stored_numbers_rather_than_wait_long_for_another_refresher(
+def test_a_read_shows_the_stored_numbers_marked_stale_and_never_waits_for_a_refresher(
     app, monkeypatch
 ):
     client = app.test_client()
     table = make_table(client, "Zur Post")
     games = logs(2, 10, "2024-03-01T20:00:00+01:00")
     assert table.post("/imports", games[0]).status_code == 201
+    store = app.extensions["schocken"].store
+    assert refresher.run_once(store)
     assert table.get("/statistics").json["overview"]["games"] == 1
     assert table.post("/imports", games[1]).status_code == 201  # stale now
-    monkeypatch.setattr(readmodel, "READ_WAIT", 0.2)
-    store = app.extensions["schocken"].store
     other = store.open_repository() if hasattr(store, "open_repository") else store.repository()
     with other.stats_lock():  # a long full refresh elsewhere
         started = time.monotonic()
-        assert table.get("/statistics").json["overview"]["games"] == 1
+        r = table.get("/statistics")
+        assert (r.json["overview"]["games"], r.headers["Statistics-Stale"]) == (1, "true")
         assert time.monotonic() - started < 2
-    assert table.get("/statistics").json["overview"]["games"] == 2  # its turn now
+        assert not refresher.run_once(store)  # the refresher leaves it to the other one
+        # `schocken dashboard build` refreshes first, but waits only READ_WAIT seconds
+        monkeypatch.setattr(readmodel, "READ_WAIT", 0.2)
+        started = time.monotonic()
+        built = ReadModel(store.repository(), refresh_first=True)
+        assert built.overview(sid(app, table), None)["games"] == 1
+        assert time.monotonic() - started < 2
+    assert refresher.run_once(store)  # its turn now
+    r = table.get("/statistics")
+    assert (r.json["overview"]["games"], r.headers["Statistics-Stale"]) == (2, "false")
 
 
 def test_the_one_statement_renders_the_text_python_shapes(app, monkeypatch):

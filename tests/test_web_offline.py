@@ -83,6 +83,31 @@ def test_an_entry_is_recorded_once_per_key_even_when_sent_again(
     assert state["next_player"] == "Bert"
 
 
+def test_the_form_shares_the_apis_stored_answers_and_reads_those_stored_before(
+    web: Browser, app: Flask, table: tuple[str, str]
+) -> None:
+    """One mechanism (api/http/idempotency.py): the form's keys are stored per Stammtisch as
+    the API's, apart from them (an API key of the same text is another key), and an answer
+    stored by the form's own code of before (the same row, its body as sent) still answers."""
+    import hashlib
+
+    from api.http.context import services
+
+    slug, game = table
+    seq = seq_of(web.get(game))
+    first = send(web, game, "k-7", seq=seq, player="Anna", wurf="113", throws="1")
+    assert first.status_code == 200, first.text
+    with app.app_context():
+        repo = services().repo
+        st = repo.get_stammtisch(slug)
+        key = hashlib.sha256(b"form\0k-7").hexdigest()
+        stored = repo.get_response(st.id, key)
+        assert stored is not None and stored.body == first.data  # kept as sent
+        assert repo.get_response(st.id, hashlib.sha256(b"k-7").hexdigest()) is None
+    again = send(web, game, "k-7", seq=seq, player="Anna", wurf="113", throws="1")
+    assert (again.headers["Idempotent-Replayed"], again.json) == ("true", first.json)
+
+
 def test_an_entry_keeps_its_player_the_server_never_books_it_to_whoever_is_next(
     web: Browser, app: Flask, table: tuple[str, str]
 ) -> None:

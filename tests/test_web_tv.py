@@ -19,6 +19,7 @@ from test_web_pages import Browser, create, text_of
 from api.app import create_app
 from api.http.context import services
 from api.http.headers import STRICT_CSP
+from dashboard.readmodel import refresh
 
 PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
 RULES = {"preset": "standard", "overrides": {"deckel": 3}}
@@ -129,6 +130,7 @@ def screen(r: Any) -> dict[str, str]:
 
 
 def test_without_a_game_the_tv_waits_for_the_next(app: Flask, table: Table) -> None:
+    refresh(app.extensions["schocken"].store.repository())  # the refresher's first round
     r = tv(app, table.slug)
     assert r.status_code == 200
     text = text_of(r)
@@ -266,6 +268,9 @@ def test_many_players_sit_in_two_columns_and_many_deckel_are_bars(app: Flask, ta
 def test_a_finished_game_shows_its_result_and_the_verlierer(app: Flask, table: Table) -> None:
     game = table.start(PLAYERS, "Anna", rules=RULES)
     play(table, game, HALF1 + HALF2 + FINALE)
+    r = tv(app, table.slug)  # a request never computes statistics: the board says so
+    assert "Die Statistik wird aktualisiert" in by_id(r, "tv-verlierer")
+    refresh(app.extensions["schocken"].store.repository())  # the refresher catches up
     r = tv(app, table.slug)
     assert screen(r)["state"] == "finished" and screen(r)["game"] == str(game)
     assert by_id(r, "tv-phase") == "Spiel vorbei"

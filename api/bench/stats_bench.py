@@ -386,7 +386,9 @@ def time_site(lite_path: Path, work: Path, stammtisch_id: int) -> None:
     store = SQLiteStore(lite_path)
     slug = f"stammtisch-{stammtisch_id}"
     started = time.perf_counter()
-    result = build_site(ReadModel(store.repository()), work / "site-out", slugs=[slug])
+    result = build_site(
+        ReadModel(store.repository(), refresh_first=True), work / "site-out", slugs=[slug]
+    )
     line(f"build_site {slug}", f"{result.pages} pages in {time.perf_counter() - started:.2f} s")
     store.close()
 

@@ -130,7 +130,7 @@ def build(
     started = time.perf_counter()
     try:
         result = build_site(
-            ReadModel(store.repository()),
+            ReadModel(store.repository(), refresh_first=True),
             folder,
             slugs=[stammtisch] if stammtisch else None,
             include_private=include_private,
@@ -273,7 +273,7 @@ def _demo_site(store: SQLiteStore | PostgresStore, site: str, slug: str, progres
 
     repo = store.repository()
     try:
-        source = ReadModel(repo)
+        source = ReadModel(repo, refresh_first=True)
         build_site(source, site, slugs=[slug], progress=ProgressBar("Dashboard", force=progress))
     finally:
         repo.close()

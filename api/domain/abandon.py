@@ -21,7 +21,7 @@ NO_ROWS = FactsWrite(None, replace={table: [] for table in ROW_TABLES})
 class AbandonUseCases(UseCases):
     def abandon_game(self, st: Stammtisch, game_id: int) -> GameView:
         """Call the running game ``game_id`` off (409 if it is decided or called off)."""
-        with self.cache.locked(game_id), self.repo.transaction():
+        with self.writing(game_id):
             rt = self._runtime(st, game_id)
             self.refuse_abandoned(rt, game_id)
             if rt.game.finished:

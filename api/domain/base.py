@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -45,6 +46,33 @@ class UseCases:
         self.clock = clock
         #: webhooks may name this machine's loopback (``WEBHOOK_LOOPBACK``, api/config.py)
         self.loopback = loopback
+        #: the locks this object holds in its open write (None: no write open)
+        self._held: set[int] | None = None
+
+    @contextmanager
+    def writing(self, *locks: int) -> Iterator[None]:
+        """The one write transaction of a command, under the process's locks ``locks`` (a
+        game's id, or minus a Stammtisch's id for its players): the locks first, then the
+        transaction (``BEGIN IMMEDIATE`` on SQLite), one commit at the end.
+
+        Inside an open write of this object (an entrypoint that opened it around the whole
+        request: the idempotent answer, the version check and the command in one transaction)
+        it only takes the locks it does not hold yet: no second transaction is entered."""
+        with ExitStack() as stack:
+            if self._held is not None:
+                for key in locks:
+                    if key not in self._held:
+                        stack.enter_context(self.cache.locked(key))
+                yield
+                return
+            for key in locks:
+                stack.enter_context(self.cache.locked(key))
+            stack.enter_context(self.repo.transaction())
+            self._held = set(locks)
+            try:
+                yield
+            finally:
+                self._held = None
 
     def _game(self, st: Stammtisch, game_id: int) -> GameRecord:
         record = self.repo.get_game(st.id, game_id)

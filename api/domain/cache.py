@@ -25,8 +25,8 @@ class GameCache:
 
     size: int = 256
     _items: OrderedDict[int, GameRuntime] = field(default_factory=OrderedDict)
-    # re-entrant: an idempotent or conditional write (api/http/idempotency.py) holds the
-    # game's lock around the whole use case, which takes it again
+    # re-entrant: a write's reads under the lock (``GameUseCases.game`` inside a write that
+    # api/http/idempotency.py opened) take it again
     _locks: tuple[threading.RLock, ...] = field(
         default_factory=lambda: tuple(threading.RLock() for _ in range(64))
     )

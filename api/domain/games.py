@@ -136,7 +136,7 @@ class GameUseCases(UseCases):
         rt = GameRuntime.new(header)
         entries = _entries(rt, raw_events, now)
         utc, local, year = moment(header.played_at, now)
-        with self.cache.locked(-st.id), self.repo.transaction():  # players are added here
+        with self.writing(-st.id):  # players are added here
             if known is None:
                 known = {p.name: p for p in self.repo.list_players(st.id)}
             seats = self._seats(st, header, known, now)

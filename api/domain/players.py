@@ -21,7 +21,7 @@ class PlayerUseCases(UseCases):
 
     def add_player(self, st: Stammtisch, name: str) -> Player:
         name = new_name(name)
-        with self.cache.locked(-st.id), self.repo.transaction():
+        with self.writing(-st.id):
             self._check_free_name(st, name)
             return self.repo.add_player(st.id, name, self.clock())
 
@@ -35,7 +35,7 @@ class PlayerUseCases(UseCases):
         )
 
     def update_player(self, st: Stammtisch, player_id: int, data: dict[str, Any]) -> Player:
-        with self.cache.locked(-st.id), self.repo.transaction():
+        with self.writing(-st.id):
             p = self.player(st, player_id)
             name = p.name
             if data.get("name", p.name) != p.name:  # a name kept as it is stays (even an old one)

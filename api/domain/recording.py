@@ -27,7 +27,7 @@ class RecordingUseCases(UseCases):
         the stored version, the engine, then log + facts; kept in the cache after the commit."""
         if kind == "penalty" and isinstance(body.get("penalty"), dict):
             check_reason(body["penalty"].get("reason"))
-        with self.cache.locked(game_id), self.repo.transaction():
+        with self.writing(game_id):
             rt = self._runtime(st, game_id)
             self.refuse_abandoned(rt, game_id)
             record = rt.record
@@ -61,7 +61,7 @@ class RecordingUseCases(UseCases):
         """Undo the last effective entry; the log keeps an ``undo`` entry as audit record."""
         check_reason(data.get("by"), "by")
         check_reason(data.get("reason"))
-        with self.cache.locked(game_id), self.repo.transaction():
+        with self.writing(game_id):
             rt = self._runtime(st, game_id)
             self.refuse_abandoned(rt, game_id)
             record = rt.record

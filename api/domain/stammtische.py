@@ -8,7 +8,7 @@ import hmac
 import re
 import secrets
 import unicodedata
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..storage import Stammtisch, StorageConflict
@@ -54,10 +54,13 @@ class StammtischUseCases(UseCases):
             slug = base if attempt == 1 else f"{base[: SLUG_MAX - 4]}-{attempt}"
             if self.repo.get_stammtisch(slug) is None:
                 try:
-                    with self.repo.transaction():
+                    with self.writing():
                         st = self.repo.add_stammtisch(
                             slug, name, rules, data["private"], hash_token(token), now
                         )
+                        # its (empty) statistics are the refresher's to compute: a read
+                        # never computes them (dashboard/readmodel.py)
+                        self.repo.mark_stats_stale([st.id])
                     return st, token
                 except StorageConflict:
                     pass
@@ -78,32 +81,25 @@ class StammtischUseCases(UseCases):
     @staticmethod
     def authorize(st: Stammtisch, token: str | None) -> None:
         """A write (or a read of a private Stammtisch) needs this Stammtisch's token."""
-        if not token:
-            raise Unauthorized("Dafür braucht es den Schlüssel des Stammtischs (Bearer-Token).")
-        if not hmac.compare_digest(hash_token(token), st.token_hash):
-            raise Forbidden("Dieser Schlüssel gehört nicht zu diesem Stammtisch.")
+        _authorize(token, _matches(st, token))
+
+    def caller(self, slug: str, token: str | None) -> Caller:
+        """The Stammtisch of ``slug`` (read from the database: a change in another server
+        process counts at once) and whether ``token`` is its key: one look-up, one hash."""
+        st = self.repo.get_stammtisch(slug)
+        return Caller(slug, st, token, st is not None and _matches(st, token))
 
     def readable(self, slug: str, token: str | None) -> Stammtisch:
-        st = self.stammtisch(slug)
-        if st.private:
-            self._hidden(st, token)
-        return st
+        return self.caller(slug, token).readable()
 
     def writable(self, slug: str, token: str | None) -> Stammtisch:
-        st = self.stammtisch(slug)
-        if st.private:
-            self._hidden(st, token)
-        else:
-            self.authorize(st, token)
-        return st
+        return self.caller(slug, token).writable()
 
     def _hidden(self, st: Stammtisch, token: str | None) -> None:
         """A private Stammtisch does not show that it exists: without its token (none, or
         another's) the answer is the 404 of a slug nobody took."""
-        try:
-            self.authorize(st, token)
-        except (Unauthorized, Forbidden) as err:
-            raise _not_found(st.slug) from err
+        if not _matches(st, token):
+            raise _not_found(st.slug)
 
     def rotate_key(self, st: Stammtisch) -> tuple[Stammtisch, str]:
         """A new write key for ``st`` (the only time it is seen): the old key stops working
@@ -112,7 +108,7 @@ class StammtischUseCases(UseCases):
         receiving its events): it gets nothing until someone with the new key resumes it
         (``active: true``) or deletes it; the rotation's answer lists them."""
         token = secrets.token_urlsafe(32)
-        with self.repo.transaction():
+        with self.writing():
             self.repo.replace_key(st.id, hash_token(token))
             for hook in self.repo.list_webhooks(st.id):
                 if hook.active:
@@ -123,9 +119,47 @@ class StammtischUseCases(UseCases):
         rules = rules_of(data["rules"]).to_config() if "rules" in data else st.rules
         name = st.name if data.get("name", st.name) == st.name else new_name(data["name"])
         private = data.get("private", st.private)
-        with self.repo.transaction():
+        with self.writing():
             self.repo.update_stammtisch(st.id, name, rules, private)
         return self.stammtisch(st.slug)
+
+
+def _matches(st: Stammtisch, token: str | None) -> bool:
+    return bool(token) and hmac.compare_digest(hash_token(token or ""), st.token_hash)
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who asks about a Stammtisch: the Stammtisch of the slug (None: no such one), the bearer
+    token sent and whether it is the Stammtisch's key. Made once per request (the rate
+    limit and the access check share it)."""
+
+    slug: str
+    stammtisch: Stammtisch | None
+    token: str | None
+    keyed: bool
+
+    def readable(self) -> Stammtisch:
+        """Reads are public; a private Stammtisch without its key is the 404 of an unknown
+        slug (it does not show that it exists)."""
+        st = self.stammtisch
+        if st is None or (st.private and not self.keyed):
+            raise _not_found(self.slug)
+        return st
+
+    def writable(self) -> Stammtisch:
+        """A write needs the Stammtisch's key: none is a 401, another's a 403 (a private
+        Stammtisch: the 404 of an unknown slug)."""
+        st = self.readable()
+        _authorize(self.token, self.keyed)
+        return st
+
+
+def _authorize(token: str | None, keyed: bool) -> None:
+    if not token:
+        raise Unauthorized("Dafür braucht es den Schlüssel des Stammtischs (Bearer-Token).")
+    if not keyed:
+        raise Forbidden("Dieser Schlüssel gehört nicht zu diesem Stammtisch.")
 
 
 def _not_found(slug: str) -> NotFound:

@@ -166,7 +166,7 @@ class WebhookUseCases(UseCases):
 
     def add_webhook(self, st: Stammtisch, data: dict[str, Any]) -> Webhook:
         url, kinds = check_url(data["url"], self.loopback), check_kinds(data["kinds"])
-        with self.cache.locked(-st.id), self.repo.transaction():
+        with self.writing(-st.id):
             if len(self.repo.list_webhooks(st.id)) >= MAX_WEBHOOKS:
                 raise Conflict(
                     f"Ein Stammtisch kann höchstens {MAX_WEBHOOKS} Webhooks haben.",
@@ -176,7 +176,7 @@ class WebhookUseCases(UseCases):
             return self.repo.add_webhook(st.id, url, kinds, new_secret(), description, self.clock())
 
     def update_webhook(self, st: Stammtisch, webhook_id: int, data: dict[str, Any]) -> Webhook:
-        with self.repo.transaction():
+        with self.writing():
             hook = self.webhook(st, webhook_id)
             changed = replace(
                 hook,
@@ -190,13 +190,13 @@ class WebhookUseCases(UseCases):
 
     def rotate_secret(self, st: Stammtisch, webhook_id: int) -> Webhook:
         """A new secret at once: every delivery from now on is signed with it."""
-        with self.repo.transaction():
+        with self.writing():
             changed = replace(self.webhook(st, webhook_id), secret=new_secret())
             self.repo.update_webhook(changed)
         return changed
 
     def delete_webhook(self, st: Stammtisch, webhook_id: int) -> None:
-        with self.repo.transaction():
+        with self.writing():
             self.repo.delete_webhook(self.webhook(st, webhook_id).id)
 
     def deliveries(
@@ -215,7 +215,7 @@ class WebhookUseCases(UseCases):
 
     def redeliver(self, st: Stammtisch, webhook_id: int, delivery_id: int) -> Delivery:
         """One more attempt, now, with the same idempotency id (whatever its state)."""
-        with self.repo.transaction():
+        with self.writing():
             found = self.delivery(st, webhook_id, delivery_id)
             self.repo.redeliver(found.id, self.clock())
         return self.delivery(st, webhook_id, delivery_id)

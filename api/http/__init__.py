@@ -3,7 +3,8 @@ entrypoints (``api/resources``, ``api/web``, ``api/app.py``), never by the layer
 
 * ``errors``: use-case and engine errors → HTTP, one error shape (:class:`SchockenApi`),
   RFC 9457 problem details (``problems``; ``GET /api/v1/problems/<code>`` explains a type)
-* ``context``: the request's use cases (one repository per request); ``auth``: bearer tokens
+* ``context``: the request's use cases (one ``Services``, one repository per request);
+  ``auth``: bearer tokens, the request's Stammtisch and key looked up and hashed once
 * ``blueprint``: the flask-smorest Blueprint every resource uses (JSON body rules)
 * ``idempotency``: ``Idempotency-Key``, ``ETag`` / ``If-Match`` on every write
 * ``ratelimit``: a per-token rate limit on writes with 429 and ``Retry-After``

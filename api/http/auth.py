@@ -18,6 +18,7 @@ from flask import Flask, current_app, g, request
 
 from ..domain import Forbidden, Unauthorized
 from ..domain.backup import stored_admin_token
+from ..domain.stammtische import Caller
 from .context import services
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -47,6 +48,17 @@ def bearer_token() -> str | None:
     return token
 
 
+def caller(slug: str) -> Caller:
+    """The request's Stammtisch (of ``slug``) and whether its bearer token is the
+    Stammtisch's key: looked up and hashed once per request (kept in the request's environ;
+    the rate limit, the access check and the idempotent write share it). A header of another
+    scheme is a 401 (:func:`bearer_token`)."""
+    known: Caller | None = request.environ.get("schocken.caller")
+    if known is None or known.slug != slug:
+        known = request.environ["schocken.caller"] = services().caller(slug, bearer_token())
+    return known
+
+
 def admin_token(app: Flask) -> str:
     """The server's admin token: configured (``ADMIN_TOKEN``), else the one generated once
     into the instance folder."""
@@ -73,7 +85,7 @@ def write_access(func: F) -> F:
 
     @functools.wraps(func)
     def view(*args: Any, **kwargs: Any) -> Any:
-        g.stammtisch = services().writable(kwargs["slug"], bearer_token())
+        g.stammtisch = caller(kwargs["slug"]).writable()
         return func(*args, **kwargs)
 
     return view  # type: ignore[return-value]  # same signature, wrapped
@@ -84,7 +96,7 @@ def read_access(func: F) -> F:
 
     @functools.wraps(func)
     def view(*args: Any, **kwargs: Any) -> Any:
-        g.stammtisch = services().readable(kwargs["slug"], bearer_token())
+        g.stammtisch = caller(kwargs["slug"]).readable()
         return func(*args, **kwargs)
 
     return view  # type: ignore[return-value]  # same signature, wrapped

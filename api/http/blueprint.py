@@ -13,11 +13,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import flask_smorest as smorest
-from flask import current_app, request
+from flask import request
 from marshmallow import RAISE, missing
 from webargs.flaskparser import FlaskParser, abort
 
-from .jsonread import JsonRefused, read_json
+from .jsonread import JsonRefused, body_json
 
 F = TypeVar("F", bound=Callable[..., Any])
 C = TypeVar("C", bound=type)
@@ -45,11 +45,10 @@ class _Parser(FlaskParser):
         """The request's JSON body (``missing`` without one, or with another content type)."""
         if not req.is_json:
             return missing
-        data = req.get_data(cache=True)
-        if not data:
+        if not req.get_data(cache=True):
             return missing
         try:
-            return read_json(data, current_app.config["MAX_JSON_DEPTH"])
+            return body_json()
         except JsonRefused as err:
             abort(422, message=err.message, messages={"json": {err.where: [err.message]}})
 

@@ -16,8 +16,16 @@ Pub Wi-Fi drops answers and phones send again; two phones log one game. Every wr
   ``If-Match`` with another version gets 412 with the current state (under ``game``) and
   changes nothing. ``If-Match: *`` matches any version.
 
-Several server processes share one database, so both checks and the write run in **one
-database transaction** opened first (``BEGIN IMMEDIATE`` on SQLite: it takes the write lock, and
+The stored answers are one implementation (:class:`Idempotent`) for the API and the pub
+form's offline queue (``api/web/offline.py``, its keys kept apart from the API's).
+
+Every write is **one database transaction** (:meth:`api.domain.base.UseCases.writing`): the
+use case's own, or, for a write with a key or an ``If-Match``, one opened here around the
+whole view (the use case inside enters no second one): the replay check, the version check,
+the engine's reads, the log entry, its facts, its events and outbox rows, and the stored
+answer commit together.
+Several server processes share one database, so both checks and the write run in that
+transaction, opened first (``BEGIN IMMEDIATE`` on SQLite: it takes the write lock, and
 writers of every process queue for it): the stored answer to the key is looked up, then the
 game's version read from the database (``Repository.game_version``; a cached engine state is
 replayed from the stored log when another process moved the game on) is compared with
@@ -38,7 +46,6 @@ import json
 import re
 import threading
 import time
-from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, NoReturn
@@ -47,11 +54,11 @@ from flask import Flask, Response, current_app, g, make_response, request
 from webargs.flaskparser import abort
 
 from ..domain import CONCURRENT_CHANGE, Conflict, Services, utcnow
-from ..storage import Stammtisch, StorageConflict, StoredResponse
+from ..storage import Repository, Stammtisch, StorageConflict, StoredResponse
 from . import problems
-from .auth import bearer_token
+from .auth import caller
 from .context import services
-from .jsonread import JsonRefused, read_json
+from .jsonread import JsonRefused, body_json
 
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 KEY_HEADER = "Idempotency-Key"
@@ -84,7 +91,7 @@ def fingerprint() -> str:
     """Method, path, query and body of this request; JSON bodies compared by value."""
     raw = request.get_data(cache=True)
     try:
-        doc = read_json(raw, current_app.config["MAX_JSON_DEPTH"])
+        doc = body_json()
     except JsonRefused:
         body = raw
     else:
@@ -140,7 +147,7 @@ def _malformed(view: Any) -> bool:
         if not raw:
             return bool(param.get("required"))
         try:
-            data = read_json(raw, current_app.config["MAX_JSON_DEPTH"])
+            data = body_json()
         except JsonRefused:
             return True
         return bool(param["schema"].validate(data))
@@ -161,16 +168,6 @@ def _precondition_failed(header: str, state: dict[str, Any]) -> Response:
     return problems.response(doc, {"ETag": etag_of(state["seq"])})
 
 
-def _replay(stored: StoredResponse, key: str) -> Response:
-    response = Response(
-        seal(stored.stammtisch_id, key, stored.body),
-        status=stored.status,
-        content_type=stored.content_type,
-    )
-    response.headers["Idempotent-Replayed"] = "true"
-    return response
-
-
 def _with_etag(response: Response) -> Response:
     seq = _seq_of(response)
     if seq is not None:
@@ -187,6 +184,63 @@ def _purge_now(app: Flask) -> bool:
             return False
         state["purged"] = now
     return True
+
+
+@dataclass(frozen=True, slots=True)
+class Idempotent:
+    """The stored answer of one ``Idempotency-Key``: of the API (:func:`guard_writes`) and of
+    the form's offline queue (api/web/offline.py), one implementation.
+
+    ``scope`` is the Stammtisch's id (0: the creation of a Stammtisch), ``key`` the key as
+    stored (see :attr:`_Write.scoped_key`; the form's keys as ``form\0<key>``, apart from the
+    API's), ``fingerprint`` what makes the request what it is. Used inside the write's
+    transaction: :meth:`stored` first, then the write and :meth:`store`, one commit."""
+
+    repo: Repository
+    scope: int
+    key: str
+    fingerprint: str
+    #: bodies kept sealed (:func:`seal`); the form's are kept as they are, as before (they
+    #: hold no secret, and an entry stored before an upgrade is still answered the same)
+    sealed: bool = True
+
+    def _seal(self, body: bytes) -> bytes:
+        return seal(self.scope, self.key, body) if self.sealed else body
+
+    def stored(self) -> StoredResponse | None:
+        """The answer stored for this key, if any (its fingerprint may be another's)."""
+        return self.repo.get_response(self.scope, key_hash(self.key))
+
+    def replay(self, stored: StoredResponse) -> Response:
+        """The stored answer again, marked ``Idempotent-Replayed: true``."""
+        response = Response(
+            self._seal(stored.body),
+            status=stored.status,
+            content_type=stored.content_type,
+        )
+        response.headers["Idempotent-Replayed"] = "true"
+        return response
+
+    def store(self, response: Response) -> None:
+        """Store a successful answer under the key (inside the write's transaction; a
+        rejected write changed nothing, so it is not stored). Once an hour per process the
+        answers older than ``IDEMPOTENCY_TTL_HOURS`` go in the same transaction."""
+        if not 200 <= response.status_code < 300:
+            return
+        self.repo.save_response(
+            StoredResponse(
+                self.scope,
+                key_hash(self.key),
+                self.fingerprint,
+                response.status_code,
+                response.content_type or "application/json",
+                self._seal(response.get_data()),
+                utcnow(),
+            )
+        )
+        if _purge_now(current_app):
+            hours = current_app.config.get("IDEMPOTENCY_TTL_HOURS", 48)
+            self.repo.purge_responses(utcnow() - timedelta(hours=hours))
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,31 +267,30 @@ class _Write:
             return self.key
         return f"{request.remote_addr or ''}\0{self.key}"
 
-    def locks(self) -> ExitStack:
-        """The process's lock of the game (or the Stammtisch's players), then the database
-        transaction: held from the replay check to the commit."""
-        stack = ExitStack()
+    def locks(self) -> tuple[int, ...]:
+        """The process's lock of the game (or of the Stammtisch's players), taken before the
+        transaction and held to the commit."""
         if self.game_id is not None:
-            stack.enter_context(self.svc.cache.locked(self.game_id))
-        elif self.stammtisch is not None:
-            stack.enter_context(self.svc.cache.locked(-self.stammtisch.id))
-        stack.enter_context(self.svc.repo.transaction())
-        return stack
+            return (self.game_id,)
+        return (-self.stammtisch.id,) if self.stammtisch is not None else ()
 
-    def replayed(self) -> Response | None:
-        """The stored answer to this key, if the same request was made before."""
+    def idempotent(self) -> Idempotent | None:
         if self.key is None:
             return None
-        stored = self.svc.repo.get_response(self.scope, key_hash(self.scoped_key))
-        if stored is None:
+        return Idempotent(self.svc.repo, self.scope, self.scoped_key, fingerprint())
+
+    def replayed(self, idem: Idempotent | None) -> Response | None:
+        """The stored answer to this key, if the same request was made before."""
+        stored = idem.stored() if idem is not None else None
+        if idem is None or stored is None:
             return None
-        if stored.fingerprint != fingerprint():
+        if stored.fingerprint != idem.fingerprint:
             _bad_key(
                 "Dieser Idempotency-Key wurde schon für eine andere Anfrage benutzt; "
                 "für einen neuen Eintrag bitte einen neuen Schlüssel senden.",
                 "idempotency_key_reused",
             )
-        return _replay(stored, self.scoped_key)
+        return idem.replay(stored)
 
     def stale(self, if_match: str | None, view: Any) -> Response | None:
         """412 with the current state when ``If-Match`` names an older version of the game."""
@@ -250,52 +303,31 @@ class _Write:
             return None
         return _precondition_failed(if_match, current.to_dict())
 
-    def store(self, response: Response) -> None:
-        """Store a successful answer under the key (inside the write's transaction)."""
-        if self.key is None or not 200 <= response.status_code < 300:
-            return
-        self.svc.repo.save_response(
-            StoredResponse(
-                self.scope,
-                key_hash(self.scoped_key),
-                fingerprint(),
-                response.status_code,
-                response.content_type or "application/json",
-                seal(self.scope, self.scoped_key, response.get_data()),
-                utcnow(),
-            )
-        )
-
-    def purge_expired(self) -> None:
-        """Once an hour per process: forget stored answers older than the TTL."""
-        if _purge_now(current_app):
-            hours = current_app.config.get("IDEMPOTENCY_TTL_HOURS", 48)
-            with self.svc.repo.transaction():
-                self.svc.repo.purge_responses(utcnow() - timedelta(hours=hours))
-
 
 def _guarded_write(view: Any, args: Any, kwargs: dict[str, Any]) -> Response:
-    """A write with an ``Idempotency-Key`` or an ``If-Match`` on a game."""
+    """A write with an ``Idempotency-Key`` or an ``If-Match`` on a game: one transaction
+    (opened first) holds the replay check, the ``If-Match`` check, the command and its
+    stored answer."""
     key = request.headers.get(KEY_HEADER)
     if key is not None and not _KEY.match(key):
         _bad_key("Der Idempotency-Key muss 1 bis 255 sichtbare ASCII-Zeichen lang sein.")
     svc = services()
-    st = svc.writable(kwargs["slug"], bearer_token()) if "slug" in kwargs else None
+    st = caller(kwargs["slug"]).writable() if "slug" in kwargs else None
     write = _Write(svc, key, st, kwargs.get("game_id"))
+    idem = write.idempotent()
 
     try:
-        with write.locks():
-            answer = write.replayed()
+        with svc.writing(*write.locks()):
+            answer = write.replayed(idem)
             if answer is None:
                 answer = write.stale(request.headers.get("If-Match"), view)
             if answer is not None:
                 return _with_etag(answer)
             response = make_response(view(*args, **kwargs))
-            write.store(response)
+            if idem is not None:
+                idem.store(response)
     except StorageConflict as err:  # the backstop: a key or a sequence number was taken
         raise Conflict(CONCURRENT_CHANGE, code="concurrent_change") from err
-    if key is not None:
-        write.purge_expired()
     return _with_etag(response)
 
 
@@ -309,6 +341,8 @@ def _guarded(view: Any, endpoint: str) -> Any:
         if KEY_HEADER not in request.headers and (
             "If-Match" not in request.headers or game_id is None
         ):
+            # nothing to look up first: the use case's own write is the one transaction, and
+            # the body is parsed before it takes the write lock
             response = make_response(view(*args, **kwargs))
             # a game's answer (also of a new game: its version noted) carries its ETag
             return _with_etag(response) if game_id is not None or "game_seq" in g else response
@@ -333,4 +367,12 @@ def guard_writes(app: Flask) -> None:
         app.view_functions[endpoint] = _guarded(app.view_functions[endpoint], endpoint)
 
 
-__all__ = ["KEY_HEADER", "READ_ONLY_POSTS", "guard_writes", "if_match_allows", "seal"]
+__all__ = [
+    "KEY_HEADER",
+    "KEY_PATTERN",
+    "READ_ONLY_POSTS",
+    "Idempotent",
+    "guard_writes",
+    "if_match_allows",
+    "seal",
+]

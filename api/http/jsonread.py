@@ -128,3 +128,25 @@ def read_json(data: bytes | str, max_depth: int) -> Any:
                 where,
             )
     return doc
+
+
+def body_json() -> Any:
+    """The JSON document of the request's body (:func:`read_json` with ``MAX_JSON_DEPTH``),
+    read once per request: the body check, the parser of the views and the idempotency
+    fingerprint share it (kept in the request's environ; a refusal is raised again each time)."""
+    from flask import current_app, request
+
+    known = request.environ.get(_KEPT, _UNREAD)
+    if known is _UNREAD:
+        try:
+            known = read_json(request.get_data(cache=True), current_app.config["MAX_JSON_DEPTH"])
+        except JsonRefused as err:
+            known = err
+        request.environ[_KEPT] = known
+    if isinstance(known, JsonRefused):
+        raise known
+    return known
+
+
+_UNREAD = object()
+_KEPT = "schocken.body_json"

@@ -9,11 +9,11 @@ Flask's own 413 (``MAX_CONTENT_LENGTH``)."""
 
 from __future__ import annotations
 
-from flask import Flask, current_app, request
+from flask import Flask, request
 from webargs.flaskparser import abort
 
 from .idempotency import WRITE_METHODS
-from .jsonread import JsonRefused, read_json
+from .jsonread import JsonRefused, body_json
 
 
 def _check_json() -> None:
@@ -23,7 +23,7 @@ def _check_json() -> None:
     if not data:
         return
     try:
-        read_json(data, current_app.config["MAX_JSON_DEPTH"])
+        body_json()
     except JsonRefused as err:
         if err.malformed:
             return  # not JSON: the view says so (422, or 415 for another content type)

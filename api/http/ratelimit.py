@@ -35,7 +35,6 @@ Memcached and MongoDB, none of them the database every process already shares.
 from __future__ import annotations
 
 import contextlib
-import hmac
 import math
 import time
 from dataclasses import dataclass
@@ -46,9 +45,8 @@ from werkzeug.exceptions import TooManyRequests
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..domain import Unauthorized
-from ..domain.stammtische import hash_token
 from ..storage import RateLimited
-from .auth import bearer_token
+from .auth import caller
 from .context import services
 from .idempotency import WRITE_METHODS
 
@@ -116,14 +114,14 @@ def _writer() -> str:
     """Whose bucket a write under /api/ takes from: its Stammtisch's when the key in the
     header is the key of the Stammtisch in the path, else the client address's."""
     slug = (request.view_args or {}).get("slug")
-    try:
-        token = bearer_token()
-    except Unauthorized:
-        token = None
-    if slug and token:
-        st = services().repo.get_stammtisch(slug)
-        if st is not None and hmac.compare_digest(hash_token(token), st.token_hash):
-            return f"st:{st.id}"
+    if slug and request.headers.get("Authorization"):
+        try:
+            known = caller(slug)  # the request's one look-up and hash of its key
+        except Unauthorized:
+            pass
+        else:
+            if known.keyed and known.stammtisch is not None:
+                return f"st:{known.stammtisch.id}"
     return "addr:" + client_address()
 
 

@@ -1,6 +1,8 @@
 """Statistics of a Stammtisch as JSON, read from the statistics read model
-(:mod:`dashboard.readmodel`: computed by DuckDB, stored in the row store, refreshed first when
-the Stammtisch is stale, so a finished game shows at once).
+(:mod:`dashboard.readmodel`: computed by DuckDB, stored in the row store, kept up by the
+refresher). A request never computes: every answer carries ``Statistics-Stale`` (``true``
+while a game finished since the last refresh is not counted yet, or the Stammtisch was never
+computed: then its statistics are empty), and the refresher catches up within seconds.
 
 Per calendar year (``?year=2024``) or all time (no year); only finished games count. A private
 Stammtisch's statistics need its token, like its games.
@@ -11,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from flask import g
+from flask import Response, after_this_request, g
 from flask.views import MethodView
 
 from dashboard import stats as kinds
@@ -46,9 +48,33 @@ blp = Blueprint(
 )
 
 
+#: the header of every statistics answer (documented in openapi.yaml)
+STALE_HEADER = "Statistics-Stale"
+_STALE_DOC = {
+    STALE_HEADER: {
+        "description": (
+            "`true` while the stored statistics lag behind the games (a game finished, "
+            "undone or imported since the last refresh, or the Stammtisch never computed: "
+            "then empty); the server's refresher catches up within seconds, so ask again. "
+            "`false`: up to date."
+        ),
+        "schema": {"type": "string", "enum": ["true", "false"]},
+    }
+}
+
+
 def _stats() -> ReadModel:
-    services()  # opens the request's repository on g
-    return ReadModel(g.repo)
+    """The read model of the request's Stammtisch; whether it is stale goes into the
+    answer's ``Statistics-Stale`` header."""
+    model = ReadModel(services().repo)
+    stale = model.stale(g.stammtisch.id)
+
+    @after_this_request
+    def _mark(response: Response) -> Response:
+        response.headers[STALE_HEADER] = "true" if stale else "false"
+        return response
+
+    return model
 
 
 def _period(query: dict[str, Any]) -> kinds.Period:
@@ -68,7 +94,7 @@ def _doc(func: F) -> F:
 class AllStatistics(MethodView):
     @read_access
     @blp.arguments(StatisticsQuerySchema, location="query")
-    @blp.response(200, StatisticsSchema)
+    @blp.response(200, StatisticsSchema, headers=_STALE_DOC)
     @_doc
     @blp.doc(operationId="getStatistics")
     def get(self, query: dict[str, Any], slug: str) -> kinds.Period:
@@ -79,7 +105,7 @@ class AllStatistics(MethodView):
 @blp.route("/years")
 class Years(MethodView):
     @read_access
-    @blp.response(200, YearSchema(many=True))
+    @blp.response(200, YearSchema(many=True), headers=_STALE_DOC)
     @_doc
     @blp.doc(operationId="listStatisticsYears")
     def get(self, slug: str) -> list[kinds.Row]:
@@ -91,7 +117,7 @@ class Years(MethodView):
 class Verlierer(MethodView):
     @read_access
     @blp.arguments(StatisticsQuerySchema, location="query")
-    @blp.response(200, VerliererSchema)
+    @blp.response(200, VerliererSchema, headers=_STALE_DOC)
     @_doc
     @blp.doc(operationId="getVerliererDesJahres")
     def get(self, query: dict[str, Any], slug: str) -> kinds.Verlierer:
@@ -106,7 +132,7 @@ class Verlierer(MethodView):
 class Players(MethodView):
     @read_access
     @blp.arguments(StatisticsQuerySchema, location="query")
-    @blp.response(200, PlayerStatsSchema(many=True))
+    @blp.response(200, PlayerStatsSchema(many=True), headers=_STALE_DOC)
     @_doc
     @blp.doc(operationId="listPlayerStatistics")
     def get(self, query: dict[str, Any], slug: str) -> list[kinds.Row]:
@@ -118,7 +144,7 @@ class Players(MethodView):
 class Categories(MethodView):
     @read_access
     @blp.arguments(StatisticsQuerySchema, location="query")
-    @blp.response(200, CategoriesSchema)
+    @blp.response(200, CategoriesSchema, headers=_STALE_DOC)
     @_doc
     @blp.doc(operationId="getDiceCategories")
     def get(self, query: dict[str, Any], slug: str) -> kinds.Categories:
@@ -133,7 +159,7 @@ class Categories(MethodView):
 class HeadToHead(MethodView):
     @read_access
     @blp.arguments(StatisticsQuerySchema, location="query")
-    @blp.response(200, HeadToHeadSchema(many=True))
+    @blp.response(200, HeadToHeadSchema(many=True), headers=_STALE_DOC)
     @_doc
     @blp.doc(operationId="listFinaleHeadToHead")
     def get(self, query: dict[str, Any], slug: str) -> list[kinds.Row]:
@@ -145,7 +171,7 @@ class HeadToHead(MethodView):
 class Records(MethodView):
     @read_access
     @blp.arguments(StatisticsQuerySchema, location="query")
-    @blp.response(200, RecordsSchema)
+    @blp.response(200, RecordsSchema, headers=_STALE_DOC)
     @_doc
     @blp.doc(operationId="getRecords")
     def get(self, query: dict[str, Any], slug: str) -> kinds.Records:
@@ -157,7 +183,7 @@ class Records(MethodView):
 class Trend(MethodView):
     @read_access
     @blp.arguments(StatisticsQuerySchema, location="query")
-    @blp.response(200, TrendSchema(many=True))
+    @blp.response(200, TrendSchema(many=True), headers=_STALE_DOC)
     @_doc
     @blp.doc(operationId="listGamesLostPerMonth")
     def get(self, query: dict[str, Any], slug: str) -> list[kinds.Row]:
@@ -169,7 +195,7 @@ class Trend(MethodView):
 class Attendance(MethodView):
     @read_access
     @blp.arguments(StatisticsQuerySchema, location="query")
-    @blp.response(200, AttendanceSchema(many=True))
+    @blp.response(200, AttendanceSchema(many=True), headers=_STALE_DOC)
     @_doc
     @blp.doc(operationId="listAttendance")
     def get(self, query: dict[str, Any], slug: str) -> list[kinds.Row]:

@@ -141,7 +141,7 @@ def _current(st: Stammtisch, game_id: int) -> Iterator[None]:
     """Hold the game's lock and the write transaction (the check and the write are one, in
     every server process); raise :class:`_Stale` unless the form's ``seq`` is current."""
     svc = services()
-    with svc.cache.locked(game_id), svc.repo.transaction():
+    with svc.writing(game_id):  # the use case's write inside enters no second transaction
         current = svc.game(st, game_id).runtime.last_seq
         if request.form.get("seq", "") != str(current):
             raise _Stale

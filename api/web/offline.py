@@ -10,8 +10,9 @@ its player and the game's version it was made for, and sends the queue in order 
 * the same fields as the form (CSRF token included, so the login cookie alone is not enough),
   form-encoded, plus the header ``Idempotency-Key``; an entry always names its player (one
   without is refused: the server never books dice to whoever happens to be next);
-* under the game's lock and in one transaction: the answer stored for that key (per
-  Stammtisch, beside the API's) is answered again (``Idempotent-Replayed: true``) and
+* under the game's lock and in one transaction: the answer stored for that key (the API's
+  mechanism, :class:`api.http.idempotency.Idempotent`; per Stammtisch, the form's keys apart
+  from the API's) is answered again (``Idempotent-Replayed: true``) and
   nothing recorded — an entry whose answer was lost is never recorded twice; a game that is
   decided or abandoned meanwhile takes nothing; otherwise the entry's ``seq`` must be the
   game's version (else 409 with what was entered meanwhile and the new state, so that the
@@ -31,26 +32,25 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from flask import Response, request
 from flask.typing import ResponseReturnValue
 
-from ..domain import DomainError, describe_entry, utcnow
+from ..domain import DomainError, describe_entry
 from ..http.context import services
 from ..http.errors import status_of
+from ..http.idempotency import KEY_HEADER, KEY_PATTERN, Idempotent
 from ..rules import Ruleset, SchockenError
-from ..storage import Stammtisch, StoredResponse
+from ..storage import Stammtisch
 from ..table.entry import FormErrors, parse_turn, penalty_body
 from ..table.screen import announced
 from .blueprint import bp
 from .games import game_state
 from .session import logged_in_to_stammtisch
 
-KEY_HEADER = "Idempotency-Key"
-_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
+_KEY = re.compile(KEY_PATTERN)
 #: fields of an entry that make it what it is (the CSRF token does not)
 _ENTRY_FIELDS = ("seq", "kind", "player", "wurf", "d1", "d2", "d3", "throws", "reason", "deckel")
 
@@ -75,39 +75,12 @@ def _fingerprint(path: str) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
-class _Key:
-    """An entry's Idempotency-Key, stored per Stammtisch apart from the API's keys."""
-
-    st: Stammtisch
-    key: str
-
-    @property
-    def hash(self) -> str:
-        return hashlib.sha256(f"form\0{self.key}".encode()).hexdigest()
-
-    def replayed(self) -> Response | None:
-        stored = services().repo.get_response(self.st.id, self.hash)
-        if stored is None:
-            return None
-        if stored.fingerprint != _fingerprint(request.path):
-            return _json(422, rejected=True, message="Dieser Eintrag wurde schon anders gesendet.")
-        response = Response(stored.body, stored.status, content_type=stored.content_type)
-        response.headers["Idempotent-Replayed"] = "true"
-        return response
-
-    def store(self, response: Response) -> None:
-        services().repo.save_response(
-            StoredResponse(
-                self.st.id,
-                self.hash,
-                _fingerprint(request.path),
-                response.status_code,
-                response.content_type or "application/json",
-                response.get_data(),
-                utcnow(),
-            )
-        )
+def _idempotent(st: Stammtisch, key: str) -> Idempotent:
+    """The entry's Idempotency-Key: the API's mechanism, the form's keys apart from the API's
+    (stored per Stammtisch as ``form\0<key>``), the entry's fields as its fingerprint."""
+    return Idempotent(
+        services().repo, st.id, f"form\0{key}", _fingerprint(request.path), sealed=False
+    )
 
 
 def _body(kind: str, rules: Ruleset) -> dict[str, Any] | str:
@@ -153,13 +126,15 @@ def _state(st: Stammtisch, game_id: int) -> dict[str, Any]:
     return game_state(st, game_id)[1]
 
 
-def _write(st: Stammtisch, game_id: int, idem: _Key) -> Response:
+def _write(st: Stammtisch, game_id: int, idem: Idempotent) -> Response:
     """Inside the game's lock and transaction: replay, closed game, conflict, rejection or the
     write."""
     svc = services()
-    replayed = idem.replayed()
-    if replayed is not None:
-        return replayed
+    stored = idem.stored()
+    if stored is not None:
+        if stored.fingerprint != idem.fingerprint:
+            return _json(422, rejected=True, message="Dieser Eintrag wurde schon anders gesendet.")
+        return idem.replay(stored)
     view = svc.game(st, game_id)
     rt = view.runtime
     closed = _closed(st, game_id, rt, view.record.status == "abandoned")
@@ -188,8 +163,8 @@ def queued_entry(st: Stammtisch, game_id: int) -> ResponseReturnValue:
         return _json(400, rejected=True, message="Der Eintrag kam ohne gültigen Schlüssel an.")
     svc = services()
     try:
-        with svc.cache.locked(game_id), svc.repo.transaction():
-            return _write(st, game_id, _Key(st, key))
+        with svc.writing(game_id):
+            return _write(st, game_id, _idempotent(st, key))
     except (SchockenError, DomainError) as err:
         status = 422 if isinstance(err, SchockenError) else status_of(err)
         return _json(status, rejected=True, message=err.message)

@@ -240,11 +240,14 @@ def tv_context(st: Stammtisch) -> dict[str, Any]:
         "version": _version(),
         "game": None,
         "verlierer": None,
+        "stats_stale": False,
     }
     if game_id is not None:
         ctx["game"] = _game_context(st, game_id)
     if ctx["game"] is None or ctx["game"]["board"]["finished"]:
         ctx["verlierer"] = _verlierer(st)
+        # a request never computes statistics: until the refresher caught up, say so
+        ctx["stats_stale"] = ReadModel(services().repo).stale(st.id)
     ctx["state"] = (
         "none"
         if ctx["game"] is None

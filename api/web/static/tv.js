@@ -96,6 +96,8 @@
         if (html === null || no < applied) return;
         applied = no;
         swap(html);
+        // the statistics are being refreshed (a request never computes them): ask again soon
+        if (html.indexOf("data-stats-stale") >= 0) readTimer = setTimeout(fetchBoard, 3000);
       })
       .catch(function () {
         offline(true);
