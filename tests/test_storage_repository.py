@@ -175,11 +175,14 @@ def test_a_database_from_a_newer_version_is_refused_untouched(tmp_path):
     path = tmp_path / "s.sqlite3"
     SQLiteStore(path).close()
     conn = sqlite3.connect(path)
-    conn.execute("INSERT INTO schema_migrations VALUES (9999, 'future', '2030-01-01')")
+    conn.execute("UPDATE alembic_version SET version_num = '9999'")  # a newer program's
     conn.commit()
     conn.close()
     with pytest.raises(MigrationError, match="newer"):
         SQLiteStore(path)
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [("9999",)]
+    conn.close()
 
 
 def test_an_entry_appended_inside_an_open_transaction_rolls_back_with_it(repo):

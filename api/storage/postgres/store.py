@@ -31,9 +31,10 @@ stays the default. Settings, and why:
 * Durability is PostgreSQL's default ``synchronous_commit=on``: COMMIT returns once the WAL
   holds the transaction on disk. Only the rate limit's counters live in an UNLOGGED table
   (migration 0007), whose commits wait for no flush.
-* Migrations are the files of ``migrations/``, numbered as SQLite's (the same tables), each in
-  its own transaction under an advisory lock, so that servers starting at once apply each
-  migration once; a database of a newer version is refused untouched.
+* Migrations are the files of ``migrations/``, numbered as SQLite's (the same tables), run by
+  Alembic (:mod:`api.storage.migrate`) in one transaction under an advisory lock, so that
+  servers starting at once apply each migration once; a database of a newer version is
+  refused untouched.
 """
 
 from __future__ import annotations
@@ -43,7 +44,6 @@ import re
 import threading
 import time
 import weakref
-from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -51,8 +51,8 @@ import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ...startup import StartupError
-from ..repository import Background, MigrationError, StorageUnavailable
-from ..sql import migrations as package_migrations
+from ..migrate import current, upgrade
+from ..repository import Background, StorageUnavailable
 from .repository import PostgresRepository
 from .rows import Kinds, column_kinds, mapped
 
@@ -69,8 +69,6 @@ DOWN_TIMEOUT = 1.0
 RECONNECT_SECONDS = 0.2
 #: a waiting request looks again (and lets the pool try to connect again) this often
 WAIT_SLICE = 0.1
-#: the advisory lock of the migrations (any constant bigint, the same in every process)
-MIGRATION_LOCK = 0x5C40C6E7
 
 
 log = logging.getLogger(__name__)
@@ -85,11 +83,6 @@ class _Quiet(logging.Filter):
 
 
 logging.getLogger("psycopg.pool").addFilter(_Quiet())
-
-
-def migrations() -> list[tuple[int, str, str]]:
-    """``(version, name, sql)`` of every ``migrations/NNNN_name.sql`` here, in version order."""
-    return package_migrations(__package__)
 
 
 def is_postgres_url(url: str | None) -> bool:
@@ -229,11 +222,11 @@ class PostgresStore:
         self._lock = threading.Lock()
         check_url(url)
         try:
+            self.migrate(until)
             conn = self.connect()
         except StorageUnavailable as err:
             raise unreachable(url, err) from err
         with conn:
-            self._migrate(conn, until)
             self._kinds: Kinds = column_kinds(conn)
         self._pool = Pool(url, pool_size)
 
@@ -243,60 +236,15 @@ class PostgresStore:
             return psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
 
     def migrate(self, until: int | None = None) -> list[int]:
-        """Apply every pending migration (up to version ``until``); the versions applied now."""
-        with self.connect() as conn:
-            return self._migrate(conn, until)
-
-    def _migrate(self, conn: psycopg.Connection[Any], until: int | None) -> list[int]:
-        known = migrations()
-        newest = max((v for v, _, _ in known), default=0)
+        """Apply every pending migration (up to version ``until``) with Alembic
+        (:mod:`api.storage.migrate`); the versions applied now."""
         with mapped():
-            applied = self._versions(conn)
-            self._refuse_newer(applied, newest)
-            pending = [m for m in known if m[0] not in applied and (until is None or m[0] <= until)]
-            return [v for v, name, sql in pending if self._apply(conn, v, name, sql, newest)]
-
-    @staticmethod
-    def _versions(conn: psycopg.Connection[Any]) -> set[int]:
-        row = conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL").fetchone()
-        if not row or not row[0]:
-            return set()
-        return {int(r[0]) for r in conn.execute("SELECT version FROM schema_migrations")}
-
-    def _refuse_newer(self, applied: set[int], newest: int) -> None:
-        if applied and max(applied) > newest:
-            raise MigrationError(
-                f"database {self.url} has schema version {max(applied)}, newer than this "
-                f"program's {newest}: refusing to touch it"
-            )
-
-    def _apply(
-        self, conn: psycopg.Connection[Any], version: int, name: str, sql: str, newest: int
-    ) -> bool:
-        """One migration in its own transaction, under the migrations' advisory lock; False
-        when it was applied already (perhaps by another process a moment ago)."""
-        with conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", [MIGRATION_LOCK])
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations (version bigint PRIMARY KEY, "
-                "name text NOT NULL, applied_at timestamp NOT NULL)"
-            )
-            applied = self._versions(conn)
-            self._refuse_newer(applied, newest)
-            if version in applied:
-                return False
-            conn.execute(sql, prepare=False)
-            conn.execute(
-                "INSERT INTO schema_migrations VALUES (%s, %s, %s)",
-                [version, name, datetime.now(UTC).replace(tzinfo=None)],
-            )
-        return True
+            return upgrade(self.connect, "postgresql", redacted(self.url), until)
 
     def applied(self) -> list[tuple[int, str]]:
-        """``(version, name)`` of every migration recorded in the database."""
-        with self.connect() as conn, mapped():
-            rows = conn.execute("SELECT version, name FROM schema_migrations ORDER BY version")
-            return [(int(v), str(n)) for v, n in rows.fetchall()]
+        """``(version, name)`` of every migration the database has applied."""
+        with mapped():
+            return current(self.connect, "postgresql", redacted(self.url))
 
     @property
     def kinds(self) -> Kinds:
