@@ -24,7 +24,7 @@ Settings of every connection, and why:
 
 :meth:`SQLiteStore.repository` hands out the calling task's repository (a thread's, or a
 greenlet's under ``schocken serve``'s gevent worker), which takes a connection from the
-store's pool (:mod:`.pool`, at most :data:`POOL_SIZE` in use) on its first statement and gives
+store's engine (:mod:`api.storage.engine`, at most :data:`POOL_SIZE` in use) on its first statement and gives
 it back at the end of the request: a server of many short tasks neither opens a connection per
 request nor keeps one per task. The writers of a process queue on a lock (:mod:`.counters`),
 one at a time, as before; a write transaction is never left open across a request's end.
@@ -45,15 +45,14 @@ from __future__ import annotations
 import sqlite3
 import threading
 import weakref
-from functools import partial
 from pathlib import Path
 
 from ...startup import check_database
+from ..engine import sqlite_engine
 from ..migrate import current, upgrade
 from ..repository import Background
 from .backup import copy_database, open_read_only
-from .counters import Writing, counters_connection
-from .pool import Pool
+from .counters import Writing, counters_settings
 from .repository import SQLiteRepository
 from .rows import Kinds, column_kinds
 
@@ -85,9 +84,10 @@ class SQLiteStore:
         self._lock = threading.Lock()
         self.background = Background()
         self._writing = Writing(path, self.connect)  # writers' queue, WAL sync, counters
-        self._pool = Pool(self.connect, POOL_SIZE, POOL_IDLE, busy_timeout)
-        counters = partial(counters_connection, self.connect)
-        self._counters = Pool(counters, POOL_SIZE, POOL_IDLE, busy_timeout)
+        self._pool = sqlite_engine(self._open, self._settings, POOL_SIZE, POOL_IDLE, busy_timeout)
+        counters = sqlite_engine(self._open, counters_settings(self._settings), POOL_SIZE,
+                                 POOL_IDLE, busy_timeout)  # fmt: skip
+        self._counters = counters
         conn = self.connect()
         try:
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -103,23 +103,29 @@ class SQLiteStore:
             conn.close()
 
     def connect(self) -> sqlite3.Connection:
-        """A new connection with the settings of the module's text. Transactions are explicit
-        (``isolation_level=None``); it may be closed from another thread than its own
-        (:meth:`close`), but is used by one thread at a time."""
-        conn = sqlite3.connect(
-            self.path,
-            timeout=self.busy_timeout,
-            isolation_level=None,
-            check_same_thread=False,
-        )
+        """A new connection with the settings of the module's text (the pooled ones get them
+        from the engine's ``connect`` listener)."""
+        conn = self._open()
         try:
-            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
-            conn.execute("PRAGMA synchronous = NORMAL")  # + sync() after every commit
-            conn.execute("PRAGMA foreign_keys = ON")
+            self._settings(conn)
         except BaseException:
             conn.close()
             raise
         return conn
+
+    def _open(self) -> sqlite3.Connection:
+        """A new connection without settings. Transactions are explicit
+        (``isolation_level=None``); it may be closed from another thread than its own
+        (:meth:`close`), but is used by one thread at a time."""
+        return sqlite3.connect(
+            self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False
+        )
+
+    def _settings(self, conn: sqlite3.Connection) -> None:
+        """The settings of every connection (see the module's text)."""
+        conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+        conn.execute("PRAGMA synchronous = NORMAL")  # + sync() after every commit
+        conn.execute("PRAGMA foreign_keys = ON")
 
     def migrate(self, until: int | None = None) -> list[int]:
         """Apply every pending migration (up to version ``until``) with Alembic
@@ -196,6 +202,6 @@ class SQLiteStore:
             self._repos.clear()
         for repo in repos:
             repo.disconnect()
-        self._pool.close()
-        self._counters.close()
+        self._pool.dispose()
+        self._counters.dispose()
         self._writing.close()
