@@ -120,12 +120,11 @@ def _version(conn: Any, where: str, newest: int, stamp: bool = False) -> tuple[i
     """The version the database is at (None: a new one) and whether the bookkeeping before
     Alembic holds it; ``stamp``: that is carried over (Alembic's table stamped with it, the
     old table dropped)."""
-    from alembic.runtime.migration import MigrationContext
     from sqlalchemy import inspect
 
     tables = set(inspect(conn).get_table_names())
-    if "alembic_version" in tables:
-        revision = MigrationContext.configure(conn).get_current_revision()
+    if "alembic_version" in tables:  # Alembic's table, read without importing Alembic
+        revision = conn.exec_driver_sql("SELECT max(version_num) FROM alembic_version").scalar()
         version = None if revision is None else int(revision)
     elif "schema_migrations" in tables:
         version = conn.exec_driver_sql("SELECT max(version) FROM schema_migrations").scalar()
