@@ -124,7 +124,7 @@ def check_database(path: str | Path) -> None:
 #: the modules of the ``postgres`` extra (pyproject.toml): PostgreSQL's driver and its pool,
 #: the Arrow feed of its statistics. Only PostgreSQL needs them: the embedded SQLite store
 #: runs on the default install, which leaves them out.
-POSTGRES_MODULES = ("psycopg", "psycopg_pool", "adbc_driver_postgresql", "pyarrow")
+POSTGRES_MODULES = ("psycopg", "adbc_driver_postgresql", "pyarrow")
 #: what to do when one of them is missing (German and English: an operator's message)
 POSTGRES_EXTRA = (
     "PostgreSQL braucht die Pakete des Extras „postgres“, es fehlt: {missing}. Installieren "

@@ -183,7 +183,7 @@ class PostgresTables:
         self.conn.execute("SET lock_timeout = '5s'")
         tables = [t for (t,) in self.conn.execute(
             "SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
-            "AND tablename <> 'schema_migrations' ORDER BY tablename"
+            "AND tablename <> 'alembic_version' ORDER BY tablename"
         )]  # fmt: skip
         #: the tables with rows (a test writes a few of them: only those are emptied)
         self.filled = " UNION ALL ".join(

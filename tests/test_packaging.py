@@ -155,7 +155,7 @@ def test_the_default_install_is_the_embedded_mode_and_postgres_an_extra():
     extras = project["optional-dependencies"]
     default = {canonicalize_name(Requirement(line).name) for line in project["dependencies"]}
     postgres = {canonicalize_name(Requirement(line).name) for line in extras["postgres"]}
-    assert postgres == {"psycopg", "psycopg-pool", "adbc-driver-postgresql", "pyarrow"}
+    assert postgres == {"psycopg", "adbc-driver-postgresql", "pyarrow"}
     assert {name.replace("-", "_") for name in postgres} == set(POSTGRES_MODULES)
     assert not default & postgres
     assert not [name for name in default if "arrow" in name or "psycopg" in name]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import time
+from types import SimpleNamespace
 from typing import Any
 
 import psycopg
@@ -47,17 +48,19 @@ class _SQLiteConn:
 
 
 class _FaultyPool:
-    """A SQLite repository's pool (api/storage/sqlite/pool.py) whose connections fail the
+    """A SQLite repository's engine (api/storage/engine.py) whose pooled connections fail the
     statements in ``fail`` (:class:`_SQLiteConn`)."""
 
     def __init__(self, pool: Any, fail: set[str], fault: Fault) -> None:
         self._pool, self._fail, self._fault = pool, fail, fault
+        self.dialect, self.pool = pool.dialect, pool.pool
 
-    def take(self) -> _SQLiteConn:
-        return _SQLiteConn(self._pool.take(), self._fail, self._fault)
-
-    def give(self, conn: Any) -> None:
-        self._pool.give(conn._conn if isinstance(conn, _SQLiteConn) else conn)
+    def raw_connection(self) -> Any:
+        taken = self._pool.raw_connection()
+        return SimpleNamespace(
+            dbapi_connection=_SQLiteConn(taken.dbapi_connection, self._fail, self._fault),
+            close=taken.close,
+        )
 
 
 class _PgConn:

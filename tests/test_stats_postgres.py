@@ -107,10 +107,7 @@ def test_an_unreachable_server_makes_the_arrow_feed_say_storage_unavailable():
     from api.storage import StorageUnavailable
     from api.storage.postgres.readmodel import ReadModelMixin
 
-    class Pool:
-        conninfo = "postgresql://postgres@/x?host=/nonexistent&port=1"
-
     repo = ReadModelMixin()
-    repo._pool = Pool()
+    repo._url = "postgresql://postgres@/x?host=/nonexistent&port=1"
     with pytest.raises(StorageUnavailable, match="PostgreSQL"), repo.stats_arrow(INPUT, [1]):
         pass

@@ -67,7 +67,7 @@ def sqlite_rows(path: Path) -> dict[str, list[tuple[object, ...]]]:
             r[0]
             for r in conn.execute(
                 "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
-                " AND name <> 'schema_migrations' ORDER BY name"
+                " AND name <> 'alembic_version' ORDER BY name"
             )
         ]
         return {t: sorted(conn.execute(f"SELECT * FROM {t}").fetchall(), key=repr) for t in tables}

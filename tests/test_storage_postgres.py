@@ -20,7 +20,7 @@ from api.cli import main
 from api.rules import PRESETS
 from api.rules.simulate import simulate_logs
 from api.storage import LogEntry, MigrationError, PostgresStore, StorageConflict
-from api.storage.postgres.store import migrations
+from api.storage.migrate import known
 
 NOW = datetime(2026, 11, 27, 19, 0)
 
@@ -78,11 +78,11 @@ def test_one_refresher_at_a_time_across_servers(pg_url):
 
 def test_a_database_of_a_newer_version_is_refused_untouched(pg_url):
     with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute("INSERT INTO schema_migrations VALUES (99, 'future', now())")
+        conn.execute("UPDATE alembic_version SET version_num = '0099'")  # a newer program's
     with pytest.raises(MigrationError, match="newer"):
         PostgresStore(pg_url)
     with psycopg.connect(pg_url) as conn:
-        assert conn.execute("SELECT max(version) FROM schema_migrations").fetchone() == (99,)
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == ("0099",)
 
 
 def test_servers_starting_at_once_apply_each_migration_once(pg_cluster):
@@ -98,7 +98,7 @@ def test_servers_starting_at_once_apply_each_migration_once(pg_cluster):
         for thread in threads:
             thread.join()
         assert len(stores) == 3
-        assert [v for v, _ in stores[0].applied()] == [v for v, _, _ in migrations()]
+        assert [v for v, _ in stores[0].applied()] == list(known("postgresql"))
         for store in stores:
             store.close()
     finally:

@@ -33,7 +33,8 @@ from api.storage import (
 from api.storage.convert import DUCKDB_VERSION
 from api.storage.records import FACT_COLUMNS, RESPONSE_COLUMNS, TABLE_COLUMNS
 from api.storage.sql import migrations as duckdb_migrations
-from api.storage.sqlite.sql import migrations, statements
+from api.storage.sql import statements
+from api.storage.sqlite.sql import migrations
 from dashboard.snapshot import connection_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -200,14 +201,13 @@ def test_migrations_are_applied_once_recorded_and_line_up_with_duckdb(tmp_path):
     assert [(v, n) for v, n, _ in duckdb_migrations()] == first[:DUCKDB_VERSION]
     assert store.migrate() == []
     store.close()
-    conn = sqlite3.connect(path)
-    recorded = conn.execute("SELECT version, applied_at FROM schema_migrations").fetchall()
-    conn.close()
-    again = SQLiteStore(path)  # a restart applies nothing again
+    modified = path.stat().st_mtime_ns
+    again = SQLiteStore(path)  # a restart applies nothing again: the file is not written
     assert again.applied() == first
     again.close()
+    assert path.stat().st_mtime_ns == modified
     conn = sqlite3.connect(path)
-    assert conn.execute("SELECT version, applied_at FROM schema_migrations").fetchall() == recorded
+    assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [("0015",)]
     conn.close()
 
 
@@ -224,7 +224,7 @@ def test_a_database_from_a_newer_version_is_refused_untouched(tmp_path):
     path = tmp_path / "n.sqlite3"
     SQLiteStore(path).close()
     conn = sqlite3.connect(path)
-    conn.execute("INSERT INTO schema_migrations VALUES (9999, 'future', '2030-01-01 00:00:00')")
+    conn.execute("UPDATE alembic_version SET version_num = '9999'")  # a newer program's
     conn.commit()
     before = conn.execute("SELECT * FROM sqlite_schema ORDER BY name").fetchall()
     conn.close()
@@ -236,16 +236,18 @@ def test_a_database_from_a_newer_version_is_refused_untouched(tmp_path):
 
 
 def test_a_failed_migration_leaves_no_trace_of_itself(tmp_path, monkeypatch):
-    from api.storage.sqlite import store as store_module
+    from api.storage import migrate
 
-    newest = migrations()[-1][0]
-    broken = [*migrations(), (newest + 1, "broken", "CREATE TABLE extra (a INTEGER);\nNOT SQL;")]
-    monkeypatch.setattr(store_module, "migrations", lambda: broken)
+    *older, (newest, name, _) = migrations()
     path = tmp_path / "f.sqlite3"
-    with pytest.raises(sqlite3.OperationalError):
+    SQLiteStore(path, until=older[-1][0]).close()
+    broken = [*older, (newest, name, "CREATE TABLE extra (a INTEGER);\nNOT SQL;")]
+    monkeypatch.setattr(migrate, "migrations", lambda package: broken)
+    with pytest.raises(sqlite3.OperationalError):  # the driver's error, as before Alembic
         SQLiteStore(path)
     conn = sqlite3.connect(path)
-    assert conn.execute("SELECT max(version) FROM schema_migrations").fetchone() == (newest,)
+    version = f"{older[-1][0]:04d}"
+    assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [(version,)]
     assert conn.execute("SELECT name FROM sqlite_schema WHERE name = 'extra'").fetchall() == []
     conn.close()
 

@@ -1,4 +1,4 @@
-"""The SQLite store's pool of connections (api/storage/sqlite/pool.py): a server whose requests
+"""The SQLite store's pool of connections (SQLAlchemy's, api/storage/engine.py): a server whose requests
 are many short tasks (gevent's greenlets, threads) neither opens a connection per request nor
 keeps one per task; at most a pool's size are in use, more wait, then a 503."""
 
@@ -9,25 +9,23 @@ import threading
 from typing import Any
 
 import pytest
+from sqlalchemy import event
 
 from api.storage import StorageUnavailable
-from api.storage.sqlite.pool import Pool
+from api.storage.engine import sqlite_engine, take
 from api.storage.sqlite.store import SQLiteStore
 
 
 @pytest.fixture
-def counted(tmp_path: Any, monkeypatch: Any) -> tuple[SQLiteStore, list[int]]:
+def counted(tmp_path: Any) -> tuple[SQLiteStore, list[int]]:
     """A store whose new connections are counted (from after its start)."""
     store = SQLiteStore(tmp_path / "pool.sqlite3")
     made = [0]
-    real = Pool.take
 
-    def take(pool: Pool) -> sqlite3.Connection:
-        idle = bool(pool._idle)  # noqa: SLF001 - the test looks inside
-        made[0] += not idle
-        return real(pool)
+    def connected(*_: Any) -> None:
+        made[0] += 1
 
-    monkeypatch.setattr(Pool, "take", take)
+    event.listen(store._pool, "connect", connected)  # noqa: SLF001 - the test looks inside
     return store, made
 
 
@@ -65,19 +63,20 @@ def test_a_request_holds_its_connection_until_its_end_and_writes_stay_one_at_a_t
 
 def test_a_full_pool_makes_the_next_task_wait_then_refuses(tmp_path):
     conn_of = lambda: sqlite3.connect(tmp_path / "x.sqlite3", check_same_thread=False)  # noqa: E731
-    pool = Pool(conn_of, size=1, idle=1, wait=0.1)
-    held = pool.take()
+    pool = sqlite_engine(conn_of, lambda conn: None, size=1, idle=1, wait=0.1)
+    held = take(pool)
     with pytest.raises(StorageUnavailable, match="no connection free"):
-        pool.take()
-    got: list[sqlite3.Connection] = []
-    slow = Pool(conn_of, size=1, idle=1, wait=5)
-    slow_held = slow.take()
-    waiter = threading.Thread(target=lambda: got.append(slow.take()))
+        take(pool)
+    got: list[Any] = []
+    slow = sqlite_engine(conn_of, lambda conn: None, size=1, idle=1, wait=5)
+    slow_held = take(slow)
+    first = slow_held.dbapi_connection
+    waiter = threading.Thread(target=lambda: got.append(take(slow)))
     waiter.start()
-    slow.give(slow_held)  # the waiting task gets it
+    slow_held.close()  # given back: the waiting task gets it
     waiter.join(5)
-    assert got == [slow_held]
-    pool.give(held)
-    pool.close()
-    slow.give(got[0])
-    slow.close()
+    assert [g.dbapi_connection for g in got] == [first]
+    held.close()
+    pool.dispose()
+    got[0].close()
+    slow.dispose()

@@ -178,8 +178,11 @@ def rebuild(db: str | None, database_url: str | None) -> int:
         if done == total or done % 100 == 0:
             print(f"\r{done}/{total} Spiele", end="", file=sys.stderr, flush=True)
 
-    with app.app_context():
-        count = services().rebuild(progress)
+    try:
+        with app.app_context():
+            count = services().rebuild(progress)
+    finally:
+        app.extensions["schocken"].store.close()
     print(f"\nrebuilt the facts of {count} games", file=sys.stderr)
     return 0
 

@@ -26,7 +26,7 @@ migrates the database and writes the instance folder's secret key and admin toke
 workers do not race for them), closes it, and then replaces its process with a fresh
 interpreter running :func:`main`: gunicorn's master imports neither the app nor the database
 drivers, so that each worker imports them only after gevent patched the standard library
-(psycopg and psycopg_pool pick their waiting and locking primitives when imported). Each
+(psycopg and SQLAlchemy's pool pick their waiting and locking primitives when imported). Each
 worker makes its own app (``preload_app`` off) with its own connections. Nothing that
 correctness depends on lives in one worker's memory (see api/domain/cache.py,
 api/http/idempotency.py, api/http/ratelimit.py). SIGTERM (or Ctrl-C) stops gracefully: the
@@ -74,7 +74,7 @@ KEEPALIVE_SECONDS = 5
 #: requests served on one kept-alive connection before it is closed (see :func:`pre_request`)
 REQUESTS_PER_CONNECTION = 100
 #: open files a worker keeps for other things than its connections: two per pooled SQLite
-#: connection (the database and its WAL; api/storage/sqlite/pool.py: 32 for requests, 32 for
+#: connection (the database and its WAL; api/storage/engine.py: 32 for requests, 32 for
 #: the rate limit's counters), the event log's watch, logs, the listening socket, gevent's own
 RESERVED_FILES = 192
 #: connections of one worker at most, however high the open-files limit

@@ -1,6 +1,6 @@
-"""The storage port: one interface, three adapters (SQLite, the store of record by default;
-PostgreSQL, for a hosted service with several servers, api/storage/postgres; an in-memory fake
-for tests).
+"""The storage port: one interface (the union of the role ports of :mod:`.ports`), three
+adapters (SQLite, the store of record by default; PostgreSQL, for a hosted service with
+several servers, api/storage/postgres; an in-memory fake for tests).
 
 Services talk only to :class:`Repository`; resources and the engine never see storage. All
 writes of one use case run inside ``with repo.transaction():`` and are committed together or
@@ -9,27 +9,16 @@ not at all.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import threading
-from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
-from datetime import datetime
-from typing import Any
+from collections.abc import Callable
 
 from ..startup import DatabaseFault
+from .ports import Events, GameLog, SessionsAndLimits, Stammtische, Statistics, Transactions
 from .records import (
     FactsWrite,
-    GameRecord,
     LogEntry,
-    NewGame,
-    Player,
-    Stammtisch,
-    StoredEvents,
-    StoredResponse,
-    WebSession,
 )
 from .webhook_port import WebhooksPort
 
@@ -107,21 +96,6 @@ def unavailable_cause(exc: BaseException) -> str | None:
     return str(exc) if any(word in text for word in UNAVAILABLE_WORDS) else None
 
 
-def csv_value(value: object) -> str:
-    """One value of a :meth:`Repository.stats_csv` line."""
-    if value is None:
-        return "\\N"
-    if isinstance(value, bool):  # as SQLite stores it: a number column may hold a flag
-        text = "1" if value else "0"
-    elif isinstance(value, datetime):
-        text = value.isoformat(sep=" ")
-    elif isinstance(value, dict | list):
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    else:
-        text = str(value)
-    return '"' + text.replace('"', '""') + '"'
-
-
 def stats_changed(write: FactsWrite) -> bool:
     """Whether a facts write changes the statistics: the per-player summary rows of a game
     appear (it finished) or go (its finish was undone; a rebuild rewrites them)."""
@@ -155,266 +129,13 @@ class Background:
                 thread.join(timeout)
 
 
-class Repository(WebhooksPort, ABC):
-    """Persistence of Stammtische, players, games, their logs and derived facts."""
-
-    @abstractmethod
-    def transaction(self) -> AbstractContextManager[None]:
-        """Everything inside commits together or rolls back together (nesting is flat)."""
-
-    def probe(self) -> None:
-        """Raises :class:`StorageUnavailable` when the database cannot write now (a cheap
-        check for ``/health``; adapters that can tell override it)."""
-        return None
-
-    def on_commit(self, action: Callable[[], None]) -> None:
-        """Run ``action`` once the outermost transaction has committed (now, outside one);
-        never if it rolls back. Caches of other processes' data are filled this way, so they
-        never hold what was not committed. Adapters with transactions override it."""
-        action()
-
-    def reading(self) -> AbstractContextManager[None]:
-        """Several reads as one consistent moment (no write lock); flat inside a transaction."""
-        return nullcontext()
-
-    def game_version(self, game_id: int) -> int:
-        """The game's version: the sequence number of its last log entry (0: none yet).
-        Cheap (an index look-up): cached engine states are checked against it on every use."""
-        log = self.load_log(game_id)
-        return log[-1].seq if log else 0
-
-    # Rate limits shared by every server process (api/http/ratelimit.py)
-    def take_token(self, who: str, now: float, per_second: float, burst: int) -> float:
-        """Take one token of ``who``'s bucket (refilled at ``per_second`` up to ``burst``;
-        ``now`` in seconds since the epoch): 0.0 when granted, else the seconds until one is
-        there. Raises NotImplementedError where the adapter keeps no counters."""
-        raise NotImplementedError
-
-    def purge_tokens(self, before: float) -> None:
-        """Forget buckets untouched since ``before`` (they are full again)."""
-        return None
-
-    def settle_tokens(self) -> None:
-        """Write a token :meth:`take_token` granted but left for the request's write
-        transaction to take (adapters that defer it), now."""
-        return None
-
-    def failed_attempts(self, who: str, now: float, outcome: bool | None) -> tuple[int, float]:
-        """Failed attempts of ``who`` in a row (a login to a Stammtisch) and when the last
-        was (seconds since the epoch), after noting ``outcome``: False a failure at ``now``,
-        True a success (which clears them), None nothing. Raises NotImplementedError where
-        the adapter keeps no counters."""
-        raise NotImplementedError
-
-    # Logins of the pub form (api/web/session.py), shared by every server process
-    def add_web_session(self, login: WebSession) -> None:
-        """Store a new login (its own transaction, or the caller's)."""
-        raise NotImplementedError
-
-    def get_web_session(self, id_hash: str) -> WebSession | None:
-        """The login whose opaque id has this hash; None when there is none (logged out)."""
-        raise NotImplementedError
-
-    def delete_web_session(self, id_hash: str) -> None:
-        """End the login (a logout): its cookie no longer works, wherever it was copied."""
-        raise NotImplementedError
-
-    def purge_web_sessions(self, before: datetime) -> None:
-        """Forget logins that expired before ``before``."""
-        raise NotImplementedError
-
-    def abandon_game(self, game_id: int, at: datetime) -> bool:
-        """Note that the game was called off at ``at`` (migration 0014; the game and its log
-        stay): False when it was called off already."""
-        raise NotImplementedError
-
-    def replace_key(self, stammtisch_id: int, token_hash: str) -> None:
-        """Give the Stammtisch a new key (its hash): the old key stops working, and every
-        login made with it ends (its own transaction, or the caller's)."""
-        raise NotImplementedError
-
-    # Stammtische
-    @abstractmethod
-    def add_stammtisch(
-        self,
-        slug: str,
-        name: str,
-        rules: dict[str, Any],
-        private: bool,
-        token_hash: str,
-        now: datetime,
-    ) -> Stammtisch: ...
-
-    @abstractmethod
-    def get_stammtisch(self, slug: str) -> Stammtisch | None: ...
-
-    @abstractmethod
-    def update_stammtisch(
-        self, stammtisch_id: int, name: str, rules: dict[str, Any], private: bool
-    ) -> None: ...
-
-    # Players
-    @abstractmethod
-    def add_player(self, stammtisch_id: int, name: str, now: datetime) -> Player: ...
-
-    @abstractmethod
-    def list_players(self, stammtisch_id: int) -> list[Player]: ...
-
-    @abstractmethod
-    def update_player(
-        self, player_id: int, name: str, retired: bool, retired_at: datetime | None
-    ) -> None: ...
-
-    # Games
-    @abstractmethod
-    def add_game(self, game: NewGame) -> int: ...
-
-    def get_game(self, stammtisch_id: int, game_id: int) -> GameRecord | None:
-        """The game, if it belongs to that Stammtisch (one Stammtisch never sees another's)."""
-        game = self.get_game_by_id(game_id)
-        return game if game is not None and game.stammtisch_id == stammtisch_id else None
-
-    @abstractmethod
-    def list_games(
-        self,
-        stammtisch_id: int,
-        *,
-        year: int | None,
-        status: str | None,
-        player_id: int | None,
-        offset: int,
-        limit: int,
-    ) -> tuple[list[GameRecord], int]:
-        """One page of games, newest first, and the total matching the filters."""
-
-    @abstractmethod
-    def game_ids(self) -> list[int]:
-        """Every game of every Stammtisch (for rebuilding facts)."""
-
-    @abstractmethod
-    def get_game_by_id(self, game_id: int) -> GameRecord | None: ...
-
-    # The log
-    @abstractmethod
-    def load_log(self, game_id: int) -> list[LogEntry]: ...
-
-    @abstractmethod
-    def append_log(self, entry: LogEntry) -> None:
-        """Raises :class:`StorageConflict` when the sequence number is taken."""
-
-    def append_log_many(self, entries: list[LogEntry]) -> None:
-        """Append several entries (an import); adapters may do it in one statement."""
-        for entry in entries:
-            self.append_log(entry)
+class Repository(
+    Transactions, Stammtische, GameLog, Events, Statistics, SessionsAndLimits, WebhooksPort
+):
+    """Persistence of Stammtische, players, games, their logs and derived facts: the union of
+    the role ports (:mod:`.ports`), which every adapter implements."""
 
     def append_entry(self, entry: LogEntry, facts: FactsWrite) -> None:
-        """Append one log entry and write the facts it changes, atomically (the hot path of
-        recording). Adapters may batch concurrent calls into one transaction."""
         with self.transaction():
             self.append_log(entry)
             self.write_facts(entry.game_id, facts)
-
-    # The outbox of domain events (migration 0012): the event streams and webhooks read it
-    @abstractmethod
-    def append_events(
-        self, stammtisch_id: int, game_id: int, seq: int, events: list[dict[str, Any]], at: datetime
-    ) -> int:
-        """Store the events of the log entry ``seq`` of a game (0: its start or import) inside
-        the caller's transaction; the Stammtisch's position of the row (its next, from 1, in
-        commit order)."""
-
-    @abstractmethod
-    def stammtisch_events(self, stammtisch_id: int, after: int, limit: int) -> list[StoredEvents]:
-        """The Stammtisch's rows after position ``after``, oldest first, at most ``limit``."""
-
-    @abstractmethod
-    def game_events(self, game_id: int, after: int, limit: int) -> list[StoredEvents]:
-        """The game's rows after its log entry ``after``, oldest first, at most ``limit``."""
-
-    @abstractmethod
-    def last_event_position(self, stammtisch_id: int) -> int:
-        """The Stammtisch's last position (0: none yet)."""
-
-    # Facts
-    @abstractmethod
-    def write_facts(self, game_id: int, write: FactsWrite) -> None: ...
-
-    @abstractmethod
-    def read_facts(self, game_id: int) -> dict[str, list[dict[str, Any]]]:
-        """Every fact row of a game, table by table, in their natural order."""
-
-    # Responses of idempotent writes (api/idempotency.py)
-    @abstractmethod
-    def get_response(self, stammtisch_id: int, key_hash: str) -> StoredResponse | None: ...
-
-    @abstractmethod
-    def save_response(self, response: StoredResponse) -> None:
-        """Store it inside the caller's transaction (with the write it answers)."""
-
-    @abstractmethod
-    def purge_responses(self, before: datetime) -> None:
-        """Forget responses stored before ``before`` (UTC)."""
-
-    # The statistics read model (dashboard/readmodel.py). Rows of stats_periods: per
-    # Stammtisch and year (None: all time) the finished games and every statistic as JSON.
-    def stats_rows(
-        self, tables: Mapping[str, Sequence[str]], stammtische: Collection[int] | None
-    ) -> dict[str, list[tuple[Any, ...]]]:
-        """The rows of ``tables`` (those columns, in that order) that belong to the
-        Stammtische ``stammtische`` (None: all), one consistent moment: the input of a
-        refresh."""
-        raise NotImplementedError
-
-    def stats_csv(
-        self, tables: Mapping[str, Sequence[str]], stammtische: Collection[int] | None
-    ) -> dict[str, list[str]]:
-        """The rows of :meth:`stats_rows` as CSV lines for DuckDB's ``read_csv``: every value
-        quoted (``"`` doubled inside), NULL as an unquoted ``\\N``; an item may hold several
-        lines joined by newlines. Adapters may render them in the database (faster than
-        Python)."""
-        return {
-            table: [",".join(map(csv_value, row)) for row in rows]
-            for table, rows in self.stats_rows(tables, stammtische).items()
-        }
-
-    def stammtisch_ids(self) -> list[int]:
-        """Every Stammtisch's id."""
-        raise NotImplementedError
-
-    def mark_stats_stale(self, stammtisch_ids: Iterable[int]) -> None:
-        """Their statistics must be computed again (inside the caller's transaction, with the
-        write that changed them)."""
-        raise NotImplementedError
-
-    def stale_stats(self) -> dict[int, int]:
-        """The Stammtische marked stale and the version of their mark."""
-        raise NotImplementedError
-
-    def write_stats(
-        self,
-        stammtisch_ids: Collection[int] | None,
-        periods: Iterable[tuple[int, int | None, int, str]],
-        versions: Mapping[int, int],
-    ) -> None:
-        """Replace the read model of the Stammtische ``stammtisch_ids`` (None: all) by
-        ``periods`` (stammtisch_id, year, games, JSON) and clear the stale marks that still
-        have the version they had when the refresh read its input, in one transaction."""
-        raise NotImplementedError
-
-    def read_stats(self, stammtisch_id: int, year: int | None) -> str | None:
-        """The JSON of one period, None when the read model has none."""
-        raise NotImplementedError
-
-    def stats_years(self, stammtisch_id: int | None) -> list[tuple[int, int, int]]:
-        """(stammtisch_id, year, games) of the years with finished games, newest first."""
-        raise NotImplementedError
-
-    def stats_computed(self) -> set[int]:
-        """The Stammtische the read model has (their all-time row)."""
-        raise NotImplementedError
-
-    def stats_lock(self, wait: bool | float = True) -> AbstractContextManager[bool]:
-        """The one-refresher lock (across threads and processes); yields whether it was
-        taken (``wait=False`` gives up at once when another refresher holds it, a number
-        after that many seconds)."""
-        raise NotImplementedError

@@ -4,12 +4,15 @@
   ``queries("api.storage")`` for ``api/storage/queries.sql``;
 * :func:`sql_files`: a folder of one statement per file, by file name without ``.sql``
   (``dashboard/queries``, ``dashboard/load``);
-* :func:`migrations`: a package's ``migrations/NNNN_name.sql``, in version order.
+* :func:`migrations`: a package's ``migrations/NNNN_name.sql``, in version order;
+* :func:`statements`: a script split into statements (sqlite3 runs one statement per call;
+  ``executescript`` would commit on its own).
 """
 
 from __future__ import annotations
 
 import re
+import sqlite3
 from functools import cache
 from importlib.resources import files
 
@@ -45,3 +48,18 @@ def migrations(package: str = __package__) -> list[tuple[int, str, str]]:
         if match:
             found.append((int(match[1]), match[2], sql))
     return sorted(found)
+
+
+def statements(script: str) -> list[str]:
+    """The statements of a script, each complete (comments stay with the statement after them;
+    comments after the last statement are dropped)."""
+    found, pending = [], ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            found.append(pending.strip())
+            pending = ""
+    rest = [ln for ln in pending.splitlines() if ln.strip() and not ln.strip().startswith("--")]
+    if rest:
+        raise ValueError(f"incomplete SQL statement: {' '.join(rest)[:80]!r}")
+    return found

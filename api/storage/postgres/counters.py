@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import psycopg
-from psycopg_pool import ConnectionPool
+from sqlalchemy import Engine
 
+from ..engine import pooled
 from .rows import mapped
 
 
 class CountersMixin:
     """Needs the repository's pool, queries, transaction depth and ``_run``."""
 
-    _pool: ConnectionPool[psycopg.Connection[Any]]
+    _pool: Engine
     _q: dict[str, str]
     _depth: int
 
@@ -28,7 +28,7 @@ class CountersMixin:
         if not self._depth:
             cursor = self._run(name, params)
             return cursor.fetchone() if cursor.description else None
-        with mapped(), self._pool.connection() as conn:
+        with mapped(), pooled(self._pool) as conn:
             cursor = conn.execute(self._q[name], params)
             return cursor.fetchone() if cursor.description else None
 

@@ -13,11 +13,12 @@ import time
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import psycopg
-from psycopg_pool import ConnectionPool
+from sqlalchemy import Engine
 
+from ..engine import take
 from ..repository import StorageUnavailable
 from .rows import Kinds, mapped
 
@@ -33,7 +34,8 @@ _MARK = (
 class ReadModelMixin:
     """Needs the repository's pool, schema kinds, ``transaction``, ``reading`` and ``_sql``."""
 
-    _pool: ConnectionPool[psycopg.Connection[Any]]
+    _pool: Engine
+    _url: str
     _kinds: Kinds
 
     def transaction(self) -> Any: ...  # provided by PostgresRepository
@@ -113,7 +115,7 @@ class ReadModelMixin:
             return
         literal = "'{" + ",".join(str(int(s)) for s in sorted(stammtische)) + "}'::bigint[]"
         try:
-            conn = adbc.connect(str(self._pool.conninfo))
+            conn = adbc.connect(self._url)
         except adbc.Error as exc:  # as the pool's connections: the server cannot be reached
             raise StorageUnavailable(f"PostgreSQL: {exc}") from exc
         try:
@@ -187,7 +189,8 @@ class ReadModelMixin:
     @contextmanager
     def stats_lock(self, wait: bool | float = True) -> Iterator[bool]:
         with mapped():
-            conn = self._pool.getconn()
+            taken = take(self._pool)
+        conn = cast(psycopg.Connection[Any], taken.dbapi_connection)
         try:
             if not _advisory_lock(conn, wait):
                 yield False
@@ -198,7 +201,7 @@ class ReadModelMixin:
                 with mapped():
                     conn.execute("SELECT pg_advisory_unlock(%s)", [STATS_LOCK])
         finally:
-            self._pool.putconn(conn)
+            taken.close()
 
 
 def _arrow_tables(

@@ -20,12 +20,14 @@ import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import psycopg
 from psycopg.pq import TransactionStatus
-from psycopg_pool import ConnectionPool
+from sqlalchemy import Engine
+from sqlalchemy.pool import PoolProxiedConnection
 
+from ..engine import take
 from ..records import (
     FACT_COLUMNS,
     ROW_TABLES,
@@ -48,9 +50,6 @@ from .readmodel import ReadModelMixin
 from .rows import Kinds, encode, mapped, naive
 from .sessions import WebSessionsMixin
 from .webhooks import WebhooksMixin
-
-#: seconds the health probe waits for a connection (requests wait the pool's timeout)
-PROBE_TIMEOUT = 2.0
 
 
 def _game_record(row: Sequence[Any], players: tuple[GamePlayer, ...]) -> GameRecord:
@@ -89,8 +88,10 @@ class PostgresRepository(
 ):
     """Repository on a pooled PostgreSQL connection."""
 
-    def __init__(self, pool: ConnectionPool[psycopg.Connection[Any]], kinds: Kinds) -> None:
+    def __init__(self, pool: Engine, kinds: Kinds, url: str) -> None:
         self._pool = pool
+        self._url = url  # for the statistics' Arrow feed (a connection of its own)
+        self._taken: PoolProxiedConnection | None = None  # the pool's handle of _conn
         self._kinds = kinds  # table -> ((column, type), …), from the schema
         self._q = named_queries(__package__)
         self._conn: psycopg.Connection[Any] | None = None
@@ -100,22 +101,24 @@ class PostgresRepository(
         self._pending: list[Callable[[], None]] | None = None  # on_commit, in a write
         self.disconnected = False
 
-    def _connection(self, timeout: float | None = None) -> psycopg.Connection[Any]:
+    def _connection(self) -> psycopg.Connection[Any]:
         if self._conn is None:
             with mapped():
-                self._conn = self._pool.getconn(timeout)
+                self._taken = take(self._pool)
+            self._conn = cast(psycopg.Connection[Any], self._taken.dbapi_connection)
         return self._conn
 
     def close(self) -> None:
         """End of a request: an open transaction is rolled back, the connection goes back to
         the pool (which drops it if it broke)."""
         self._depth, self._writing, self._pending = 0, False, None
-        conn, self._conn = self._conn, None
-        if conn is not None:
+        conn, self._conn, taken, self._taken = self._conn, None, self._taken, None
+        if conn is not None and taken is not None:
             if conn.info.transaction_status != TransactionStatus.IDLE:
                 with contextlib.suppress(psycopg.Error):
                     conn.rollback()
-            self._pool.putconn(conn)
+            with contextlib.suppress(psycopg.Error):
+                taken.close()  # a broken one is dropped
 
     def disconnect(self) -> None:
         """End for good (the store closes)."""
@@ -197,7 +200,7 @@ class PostgresRepository(
         cheap query: a standby, or a server refusing writes, is read-only)."""
         if self._depth:
             return
-        self._connection(PROBE_TIMEOUT)  # a server that is down: say so soon
+        self._connection()  # a server that is down: said at once (a new connection fails)
         row = self._sql("SELECT pg_is_in_recovery(), current_setting('transaction_read_only')")
         recovery, read_only = row.fetchone() or (False, "off")
         if recovery or read_only == "on":

@@ -4,36 +4,28 @@ connections per process, migrations at start.
 Selected by a ``postgresql://…`` URL (``SCHOCKEN_DATABASE_URL``, ``--database-url``); SQLite
 stays the default. Settings, and why:
 
-* A pool (``psycopg_pool.ConnectionPool``, at most :data:`POOL_SIZE` connections per
-  process): a request takes a connection on its first statement and gives it back at its end
-  (:meth:`PostgresRepository.close`). Connections run in autocommit mode; a use case's
-  ``transaction()`` is an explicit ``BEGIN … COMMIT`` (see :mod:`.repository` for the locks).
-  Each connection is checked when taken (an empty query, one round trip): one the server
-  ended (a restart, an idle timeout) is dropped and the next one tried at once (psycopg_pool's
-  own check waits 1 s, 2 s, … between tries, which held the first request after a restart
-  for seconds); one that breaks during a request is dropped when given back.
-* Reconnecting (:class:`Pool`): psycopg_pool replaces a lost connection in the background,
-  trying again after 1 s, 2 s, 4 s …; ``reconnect_timeout`` (:data:`RECONNECT_SECONDS`) ends
-  such a series early, and a request waiting for a connection starts a new attempt every
-  :data:`WAIT_SLICE` seconds: the first request after a restart of the server finds a
-  connection within a fraction of a second of the server accepting them again (measured
-  under load, tests/test_pg_faults.py, 2 servers × 2 workers: 0.05-0.09 s after ``pg_ctl
-  restart -m fast`` returned, 0.01-0.2 s after a 2-5 s outage; with psycopg_pool's defaults
-  0.8-0.95 s).
-* A request that found no connection within :data:`POOL_TIMEOUT` seconds gets
-  :class:`~api.storage.repository.StorageUnreachable` (503, "nicht erreichbar"); while the
-  server is known to be out of reach (the last connection attempt failed) it waits
-  :data:`DOWN_TIMEOUT` seconds only, and the cause named is libpq's for that attempt. A
-  server's log says when it lost the database and when it had it again (one line each;
-  psycopg_pool's line per failed attempt is left out).
+* A pool (the store's SQLAlchemy engine, :mod:`api.storage.engine`, at most
+  :data:`POOL_SIZE` connections per process): a request takes a connection on its first
+  statement and gives it back at its end (:meth:`PostgresRepository.close`). Connections run
+  in autocommit mode; a use case's ``transaction()`` is an explicit ``BEGIN … COMMIT`` (see
+  :mod:`.repository` for the locks). Each connection is checked when taken (one round trip):
+  one the server ended (a restart, an idle timeout) is dropped, with every older one, and a
+  new one made at once; one that breaks during a request is dropped when given back.
+* Reconnecting: a connection is made when a request needs one, so the first request after a
+  restart of the server finds one as soon as the server accepts them again; while the server
+  is out of reach each attempt fails at once (the cause named is libpq's) and the request
+  gets :class:`~api.storage.repository.StorageUnreachable` (503, "nicht erreichbar"), as
+  does one that found no free connection within :data:`POOL_TIMEOUT` seconds. A server's log
+  says when it lost the database and when it had it again (one line each, :meth:`_connect`).
 * A URL that is no PostgreSQL URL (nor a ``key=value`` connection string), or a server that
   cannot be reached at start, stops the process with :class:`~api.startup.StartupError`: one line, the password left out.
 * Durability is PostgreSQL's default ``synchronous_commit=on``: COMMIT returns once the WAL
   holds the transaction on disk. Only the rate limit's counters live in an UNLOGGED table
   (migration 0007), whose commits wait for no flush.
-* Migrations are the files of ``migrations/``, numbered as SQLite's (the same tables), each in
-  its own transaction under an advisory lock, so that servers starting at once apply each
-  migration once; a database of a newer version is refused untouched.
+* Migrations are the files of ``migrations/``, numbered as SQLite's (the same tables), run by
+  Alembic (:mod:`api.storage.migrate`) in one transaction under an advisory lock, so that
+  servers starting at once apply each migration once; a database of a newer version is
+  refused untouched.
 """
 
 from __future__ import annotations
@@ -41,18 +33,16 @@ from __future__ import annotations
 import logging
 import re
 import threading
-import time
 import weakref
-from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
-from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ...startup import StartupError
-from ..repository import Background, MigrationError, StorageUnavailable
-from ..sql import migrations as package_migrations
+from ..engine import postgres_engine
+from ..migrate import current, upgrade
+from ..repository import Background, StorageUnavailable
 from .repository import PostgresRepository
 from .rows import Kinds, column_kinds, mapped
 
@@ -62,34 +52,8 @@ POOL_SIZE = 10
 POOL_TIMEOUT = 5.0
 #: seconds to wait for the server when connecting
 CONNECT_TIMEOUT = 10
-#: seconds a request waits for a connection while the server is out of reach
-DOWN_TIMEOUT = 1.0
-#: seconds psycopg_pool keeps replacing a lost connection before it gives up (it tries again
-#: at once, then after this; a waiting request starts a new attempt)
-RECONNECT_SECONDS = 0.2
-#: a waiting request looks again (and lets the pool try to connect again) this often
-WAIT_SLICE = 0.1
-#: the advisory lock of the migrations (any constant bigint, the same in every process)
-MIGRATION_LOCK = 0x5C40C6E7
-
 
 log = logging.getLogger(__name__)
-
-
-class _Quiet(logging.Filter):
-    """Drops psycopg_pool's warning per failed connection attempt (several a second while
-    the server is down): :class:`Pool` logs the outage once, and its end."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not str(record.msg).startswith(("error connecting in", "reconnection attempt"))
-
-
-logging.getLogger("psycopg.pool").addFilter(_Quiet())
-
-
-def migrations() -> list[tuple[int, str, str]]:
-    """``(version, name, sql)`` of every ``migrations/NNNN_name.sql`` here, in version order."""
-    return package_migrations(__package__)
 
 
 def is_postgres_url(url: str | None) -> bool:
@@ -154,67 +118,6 @@ def unreachable(url: str, err: BaseException) -> StartupError:
     return StartupError(f"Die PostgreSQL-Datenbank {redacted(url)} {problem}: {cause}")
 
 
-class Pool(ConnectionPool[psycopg.Connection[Any]]):
-    """psycopg_pool's pool, checking each connection as it is taken, trying the next one at
-    once when it broke, and waiting only :data:`DOWN_TIMEOUT` seconds while the server is out
-    of reach (see the module's text)."""
-
-    def __init__(self, url: str, size: int) -> None:
-        self.down: str | None = None  # why the last connection attempt failed
-        pool = self
-
-        class Connection(psycopg.Connection[Any]):
-            """Notes whether connecting worked (the pool connects through this class)."""
-
-            @classmethod
-            def connect(cls, *args: Any, **kwargs: Any) -> Any:
-                try:
-                    conn = super().connect(*args, **kwargs)
-                except psycopg.Error as err:
-                    cause = " ".join(str(err).split()) or type(err).__name__
-                    if pool.down is None:
-                        log.warning("PostgreSQL nicht erreichbar: %s", cause)
-                    pool.down = cause
-                    raise
-                if pool.down is not None:
-                    log.warning("PostgreSQL wieder erreichbar")
-                pool.down = None
-                return conn
-
-        super().__init__(
-            url,
-            connection_class=Connection,
-            min_size=1,
-            max_size=size,
-            kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT},
-            timeout=POOL_TIMEOUT,
-            reconnect_timeout=RECONNECT_SECONDS,
-            name="schocken",
-            open=True,
-        )
-
-    def getconn(self, timeout: float | None = None) -> psycopg.Connection[Any]:
-        started = time.monotonic()
-        limit = self.timeout if timeout is None else timeout
-        while True:
-            patience = min(limit, DOWN_TIMEOUT) if self.down else limit
-            left = patience - (time.monotonic() - started)
-            if left <= 0:
-                if self.down:
-                    raise psycopg.OperationalError(self.down)
-                raise PoolTimeout(f"no connection free after {limit:.2f} s")
-            try:
-                conn = super().getconn(min(left, WAIT_SLICE))
-            except PoolTimeout:
-                continue
-            try:
-                self.check_connection(conn)
-            except psycopg.Error:
-                self.putconn(conn)  # broken: dropped, a new one is made in the background
-                continue
-            return conn
-
-
 class PostgresStore:
     """The process-wide handle of one PostgreSQL database: its pool and its schema."""
 
@@ -229,74 +132,46 @@ class PostgresStore:
         self._lock = threading.Lock()
         check_url(url)
         try:
+            self.migrate(until)
             conn = self.connect()
         except StorageUnavailable as err:
             raise unreachable(url, err) from err
         with conn:
-            self._migrate(conn, until)
             self._kinds: Kinds = column_kinds(conn)
-        self._pool = Pool(url, pool_size)
+        self.down: str | None = None  # why the last connection attempt failed
+        self._pool = postgres_engine(self._connect, pool_size, POOL_TIMEOUT)
 
     def connect(self) -> psycopg.Connection[Any]:
         """A new connection of its own (autocommit), outside the pool."""
         with mapped():
             return psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
 
+    def _connect(self) -> psycopg.Connection[Any]:
+        """A connection of the pool; notes whether connecting worked (a line in the log when
+        the server is lost, and when it is back)."""
+        try:
+            conn = psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
+        except psycopg.Error as err:
+            cause = " ".join(str(err).split()) or type(err).__name__
+            if self.down is None:
+                log.warning("PostgreSQL nicht erreichbar: %s", cause)
+            self.down = cause
+            raise
+        if self.down is not None:
+            log.warning("PostgreSQL wieder erreichbar")
+        self.down = None
+        return conn
+
     def migrate(self, until: int | None = None) -> list[int]:
-        """Apply every pending migration (up to version ``until``); the versions applied now."""
-        with self.connect() as conn:
-            return self._migrate(conn, until)
-
-    def _migrate(self, conn: psycopg.Connection[Any], until: int | None) -> list[int]:
-        known = migrations()
-        newest = max((v for v, _, _ in known), default=0)
+        """Apply every pending migration (up to version ``until``) with Alembic
+        (:mod:`api.storage.migrate`); the versions applied now."""
         with mapped():
-            applied = self._versions(conn)
-            self._refuse_newer(applied, newest)
-            pending = [m for m in known if m[0] not in applied and (until is None or m[0] <= until)]
-            return [v for v, name, sql in pending if self._apply(conn, v, name, sql, newest)]
-
-    @staticmethod
-    def _versions(conn: psycopg.Connection[Any]) -> set[int]:
-        row = conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL").fetchone()
-        if not row or not row[0]:
-            return set()
-        return {int(r[0]) for r in conn.execute("SELECT version FROM schema_migrations")}
-
-    def _refuse_newer(self, applied: set[int], newest: int) -> None:
-        if applied and max(applied) > newest:
-            raise MigrationError(
-                f"database {self.url} has schema version {max(applied)}, newer than this "
-                f"program's {newest}: refusing to touch it"
-            )
-
-    def _apply(
-        self, conn: psycopg.Connection[Any], version: int, name: str, sql: str, newest: int
-    ) -> bool:
-        """One migration in its own transaction, under the migrations' advisory lock; False
-        when it was applied already (perhaps by another process a moment ago)."""
-        with conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", [MIGRATION_LOCK])
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations (version bigint PRIMARY KEY, "
-                "name text NOT NULL, applied_at timestamp NOT NULL)"
-            )
-            applied = self._versions(conn)
-            self._refuse_newer(applied, newest)
-            if version in applied:
-                return False
-            conn.execute(sql, prepare=False)
-            conn.execute(
-                "INSERT INTO schema_migrations VALUES (%s, %s, %s)",
-                [version, name, datetime.now(UTC).replace(tzinfo=None)],
-            )
-        return True
+            return upgrade(self.connect, "postgresql", redacted(self.url), until)
 
     def applied(self) -> list[tuple[int, str]]:
-        """``(version, name)`` of every migration recorded in the database."""
-        with self.connect() as conn, mapped():
-            rows = conn.execute("SELECT version, name FROM schema_migrations ORDER BY version")
-            return [(int(v), str(n)) for v, n in rows.fetchall()]
+        """``(version, name)`` of every migration the database has applied."""
+        with mapped():
+            return current(self.connect, "postgresql", redacted(self.url))
 
     @property
     def kinds(self) -> Kinds:
@@ -314,7 +189,7 @@ class PostgresStore:
     def open_repository(self) -> PostgresRepository:
         """A repository of its own; :meth:`PostgresRepository.disconnect` (or :meth:`close`
         of the store) ends it."""
-        repo = PostgresRepository(self._pool, self._kinds)
+        repo = PostgresRepository(self._pool, self._kinds, self.url)
         with self._lock:
             self._repos.add(repo)
         return repo
@@ -328,4 +203,4 @@ class PostgresStore:
             self._repos.clear()
         for repo in repos:
             repo.disconnect()
-        self._pool.close()
+        self._pool.dispose()

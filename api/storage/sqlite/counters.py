@@ -38,8 +38,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from sqlalchemy import Engine
+
+from ..engine import pooled
 from ..repository import RateLimited
-from .pool import Pool
 from .sql import queries
 
 log = logging.getLogger(__name__)
@@ -107,14 +109,20 @@ _PEEK = (
 )
 
 
-def counters_connection(connect: Callable[[], sqlite3.Connection]) -> sqlite3.Connection:
-    """A connection of the counters (see the module's text), made by ``connect``."""
-    conn = connect()
-    conn.execute("PRAGMA synchronous = OFF")
-    # never a checkpoint here: with OFF it would not sync the database file, and the WAL it
-    # empties may hold acknowledged turns (the other connections checkpoint)
-    conn.execute("PRAGMA wal_autocheckpoint = 0")
-    return conn
+def counters_settings(
+    settings: Callable[[sqlite3.Connection], None],
+) -> Callable[[sqlite3.Connection], None]:
+    """The settings of a connection of the counters (see the module's text): ``settings``,
+    then no sync."""
+
+    def counters(conn: sqlite3.Connection) -> None:
+        settings(conn)
+        conn.execute("PRAGMA synchronous = OFF")
+        # never a checkpoint here: with OFF it would not sync the database file, and the WAL it
+        # empties may hold acknowledged turns (the other connections checkpoint)
+        conn.execute("PRAGMA wal_autocheckpoint = 0")
+
+    return counters
 
 
 class Counters:
@@ -123,7 +131,7 @@ class Counters:
     written by the request's next write transaction (:meth:`begin`) or at its end
     (:meth:`settle`)."""
 
-    def __init__(self, writing: Writing | None, pool: Pool | None = None) -> None:
+    def __init__(self, writing: Writing | None, pool: Engine | None = None) -> None:
         self._writing = writing
         self._pool = pool
         self._q = queries()
@@ -134,7 +142,7 @@ class Counters:
     def _connection(self) -> Iterator[sqlite3.Connection]:
         if self._writing is None or self._pool is None:
             raise NotImplementedError("a read-only copy keeps no counters")
-        with self._pool.using() as conn:
+        with pooled(self._pool) as conn:
             yield conn
 
     def take(self, who: str, now: float, per_second: float, burst: int) -> float:

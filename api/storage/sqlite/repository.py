@@ -15,8 +15,12 @@ import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
+from sqlalchemy import Engine
+from sqlalchemy.pool import PoolProxiedConnection
+
+from ..engine import take
 from ..records import (
     FACT_COLUMNS,
     ROW_TABLES,
@@ -40,7 +44,6 @@ from .counters import Counters, Writing, probe_write_lock
 from .errors import taken as _taken
 from .errors import unavailable as _unavailable
 from .events import EventsMixin
-from .pool import Pool
 from .readmodel import ReadModelMixin
 from .rows import Kinds, decode, decode_row, encode, moment, timestamp, to_json
 from .rows import game_record as _game_record
@@ -62,12 +65,13 @@ class SQLiteRepository(
         conn: sqlite3.Connection | None,
         kinds: Kinds,
         writing: Writing | None = None,
-        pool: Pool | None = None,
-        counters: Pool | None = None,
+        pool: Engine | None = None,
+        counters: Engine | None = None,
     ) -> None:
         if conn is None and pool is None:
             raise ValueError("a repository needs a connection or a pool")
         self._own, self._held, self._pool = conn, conn, pool
+        self._taken: PoolProxiedConnection | None = None  # the pool's handle of _held
         self._kinds = kinds  # table -> ((column, declared type), …), from the schema
         self._q = queries()
         self._depth = 0
@@ -83,7 +87,8 @@ class SQLiteRepository(
         if conn is None:
             if self.disconnected or self._pool is None:
                 raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
-            conn = self._held = self._pool.take()
+            self._taken = take(self._pool)
+            conn = self._held = cast(sqlite3.Connection, self._taken.dbapi_connection)
         return conn
 
     @_conn.setter
@@ -101,10 +106,10 @@ class SQLiteRepository(
             self._give_back()
 
     def _give_back(self) -> None:
-        conn = self._held
-        if conn is not None and self._own is None and self._pool is not None:
+        taken, self._taken = self._taken, None
+        if taken is not None:
             self._held = None
-            self._pool.give(conn)
+            taken.close()
 
     def disconnect(self) -> None:
         """Close the connection for good (a pooled one goes back to the pool)."""

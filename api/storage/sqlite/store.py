@@ -24,15 +24,15 @@ Settings of every connection, and why:
 
 :meth:`SQLiteStore.repository` hands out the calling task's repository (a thread's, or a
 greenlet's under ``schocken serve``'s gevent worker), which takes a connection from the
-store's pool (:mod:`.pool`, at most :data:`POOL_SIZE` in use) on its first statement and gives
+store's engine (:mod:`api.storage.engine`, at most :data:`POOL_SIZE` in use) on its first statement and gives
 it back at the end of the request: a server of many short tasks neither opens a connection per
 request nor keeps one per task. The writers of a process queue on a lock (:mod:`.counters`),
 one at a time, as before; a write transaction is never left open across a request's end.
 :meth:`SQLiteStore.open_repository` opens one with a connection of its own. Migrations are the
-files of ``migrations/`` (numbered as the DuckDB ones, so the versions line up), each applied in
-its own immediate transaction, which also makes two processes starting at once apply each
-migration once; a database that is up to date is opened without taking the write lock (a
-backup beside a busy server does not queue behind its writers). A database written by a newer version is refused untouched.
+files of ``migrations/`` (numbered as the DuckDB ones, so the versions line up), run by Alembic
+(:mod:`api.storage.migrate`) in one immediate transaction, which also makes two processes
+starting at once apply each migration once; a database that is up to date is opened without
+taking the write lock. A database written by a newer version is refused untouched.
 
 Backups (:mod:`.backup`): :meth:`SQLiteStore.backup_to` copies the database into a new file
 with SQLite's online backup API, one consistent moment while the server (this process or
@@ -45,18 +45,16 @@ from __future__ import annotations
 import sqlite3
 import threading
 import weakref
-from datetime import UTC, datetime
-from functools import partial
 from pathlib import Path
 
 from ...startup import check_database
-from ..repository import Background, MigrationError
+from ..engine import sqlite_engine
+from ..migrate import current, upgrade
+from ..repository import Background
 from .backup import copy_database, open_read_only
-from .counters import Writing, counters_connection
-from .pool import Pool
+from .counters import Writing, counters_settings
 from .repository import SQLiteRepository
-from .rows import Kinds, column_kinds, timestamp
-from .sql import migrations, statements
+from .rows import Kinds, column_kinds
 
 #: how long a writer waits for the lock of another writer, in seconds
 BUSY_TIMEOUT = 10.0
@@ -86,9 +84,10 @@ class SQLiteStore:
         self._lock = threading.Lock()
         self.background = Background()
         self._writing = Writing(path, self.connect)  # writers' queue, WAL sync, counters
-        self._pool = Pool(self.connect, POOL_SIZE, POOL_IDLE, busy_timeout)
-        counters = partial(counters_connection, self.connect)
-        self._counters = Pool(counters, POOL_SIZE, POOL_IDLE, busy_timeout)
+        self._pool = sqlite_engine(self._open, self._settings, POOL_SIZE, POOL_IDLE, busy_timeout)
+        counters = sqlite_engine(self._open, counters_settings(self._settings), POOL_SIZE,
+                                 POOL_IDLE, busy_timeout)  # fmt: skip
+        self._counters = counters
         conn = self.connect()
         try:
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -104,85 +103,38 @@ class SQLiteStore:
             conn.close()
 
     def connect(self) -> sqlite3.Connection:
-        """A new connection with the settings of the module's text. Transactions are explicit
-        (``isolation_level=None``); it may be closed from another thread than its own
-        (:meth:`close`), but is used by one thread at a time."""
-        conn = sqlite3.connect(
-            self.path,
-            timeout=self.busy_timeout,
-            isolation_level=None,
-            check_same_thread=False,
-        )
+        """A new connection with the settings of the module's text (the pooled ones get them
+        from the engine's ``connect`` listener)."""
+        conn = self._open()
         try:
-            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
-            conn.execute("PRAGMA synchronous = NORMAL")  # + sync() after every commit
-            conn.execute("PRAGMA foreign_keys = ON")
+            self._settings(conn)
         except BaseException:
             conn.close()
             raise
         return conn
 
+    def _open(self) -> sqlite3.Connection:
+        """A new connection without settings. Transactions are explicit
+        (``isolation_level=None``); it may be closed from another thread than its own
+        (:meth:`close`), but is used by one thread at a time."""
+        return sqlite3.connect(
+            self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False
+        )
+
+    def _settings(self, conn: sqlite3.Connection) -> None:
+        """The settings of every connection (see the module's text)."""
+        conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+        conn.execute("PRAGMA synchronous = NORMAL")  # + sync() after every commit
+        conn.execute("PRAGMA foreign_keys = ON")
+
     def migrate(self, until: int | None = None) -> list[int]:
-        """Apply every pending migration (up to version ``until``); returns the versions
-        applied now."""
-        conn = self.connect()
-        try:
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations ("
-                " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMP NOT NULL)"
-            )
-            known = migrations()
-            newest = max((v for v, _, _ in known), default=0)
-            self._refuse_newer(conn, newest)
-            applied = {int(r[0]) for r in conn.execute("SELECT version FROM schema_migrations")}
-            pending = [  # no write lock when none
-                m for m in known if m[0] not in applied and (until is None or m[0] <= until)
-            ]
-            return [v for v, name, sql in pending if self._apply(conn, v, name, sql, newest)]
-        finally:
-            conn.close()
-
-    def _refuse_newer(self, conn: sqlite3.Connection, newest: int) -> None:
-        row = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()
-        if row[0] is not None and row[0] > newest:
-            raise MigrationError(
-                f"database {self.path} has schema version {row[0]}, newer than this "
-                f"program's {newest}: refusing to touch it"
-            )
-
-    def _apply(
-        self, conn: sqlite3.Connection, version: int, name: str, sql: str, newest: int
-    ) -> bool:
-        """One migration in its own immediate transaction; False when it was applied already
-        (perhaps by another process a moment ago)."""
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            self._refuse_newer(conn, newest)
-            done = conn.execute(
-                "SELECT 1 FROM schema_migrations WHERE version = ?", [version]
-            ).fetchall()
-            if not done:
-                for statement in statements(sql):
-                    conn.execute(statement)
-                conn.execute(
-                    "INSERT INTO schema_migrations VALUES (?, ?, ?)",
-                    [version, name, timestamp(datetime.now(UTC))],
-                )
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-        return not done
+        """Apply every pending migration (up to version ``until``) with Alembic
+        (:mod:`api.storage.migrate`); returns the versions applied now."""
+        return upgrade(self.connect, "sqlite", self.path, until)
 
     def applied(self) -> list[tuple[int, str]]:
-        """``(version, name)`` of every migration recorded in the database."""
-        conn = self.connect()
-        try:
-            rows = conn.execute("SELECT version, name FROM schema_migrations ORDER BY version")
-            return [(int(v), str(n)) for v, n in rows.fetchall()]
-        finally:
-            conn.close()
+        """``(version, name)`` of every migration the database has applied."""
+        return current(self.connect, "sqlite", self.path)
 
     def backup_to(self, path: str | Path) -> int:
         """Copy the database into the new file ``path`` (one consistent moment, even while
@@ -250,6 +202,6 @@ class SQLiteStore:
             self._repos.clear()
         for repo in repos:
             repo.disconnect()
-        self._pool.close()
-        self._counters.close()
+        self._pool.dispose()
+        self._counters.dispose()
         self._writing.close()
