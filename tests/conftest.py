@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -70,9 +70,39 @@ def make_table(client: Any, name: str = "Zur Post", **kw: Any) -> Table:
     return Table(client, r.json["slug"], r.json["token"])
 
 
-#: the stores the API and web suites run on: the fake, a SQLite file (the store of record) and
-#: a PostgreSQL database (of the session's throwaway cluster, tests/pgcluster.py)
+#: every store: the fake, a SQLite file (the store of record) and a PostgreSQL database (of the
+#: worker's throwaway cluster, tests/pgcluster.py)
 STORES = ["memory", "sqlite", "postgresql"]
+#: the store of the HTTP and web suites: they test the API and the pages, not the stores. The
+#: stores' behaviour is the storage tests' (every store, ``@pytest.mark.stores(*STORES)``);
+#: the HTTP layer on PostgreSQL has one smoke test per resource (tests/test_api_postgresql.py)
+HTTP_STORE = "sqlite"
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A test that needs the ``storage`` fixture (through ``app`` or any fixture of its own)
+    runs once per store of its closest ``stores`` mark: a test's, a class's or a module's
+    (``pytestmark``); without one on :data:`HTTP_STORE` alone. The ids stay ``[sqlite]`` etc. A
+    test that parametrizes ``storage`` itself keeps its own list."""
+    explicit = any(
+        "storage" in _argnames(m.args[0]) for m in metafunc.definition.iter_markers("parametrize")
+    )
+    if "storage" in metafunc.fixturenames and not explicit:
+        mark = metafunc.definition.get_closest_marker("stores")
+        stores = list(mark.args) if mark is not None else [HTTP_STORE]
+        metafunc.parametrize("storage", stores, indirect=True)
+
+
+def _argnames(names: str | Sequence[str]) -> list[str]:
+    """The argument names of a ``parametrize`` mark (``"a, b"`` or ``["a", "b"]``)."""
+    return [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
+
+
+@pytest.fixture
+def storage(request: pytest.FixtureRequest) -> str:
+    """The store the test runs on: ``memory``, ``sqlite`` or ``postgresql`` (see
+    :func:`pytest_generate_tests`)."""
+    return str(request.param)
 
 
 #: the session's PostgreSQL cluster, once something asked for it
@@ -125,10 +155,10 @@ def store_config(storage: str, tmp_path: Any, request: Any = None) -> dict[str, 
     return config
 
 
-@pytest.fixture(params=STORES)
-def app(request: pytest.FixtureRequest, tmp_path: Any) -> Any:
-    """The app on the in-memory fake, on a SQLite file and on PostgreSQL."""
-    application = create_app(store_config(request.param, tmp_path, request))
+@pytest.fixture
+def app(storage: str, request: pytest.FixtureRequest, tmp_path: Any) -> Any:
+    """The app on the test's ``storage`` (a SQLite file unless the test is marked ``stores``)."""
+    application = create_app(store_config(storage, tmp_path, request))
     yield application
     application.extensions["schocken"].store.close()
 

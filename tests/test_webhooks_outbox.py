@@ -13,10 +13,13 @@ from datetime import datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from conftest import STORES
 from standardwebhooks import Webhook as Verifier
 
 from api.domain.base import utcnow
 from api.domain.sender import SCHEDULE, TIMEOUT, Sender
+
+pytestmark = pytest.mark.stores(*STORES)  # the outbox is the stores': every store
 
 
 class Clock:
