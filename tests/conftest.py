@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,7 +13,7 @@ from hypothesis import settings
 from pgcluster import Cluster
 
 from api.app import create_app
-from api.storage import PostgresStore
+from api.storage import PostgresStore, open_store
 
 # Mutation testing (`mutmut run`, pyproject.toml) judges every mutant on the same examples.
 settings.register_profile("mutation", derandomize=True, database=None)
@@ -122,11 +125,14 @@ def _cluster() -> Cluster:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _stop_pg_cluster() -> Iterator[None]:
-    """Stops the cluster at the end of the run, if one was started."""
+def _clean_up_templates() -> Iterator[None]:
+    """Stops the cluster at the end of the run, if one was started, and removes the SQLite
+    template."""
     yield
     while _CLUSTER:
         _CLUSTER.pop().stop()
+    while _SQLITE_TEMPLATE:
+        shutil.rmtree(_SQLITE_TEMPLATE.pop().parent, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -143,12 +149,31 @@ def pg_url(pg_cluster: Cluster) -> Iterator[str]:
     pg_cluster.drop(url)
 
 
+#: the worker's migrated SQLite file, once something asked for it
+_SQLITE_TEMPLATE: list[Path] = []
+
+
+def _sqlite_template() -> Path:
+    """A SQLite file migrated once per worker (the PostgreSQL tests' template database, for
+    SQLite): a test's file is a copy of it, a fraction of the migrations' cost."""
+    if not _SQLITE_TEMPLATE:
+        path = Path(tempfile.mkdtemp(prefix="schocken-sqlite-")) / "template.sqlite3"
+        open_store("sqlite", path).close()
+        _SQLITE_TEMPLATE.append(path)
+    return _SQLITE_TEMPLATE[0]
+
+
 def store_config(storage: str, tmp_path: Any, request: Any = None) -> dict[str, Any]:
-    """The config of an app on ``storage``: a SQLite file in ``tmp_path``; a fresh PostgreSQL
-    database (dropped after the test through its ``request``, else with the cluster)."""
+    """The config of an app on ``storage``: a SQLite file in ``tmp_path`` (a copy of the
+    migrated template; a second app of the test shares the first one's file); a fresh
+    PostgreSQL database (dropped after the test through its ``request``, else with the
+    cluster)."""
     config: dict[str, Any] = {"STORAGE": storage, "TESTING": True}
     if storage == "sqlite":
-        config["DATABASE"] = str(tmp_path / "test.sqlite3")
+        database = Path(tmp_path) / "test.sqlite3"
+        if not database.exists():
+            shutil.copyfile(_sqlite_template(), database)
+        config["DATABASE"] = str(database)
     if storage == "postgresql":
         url = _cluster().fresh_url() if request is None else request.getfixturevalue("pg_url")
         config["DATABASE_URL"] = url

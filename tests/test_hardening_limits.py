@@ -2,7 +2,7 @@
 everything else on the client address; creating Stammtische (API and form) and logging in
 with a key (form) limited per address; wrong keys back a Stammtisch's form login off
 exponentially, for every address and process; the address behind a reverse proxy only from a
-configured number of trusted proxies. On every store, and across two processes on SQLite."""
+configured number of trusted proxies. On SQLite (the HTTP suites' store), also across two processes."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 column holds it) — in ``Last-Event-ID``, the dashboard's paths, the TV's ``?spiel=``, the
 form's pages, the API's path ids and query numbers, and inside a JSON body. Each is a clear
 4xx (404 for a path, 422 for a query value or a body, ignored where the value is optional) and
-changes nothing; never a 500. On every store: the fake, SQLite and PostgreSQL.
+changes nothing; never a 500. On SQLite (the HTTP suites' store, tests/conftest.py).
 """
 
 from __future__ import annotations
