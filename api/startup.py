@@ -6,7 +6,8 @@
 SQLite opens them (a folder that is a file or cannot be written, a file that cannot be read or
 written); :func:`describe` turns an error that happened anyway into
 such a line (a database that stopped working during a command as well: :class:`DatabaseFault`),
-and says "locked" only when SQLite said so.
+and says "locked" only when SQLite said so. :func:`require_postgres` refuses PostgreSQL when
+the packages of its extra are not installed, saying how to install them.
 
 Standard library only: every layer may raise or explain these errors, the engine commands of
 the CLI included.
@@ -17,6 +18,7 @@ from __future__ import annotations
 import errno
 import os
 import sqlite3
+from importlib.util import find_spec
 from pathlib import Path
 
 #: what an operating system error means, by its number
@@ -117,6 +119,27 @@ def check_database(path: str | Path) -> None:
         raise StartupError(f"Die Datenbank {path} ist nicht zu öffnen: {os_reason(err)}.") from err
     if problem is not None:
         raise StartupError(problem)
+
+
+#: the modules of the ``postgres`` extra (pyproject.toml): PostgreSQL's driver and its pool,
+#: the Arrow feed of its statistics. Only PostgreSQL needs them: the embedded SQLite store
+#: runs on the default install, which leaves them out.
+POSTGRES_MODULES = ("psycopg", "psycopg_pool", "adbc_driver_postgresql", "pyarrow")
+#: what to do when one of them is missing (German and English: an operator's message)
+POSTGRES_EXTRA = (
+    "PostgreSQL braucht die Pakete des Extras „postgres“, es fehlt: {missing}. Installieren "
+    'mit: pip install "schocken[postgres]" (aus einem Checkout: pip install -e ".[postgres]") '
+    '/ PostgreSQL needs the packages of the "postgres" extra, missing: {missing}. Install '
+    'them with: pip install "schocken[postgres]".'
+)
+
+
+def require_postgres() -> None:
+    """Refuse PostgreSQL with :class:`StartupError` naming the extra to install when one of
+    :data:`POSTGRES_MODULES` is missing (checked without importing any of them)."""
+    missing = [name for name in POSTGRES_MODULES if find_spec(name) is None]
+    if missing:
+        raise StartupError(POSTGRES_EXTRA.format(missing=", ".join(missing)))
 
 
 def describe(err: BaseException, path: str | Path | None = None) -> str:

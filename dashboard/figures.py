@@ -81,73 +81,77 @@ def plain(name: str) -> str:
     return html.escape(name, quote=False).replace("%", "&#37;")
 
 
+def _bars_height(bars: int) -> int:
+    """The height of a chart of horizontal bars: one line per bar, at least 220 px."""
+    return max(220, 34 * bars + 80)
+
+
+def _player_bars(
+    title: str, rows: list[Row], x: list[Any], xaxis_title: str, **bar: Any
+) -> go.Figure:
+    """One horizontal bar per player (``rows`` from the bottom up), ``bar``: its colours, texts
+    and hover."""
+    fig = _figure(title, height=_bars_height(len(rows)))
+    fig.add_trace(go.Bar(x=x, y=[plain(r["name"]) for r in rows], orientation="h", **bar))
+    fig.update_layout(xaxis_title=xaxis_title, showlegend=False)
+    return fig
+
+
 def verlierer(ranking: list[Row]) -> go.Figure:
     """Verlorene Spiele je Spieler, the Verlierer des Jahres (rank 1) highlighted."""
     rows = list(reversed(ranking))  # horizontal bars: the first rank at the top
-    fig = _figure("Verlorene Spiele", height=max(220, 34 * len(rows) + 80))
-    fig.add_trace(
-        go.Bar(
-            x=[r["games_lost"] for r in rows],
-            y=[plain(r["name"]) for r in rows],
-            orientation="h",
-            marker_color=[ACCENT if r["rank"] == 1 and r["games_lost"] else MUTED for r in rows],
-            text=[f"{r['games_lost']} von {r['games_played']}" for r in rows],
-            textposition="auto",
-            customdata=[
-                [
-                    r["share_lost"] * 100,
-                    count(r["halves_lost"], "Hälfte", "Hälften"),
-                    count(r["games_lost"], "verlorenes Spiel", "verlorene Spiele"),
-                ]
-                for r in rows
-            ],
-            hovertemplate=(
-                "%{y}: %{customdata[2]}<br>%{customdata[0]:.1f} % der Spiele, "
-                "%{customdata[1]} verloren<extra></extra>"
-            ),
-        )
+    return _player_bars(
+        "Verlorene Spiele",
+        rows,
+        [r["games_lost"] for r in rows],
+        "verlorene Spiele",
+        marker_color=[ACCENT if r["rank"] == 1 and r["games_lost"] else MUTED for r in rows],
+        text=[f"{r['games_lost']} von {r['games_played']}" for r in rows],
+        textposition="auto",
+        customdata=[
+            [
+                r["share_lost"] * 100,
+                count(r["halves_lost"], "Hälfte", "Hälften"),
+                count(r["games_lost"], "verlorenes Spiel", "verlorene Spiele"),
+            ]
+            for r in rows
+        ],
+        hovertemplate=(
+            "%{y}: %{customdata[2]}<br>%{customdata[0]:.1f} % der Spiele, "
+            "%{customdata[1]} verloren<extra></extra>"
+        ),
     )
-    fig.update_layout(xaxis_title="verlorene Spiele", showlegend=False)
-    return fig
 
 
 def deckel(players: list[Row]) -> go.Figure:
     """Deckel pro Spiel je Spieler."""
     rows = sorted(players, key=lambda r: r["deckel_per_game"])
-    fig = _figure("Deckel pro Spiel", height=max(220, 34 * len(rows) + 80))
-    fig.add_trace(
-        go.Bar(
-            x=[round(r["deckel_per_game"], 2) for r in rows],
-            y=[plain(r["name"]) for r in rows],
-            orientation="h",
-            marker_color=PALETTE[0],
-            customdata=[[r["deckel"], count(r["games_played"], "Spiel", "Spielen")] for r in rows],
-            hovertemplate=(
-                "%{y}: %{x:.2f} Deckel pro Spiel<br>%{customdata[0]} Deckel in "
-                "%{customdata[1]}<extra></extra>"
-            ),
-        )
+    return _player_bars(
+        "Deckel pro Spiel",
+        rows,
+        [round(r["deckel_per_game"], 2) for r in rows],
+        "Deckel pro Spiel",
+        marker_color=PALETTE[0],
+        customdata=[[r["deckel"], count(r["games_played"], "Spiel", "Spielen")] for r in rows],
+        hovertemplate=(
+            "%{y}: %{x:.2f} Deckel pro Spiel<br>%{customdata[0]} Deckel in "
+            "%{customdata[1]}<extra></extra>"
+        ),
     )
-    fig.update_layout(xaxis_title="Deckel pro Spiel", showlegend=False)
-    return fig
 
 
 def streaks(players: list[Row]) -> go.Figure:
     """Längste Serie ohne verlorenes Spiel je Spieler."""
     rows = sorted(players, key=lambda r: r["longest_without_loss"])
-    fig = _figure("Längste Serie ohne Niederlage", height=max(220, 34 * len(rows) + 80))
-    fig.add_trace(
-        go.Bar(
-            x=[r["longest_without_loss"] for r in rows],
-            y=[plain(r["name"]) for r in rows],
-            orientation="h",
-            marker_color=PALETTE[2],
-            customdata=[count(r["longest_without_loss"], "Spiel", "Spiele") for r in rows],
-            hovertemplate="%{y}: %{customdata} in Folge ohne Niederlage<extra></extra>",
-        )
+    return _player_bars(
+        "Längste Serie ohne Niederlage",
+        rows,
+        [r["longest_without_loss"] for r in rows],
+        "Spiele in Folge",
+        marker_color=PALETTE[2],
+        customdata=[count(r["longest_without_loss"], "Spiel", "Spiele") for r in rows],
+        hovertemplate="%{y}: %{customdata} in Folge ohne Niederlage<extra></extra>",
     )
-    fig.update_layout(xaxis_title="Spiele in Folge", showlegend=False)
-    return fig
 
 
 def categories(cats: Categories) -> go.Figure:
@@ -193,7 +197,7 @@ def head_to_head(pairs: list[Row]) -> go.Figure:
     """Finale-Siege je Paarung: zwei gestapelte Balken, links die Siege des ersten Namens."""
     rows = sorted(pairs, key=lambda p: (p["finals"], p["player_a"]))  # most finals at the top
     labels = [f"{plain(p['player_a'])} – {plain(p['player_b'])}" for p in rows]
-    fig = _figure("Finale: Siege je Paarung", height=max(220, 34 * len(rows) + 80))
+    fig = _figure("Finale: Siege je Paarung", height=_bars_height(len(rows)))
     for side, color in (("a", PALETTE[0]), ("b", MUTED)):
         fig.add_trace(
             go.Bar(

@@ -102,15 +102,18 @@ def _fill_from_memory(repo: MemoryRepository, loader: BulkLoader) -> None:
 
 @contextmanager
 def connection_for(repo: Repository) -> Iterator[Connection]:
-    """A DuckDB copy of a SQLite or PostgreSQL database or of the in-memory fake."""
-    from api.storage.postgres import PostgresRepository
-
-    if isinstance(repo, SQLiteRepository | PostgresRepository):
+    """A DuckDB copy of a SQLite or PostgreSQL database or of the in-memory fake (the
+    PostgreSQL adapter imported only when it is in use, which the extra "postgres" brings)."""
+    if isinstance(repo, SQLiteRepository):
         conn = sqlite_to_duckdb(repo)
     elif isinstance(repo, MemoryRepository):
         conn = memory_to_duckdb(repo)
     else:
-        raise TypeError(f"no statistics on {type(repo).__name__}")
+        from api.storage.postgres import PostgresRepository
+
+        if not isinstance(repo, PostgresRepository):
+            raise TypeError(f"no statistics on {type(repo).__name__}")
+        conn = sqlite_to_duckdb(repo)
     try:
         yield conn
     finally:

@@ -157,6 +157,24 @@ def dice_field(
     )
 
 
+def list_of(
+    schema: type[Schema], description: str, example: list[Any] | None = None
+) -> fields.List[Any]:
+    """A list of nested objects that an answer always carries (the rows of a page, a ranking)."""
+    return fields.List(
+        fields.Nested(schema), required=True, metadata=doc(description, example or [])
+    )
+
+
+def names_field(description: str, example: list[str]) -> fields.List[str]:
+    """Players' names that an answer always carries, e.g. in seat order."""
+    return fields.List(
+        fields.String(metadata=doc("Name.", example[0])),
+        required=True,
+        metadata=doc(description, example),
+    )
+
+
 def notation_field(description: str) -> fields.String:
     """A result in the engine's dice notation (``"1-1-4"``)."""
     return fields.String(
@@ -164,6 +182,13 @@ def notation_field(description: str) -> fields.String:
         validate=validate.Regexp(DICE_PATTERN),
         metadata=doc(description, format_dice((4, 1, 1))),
     )
+
+
+class PageSchema(Schema):
+    """One page of a list; a subclass adds ``items`` (the page's rows) and ``total``."""
+
+    page = Int(required=True, metadata=doc("This page number.", 1))
+    page_size = Int(required=True, metadata=doc("Page size.", 20))
 
 
 class SenderHealthSchema(Schema):

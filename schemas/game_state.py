@@ -9,10 +9,13 @@ from api.rules import Phase
 from .common import (
     Bool,
     Int,
+    PageSchema,
     UtcDateTime,
     Verbatim,
     doc,
     either,
+    list_of,
+    names_field,
     notation_field,
 )
 from .events import DomainEventSchema
@@ -101,11 +104,7 @@ class StateSchema(Schema):
         required=True,
         metadata=doc("Deckel each player holds.", {"Anna": 0, "Dieter": 4}),
     )
-    active = fields.List(
-        fields.String(metadata=doc("Name.", "Anna")),
-        required=True,
-        metadata=doc("Players still in the half, seat order.", ["Anna", "Dieter"]),
-    )
+    active = names_field("Players still in the half, seat order.", ["Anna", "Dieter"])
     next_player = fields.String(
         required=True, allow_none=True, metadata=doc("Who throws next.", "Dieter")
     )
@@ -123,14 +122,8 @@ class StateSchema(Schema):
 class OutcomeSchema(Schema):
     """The outcome of schemas/GAMELOG.md (what `schocken replay` prints) plus result names."""
 
-    rounds = fields.List(
-        fields.Nested(RoundSchema), required=True, metadata=doc("Every resolved round.", [])
-    )
-    half_losers = fields.List(
-        fields.String(metadata=doc("Name.", "Dieter")),
-        required=True,
-        metadata=doc("Loser of each finished half, in order.", ["Dieter"]),
-    )
+    rounds = list_of(RoundSchema, "Every resolved round.")
+    half_losers = names_field("Loser of each finished half, in order.", ["Dieter"])
     finale = fields.List(
         fields.String(metadata=doc("Name.", "Bert")),
         required=True,
@@ -147,23 +140,13 @@ class OutcomeSchema(Schema):
         metadata=doc("The game's loser (pays the round) once decided.", None),
     )
     state = fields.Nested(StateSchema, required=True, metadata=doc("Where the game stands.", {}))
-    penalties = fields.List(
-        fields.Nested(PenaltyFactSchema), required=True, metadata=doc("Every penalty.", [])
-    )
-    current_round = fields.List(
-        fields.Nested(TurnFactSchema),
-        required=True,
-        metadata=doc("Turns of the round in progress, in order.", []),
-    )
+    penalties = list_of(PenaltyFactSchema, "Every penalty.")
+    current_round = list_of(TurnFactSchema, "Turns of the round in progress, in order.")
 
 
 class OpenTurnSchema(Schema):
     player = fields.String(required=True, metadata=doc("Who is throwing.", "Bert"))
-    throws = fields.List(
-        fields.Nested(ThrowDetailSchema),
-        required=True,
-        metadata=doc("Throws so far.", [{"dice": [3, 4, 1], "aside": [1]}]),
-    )
+    throws = list_of(ThrowDetailSchema, "Throws so far.", [{"dice": [3, 4, 1], "aside": [1]}])
     blind = Bool(required=True, metadata=doc("Announced blind.", False))
 
 
@@ -191,11 +174,7 @@ class GameSchema(Schema):
     source = fields.String(
         required=True, metadata=doc("api (recorded here) or import (a game log).", "api")
     )
-    players = fields.List(
-        fields.String(metadata=doc("Name.", "Anna")),
-        required=True,
-        metadata=doc("Seat order.", ["Anna", "Bert", "Clara", "Dieter"]),
-    )
+    players = names_field("Seat order.", ["Anna", "Bert", "Clara", "Dieter"])
     starter = fields.String(required=True, metadata=doc("Opened the first round.", "Anna"))
     rules = fields.Nested(
         RulesConfigSchema,
@@ -288,24 +267,16 @@ class GameSummarySchema(Schema):
         ),
     )
     phase = fields.String(required=True, metadata=doc(f"{either(Phase)}.", "finished"))
-    players = fields.List(
-        fields.String(metadata=doc("Name.", "Anna")),
-        required=True,
-        metadata=doc("Seat order.", ["Anna", "Bert"]),
-    )
+    players = names_field("Seat order.", ["Anna", "Bert"])
     loser = fields.String(
         required=True, allow_none=True, metadata=doc("Who lost (pays), once decided.", "Bert")
     )
     source = fields.String(required=True, metadata=doc("api or import.", "api"))
 
 
-class GameListSchema(Schema):
-    items = fields.List(
-        fields.Nested(GameSummarySchema), required=True, metadata=doc("This page.", [])
-    )
+class GameListSchema(PageSchema):
+    items = list_of(GameSummarySchema, "This page.")
     total = Int(required=True, metadata=doc("Games matching the filters.", 42))
-    page = Int(required=True, metadata=doc("This page number.", 1))
-    page_size = Int(required=True, metadata=doc("Page size.", 20))
 
 
 class UndoRecordSchema(Schema):

@@ -21,7 +21,7 @@ from api.rules import (
     Ties,
 )
 
-from .common import Bool, Int, dice_field, doc, notation_field, within
+from .common import Bool, Int, dice_field, doc, list_of, notation_field, within
 
 #: the engine's presets, in its order
 PRESET_NAMES: tuple[str, ...] = tuple(PRESETS)
@@ -158,13 +158,10 @@ class PresetSchema(Schema):
             "Rheinische Grundregeln (Knobeln – Schocken, die Regeln)",
         ),
     )
-    options = fields.List(
-        fields.Nested(OptionSchema),
-        required=True,
-        metadata=doc(
-            "Every option with its value and a German explanation.",
-            [{"key": "deckel", "value": 13, "description": "Anzahl der Deckel im Spiel."}],
-        ),
+    options = list_of(
+        OptionSchema,
+        "Every option with its value and a German explanation.",
+        [{"key": "deckel", "value": 13, "description": "Anzahl der Deckel im Spiel."}],
     )
 
 

@@ -6,7 +6,7 @@ from marshmallow import Schema, fields, validate
 
 from api.domain.stammtische import NAME_MAX, SLUG_PATTERN, SLUG_RULE
 
-from .common import PRINTABLE, Bool, UtcDateTime, doc
+from .common import PRINTABLE, Bool, UtcDateTime, doc, list_of
 from .rules import RulesConfigSchema
 from .webhooks import WebhookSchema
 
@@ -88,15 +88,11 @@ class StammtischCreatedSchema(StammtischSchema):
 
 
 class StammtischKeySchema(StammtischCreatedSchema):
-    webhooks = fields.List(
-        fields.Nested(WebhookSchema),
-        required=True,
-        metadata=doc(
-            "The Stammtisch's webhooks, all paused by the rotation (`active: false`): one "
-            "registered with a leaked key would go on receiving the events. Resume each you "
-            "know with the new token (`PATCH …/webhooks/ID` with `active: true`), delete the "
-            "others. Events of the pause are not delivered; deliveries pending before it are, "
-            "once resumed.",
-            [],
-        ),
+    webhooks = list_of(
+        WebhookSchema,
+        "The Stammtisch's webhooks, all paused by the rotation (`active: false`): one "
+        "registered with a leaked key would go on receiving the events. Resume each you "
+        "know with the new token (`PATCH …/webhooks/ID` with `active: true`), delete the "
+        "others. Events of the pause are not delivered; deliveries pending before it are, "
+        "once resumed.",
     )

@@ -13,7 +13,7 @@ from marshmallow import Schema, fields
 
 from api.rules import Half, limits
 
-from .common import TextNumber, doc, either
+from .common import TextNumber, doc, either, list_of
 
 Int = fields.Integer
 Float = fields.Float
@@ -104,25 +104,13 @@ class RankingRowSchema(Schema):
 
 
 class VerliererSchema(Schema):
-    ranking = fields.List(
-        fields.Nested(RankingRowSchema),
-        required=True,
-        metadata=doc("Every player of the period, Verlierer des Jahres first.", []),
+    ranking = list_of(RankingRowSchema, "Every player of the period, Verlierer des Jahres first.")
+    verlierer = list_of(
+        RankingRowSchema,
+        "The Verlierer des Jahres: rank 1 with at least one game lost (several when tied on "
+        "every criterion; empty without games).",
     )
-    verlierer = fields.List(
-        fields.Nested(RankingRowSchema),
-        required=True,
-        metadata=doc(
-            "The Verlierer des Jahres: rank 1 with at least one game lost (several when tied on "
-            "every criterion; empty without games).",
-            [],
-        ),
-    )
-    safest = fields.List(
-        fields.Nested(RankingRowSchema),
-        required=True,
-        metadata=doc("The safest player(s): safe_rank 1.", []),
-    )
+    safest = list_of(RankingRowSchema, "The safest player(s): safe_rank 1.")
     min_games = Int(
         required=True,
         metadata=doc(
@@ -206,22 +194,15 @@ class CategorySchema(Schema):
 
 
 class CategoriesSchema(Schema):
-    categories = fields.List(
-        fields.Nested(CategorySchema),
-        required=True,
-        metadata=doc(
-            "The five categories with their exact probabilities (1, 15, 5, 24, 171 of 216).", []
-        ),
+    categories = list_of(
+        CategorySchema,
+        "The five categories with their exact probabilities (1, 15, 5, 24, 171 of 216).",
     )
-    players = fields.List(
-        fields.Nested(CategoryThrowsSchema),
-        required=True,
-        metadata=doc(
-            "Per player: single throws from the hand that were blind or forced by a throw "
-            "limit of one (not chosen: a throw one may repeat is biased towards good results), "
-            "categorised by their dice.",
-            [],
-        ),
+    players = list_of(
+        CategoryThrowsSchema,
+        "Per player: single throws from the hand that were blind or forced by a throw "
+        "limit of one (not chosen: a throw one may repeat is biased towards good results), "
+        "categorised by their dice.",
     )
     total = fields.Nested(
         CategoryThrowsSchema, required=True, metadata=doc("All players together.", {})
@@ -270,20 +251,12 @@ class DeckelRecordSchema(Schema):
 
 
 class RecordsSchema(Schema):
-    longest_games = fields.List(
-        fields.Nested(LongestGameSchema),
-        required=True,
-        metadata=doc("The five longest games by rounds.", []),
+    longest_games = list_of(LongestGameSchema, "The five longest games by rounds.")
+    most_schock_aus = list_of(
+        SchockAusRecordSchema, "The five highest counts of Schock aus by one player in one game."
     )
-    most_schock_aus = fields.List(
-        fields.Nested(SchockAusRecordSchema),
-        required=True,
-        metadata=doc("The five highest counts of Schock aus by one player in one game.", []),
-    )
-    most_deckel_in_half = fields.List(
-        fields.Nested(DeckelRecordSchema),
-        required=True,
-        metadata=doc("The five highest counts of Deckel received by one player in one half.", []),
+    most_deckel_in_half = list_of(
+        DeckelRecordSchema, "The five highest counts of Deckel received by one player in one half."
     )
 
 
@@ -309,25 +282,13 @@ class StatisticsSchema(Schema):
     verlierer = fields.Nested(
         VerliererSchema, required=True, metadata=doc("Verlierer des Jahres and the safest.", {})
     )
-    players = fields.List(
-        fields.Nested(PlayerStatsSchema), required=True, metadata=doc("Per player.", [])
-    )
+    players = list_of(PlayerStatsSchema, "Per player.")
     categories = fields.Nested(
         CategoriesSchema,
         required=True,
         metadata=doc("Fair single throws against the exact probabilities.", {}),
     )
-    head_to_head = fields.List(
-        fields.Nested(HeadToHeadSchema),
-        required=True,
-        metadata=doc("Finale results for every pair that met in a Finale.", []),
-    )
+    head_to_head = list_of(HeadToHeadSchema, "Finale results for every pair that met in a Finale.")
     records = fields.Nested(RecordsSchema, required=True, metadata=doc("Records.", {}))
-    trend = fields.List(
-        fields.Nested(TrendSchema), required=True, metadata=doc("Games lost per month.", [])
-    )
-    attendance = fields.List(
-        fields.Nested(AttendanceSchema),
-        required=True,
-        metadata=doc("Games per player and year.", []),
-    )
+    trend = list_of(TrendSchema, "Games lost per month.")
+    attendance = list_of(AttendanceSchema, "Games per player and year.")

@@ -9,7 +9,17 @@ from marshmallow import Schema, fields, validate
 from api.domain.webhooks import KINDS, MAX_URL
 from api.rules import limits
 
-from .common import PRINTABLE, Bool, Int, TextNumber, UtcDateTime, doc, either
+from .common import (
+    PRINTABLE,
+    Bool,
+    Int,
+    PageSchema,
+    TextNumber,
+    UtcDateTime,
+    doc,
+    either,
+    list_of,
+)
 
 _URL = (
     "The receiver: https:// to a public address or name; IP literals outside the public "
@@ -134,13 +144,9 @@ class DeliverySchema(Schema):
     )
 
 
-class DeliveryListSchema(Schema):
-    items = fields.List(
-        fields.Nested(DeliverySchema), required=True, metadata=doc("This page.", [])
-    )
+class DeliveryListSchema(PageSchema):
+    items = list_of(DeliverySchema, "This page.")
     total = Int(required=True, metadata=doc("Deliveries of this webhook.", 42))
-    page = Int(required=True, metadata=doc("This page number.", 1))
-    page_size = Int(required=True, metadata=doc("Page size.", 20))
 
 
 class DeliveryListQuerySchema(Schema):

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 from pgcluster import Cluster
+from storage_contract import CONTRACT_STORES, PostgresTables, SQLiteTemplate, contract_for
 
 from api.app import create_app
 from api.storage import PostgresStore, open_store
@@ -216,3 +217,26 @@ def api_server(tmp_path_factory: Any) -> Iterator[str]:
     yield f"http://127.0.0.1:{srv.server_port}"
     srv.shutdown()
     app.extensions["schocken"].store.close()
+
+
+# The storage-port contract suite (tests/test_storage_contract*.py, tests/storage_contract.py)
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: Any) -> Iterator[Any]:
+    """A SQLite file migrated once per run; contract stores open copies of it."""
+    template = SQLiteTemplate(tmp_path_factory.mktemp("contract"))
+    yield template
+    template.close()
+
+
+@pytest.fixture(scope="session")
+def pg_tables(pg_cluster: Cluster) -> Iterator[Any]:
+    """One PostgreSQL store per run for the contract suite, its tables emptied per test."""
+    tables = PostgresTables(pg_cluster)
+    yield tables
+    tables.close()
+
+
+@pytest.fixture(params=CONTRACT_STORES)
+def contract(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """The storage port under test on every store (tests/storage_contract.py)."""
+    yield from contract_for(request.param, request)

@@ -86,12 +86,13 @@ class Server:
         env: dict[str, str] | None = None,
         url: str | None = None,
         limit_files: int | tuple[int, int] | None = None,
+        options: tuple[str, ...] = (),
     ) -> None:
         """On the SQLite file ``db``, or on the PostgreSQL database ``url`` (its log beside
         ``db`` all the same); ``limit_files``: the open-files limit of the server's processes
-        (soft and hard: one number for both)."""
+        (soft and hard: one number for both); ``options``: more of ``schocken serve``."""
         self.db, self.workers, self.env, self.url = db, workers, env, url
-        self.limit_files = limit_files
+        self.limit_files, self.options = limit_files, options
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = db.parent.parent / f"serve-{self.port}.log"
@@ -105,7 +106,7 @@ class Server:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "api.cli", "serve", "--port", str(self.port)]
                 + (["--database-url", url] if url else ["--db", str(db)])
-                + ["--workers", str(self.workers)],
+                + ["--workers", str(self.workers), *self.options],
                 cwd=ROOT,
                 stdout=out,
                 stderr=subprocess.STDOUT,

@@ -81,64 +81,64 @@ class Phone:
         self.page.screenshot(path=ARTIFACTS / f"phone-{name}.png")
 
 
-def test_a_year_page_on_a_phone_opens_with_its_summary_and_folds_the_rest(browser, base):
+@pytest.fixture
+def phone(browser) -> Any:
+    """A :class:`Phone` of its own for the test."""
     phone = Phone(browser)
-    try:
-        phone.open(base + PAGE)
-        page = phone.page
-        assert page.locator("#verlierer-des-jahres").bounding_box()["y"] < 640 - 100
-        opened = page.eval_on_selector_all("details.block", "ds => ds.map(d => d.open)")
-        assert opened == [True] + [False] * (len(SECTIONS) - 1)
-        assert not page.locator("#verlauf details").evaluate("d => d.open")
-        assert phone.height() < 2600  # was ~7,300 CSS px with everything open
-        footer = page.locator("footer nav a")
-        assert footer.all_inner_texts() == [
-            "Deckelzähler", "Unsere Regeln", "Statistik", "Demo", "API-Doku"
-        ]  # fmt: skip
-        assert footer.nth(1).get_attribute("href") == "../../s/demo/unsere-regeln"
-        assert footer.nth(3).get_attribute("href") == "../demo/index.html"
-        phone.shot("top")
-        chart = page.locator("#chart-verlierer")
-        chart.tap()
-        assert not page.locator(".modebar-container").first.is_visible()
-        assert chart.bounding_box()["width"] <= 360
-        phone.shot("rangliste")
-        page.locator("#wuerfe > summary").click()
-        wuerfe = page.locator("#chart-wuerfe .main-svg").first
-        page.wait_for_function("document.querySelector('#chart-wuerfe').offsetWidth > 250")
-        box = wuerfe.bounding_box()
-        assert 250 < box["width"] <= 360  # drawn hidden at Plotly's 700 px, fitted on opening
-        page.locator("#chart-wuerfe").scroll_into_view_if_needed()
-        phone.shot("chart")
-        assert phone.errors == []
-    finally:
-        phone.context.close()
+    yield phone
+    phone.context.close()
 
 
-def test_every_table_fits_a_phone_once_its_section_is_open(browser, base):
-    phone = Phone(browser)
-    try:
-        for page_name in (PAGE, "demo/index.html"):
-            phone.open(base + page_name)
-            phone.page.eval_on_selector_all("details", "ds => ds.forEach(d => d.open = true)")
-            phone.page.wait_for_timeout(300)
-            wide = phone.page.eval_on_selector_all(
-                ".table-wrap, table",
-                "els => els.filter(e => e.scrollWidth > e.clientWidth + 1)"
-                ".map(e => e.closest('details.block').id + ' ' + e.scrollWidth)",
-            )
-            assert wide == [], page_name
-            overflow = phone.page.evaluate(
-                "document.documentElement.scrollWidth - document.documentElement.clientWidth"
-            )
-            assert overflow <= 0, page_name
-        phone.page.goto(base + PAGE)
-        phone.page.locator("#spieler > summary").click()
-        phone.page.locator("#spieler table tbody tr").first.scroll_into_view_if_needed()
-        phone.shot("table")
-        assert phone.errors == []
-    finally:
-        phone.context.close()
+def test_a_year_page_on_a_phone_opens_with_its_summary_and_folds_the_rest(phone, base):
+    phone.open(base + PAGE)
+    page = phone.page
+    assert page.locator("#verlierer-des-jahres").bounding_box()["y"] < 640 - 100
+    opened = page.eval_on_selector_all("details.block", "ds => ds.map(d => d.open)")
+    assert opened == [True] + [False] * (len(SECTIONS) - 1)
+    assert not page.locator("#verlauf details").evaluate("d => d.open")
+    assert phone.height() < 2600  # was ~7,300 CSS px with everything open
+    footer = page.locator("footer nav a")
+    assert footer.all_inner_texts() == [
+        "Deckelzähler", "Unsere Regeln", "Statistik", "Demo", "API-Doku"
+    ]  # fmt: skip
+    assert footer.nth(1).get_attribute("href") == "../../s/demo/unsere-regeln"
+    assert footer.nth(3).get_attribute("href") == "../demo/index.html"
+    phone.shot("top")
+    chart = page.locator("#chart-verlierer")
+    chart.tap()
+    assert not page.locator(".modebar-container").first.is_visible()
+    assert chart.bounding_box()["width"] <= 360
+    phone.shot("rangliste")
+    page.locator("#wuerfe > summary").click()
+    wuerfe = page.locator("#chart-wuerfe .main-svg").first
+    page.wait_for_function("document.querySelector('#chart-wuerfe').offsetWidth > 250")
+    box = wuerfe.bounding_box()
+    assert 250 < box["width"] <= 360  # drawn hidden at Plotly's 700 px, fitted on opening
+    page.locator("#chart-wuerfe").scroll_into_view_if_needed()
+    phone.shot("chart")
+    assert phone.errors == []
+
+
+def test_every_table_fits_a_phone_once_its_section_is_open(phone, base):
+    for page_name in (PAGE, "demo/index.html"):
+        phone.open(base + page_name)
+        phone.page.eval_on_selector_all("details", "ds => ds.forEach(d => d.open = true)")
+        phone.page.wait_for_timeout(300)
+        wide = phone.page.eval_on_selector_all(
+            ".table-wrap, table",
+            "els => els.filter(e => e.scrollWidth > e.clientWidth + 1)"
+            ".map(e => e.closest('details.block').id + ' ' + e.scrollWidth)",
+        )
+        assert wide == [], page_name
+        overflow = phone.page.evaluate(
+            "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+        assert overflow <= 0, page_name
+    phone.page.goto(base + PAGE)
+    phone.page.locator("#spieler > summary").click()
+    phone.page.locator("#spieler table tbody tr").first.scroll_into_view_if_needed()
+    phone.shot("table")
+    assert phone.errors == []
 
 
 def test_a_wide_screen_shows_every_section_open(browser, base):
@@ -159,34 +159,26 @@ TOUCH_TARGETS = """() => [...document.querySelectorAll("nav.years a, details.blo
   .map(([text, r]) => [text, Math.round(r.width), Math.round(r.height)])"""
 
 
-def test_most_deckel_per_game_reads_as_one_figure_beside_its_holder(browser, base):
-    phone = Phone(browser)
-    try:
-        phone.open(base + PAGE)
-        page = phone.page
-        fact = page.locator("#auf-einen-blick li").first.inner_text()
-        found = re.fullmatch(r"Meiste Deckel pro Spiel: (\S+) \(im Schnitt (\d+,\d) Deckel\)", fact)
-        assert found, fact  # was "Heinz (15,43)": two numbers, or a single game's record?
-        # the Deckel table of the section "Spieler", most Deckel per game first
-        top = page.locator("#spieler .pair table tbody tr").first.locator("td")
-        name, per_game = top.nth(0).text_content(), top.nth(3).text_content()
-        assert found.group(1) == name
-        figure = float(found.group(2).replace(",", "."))
-        assert abs(figure - float(per_game.replace(",", "."))) <= 0.05, (fact, per_game)
-        assert phone.errors == []
-    finally:
-        phone.context.close()
+def test_most_deckel_per_game_reads_as_one_figure_beside_its_holder(phone, base):
+    phone.open(base + PAGE)
+    page = phone.page
+    fact = page.locator("#auf-einen-blick li").first.inner_text()
+    found = re.fullmatch(r"Meiste Deckel pro Spiel: (\S+) \(im Schnitt (\d+,\d) Deckel\)", fact)
+    assert found, fact  # was "Heinz (15,43)": two numbers, or a single game's record?
+    # the Deckel table of the section "Spieler", most Deckel per game first
+    top = page.locator("#spieler .pair table tbody tr").first.locator("td")
+    name, per_game = top.nth(0).text_content(), top.nth(3).text_content()
+    assert found.group(1) == name
+    figure = float(found.group(2).replace(",", "."))
+    assert abs(figure - float(per_game.replace(",", "."))) <= 0.05, (fact, per_game)
+    assert phone.errors == []
 
 
-def test_year_chips_and_section_toggles_are_touch_targets_of_44_px(browser, base):
-    phone = Phone(browser)
-    try:
-        phone.open(base + PAGE)
-        boxes = phone.page.evaluate(TOUCH_TARGETS)
-        assert [b[0] for b in boxes][:2] == ["Alle Jahre", "2025"]
-        assert len(boxes) == 2 + len(SECTIONS)
-        small = [b for b in boxes if b[1] < 44 or b[2] < 44]
-        assert small == [], small
-        assert phone.errors == []
-    finally:
-        phone.context.close()
+def test_year_chips_and_section_toggles_are_touch_targets_of_44_px(phone, base):
+    phone.open(base + PAGE)
+    boxes = phone.page.evaluate(TOUCH_TARGETS)
+    assert [b[0] for b in boxes][:2] == ["Alle Jahre", "2025"]
+    assert len(boxes) == 2 + len(SECTIONS)
+    small = [b for b in boxes if b[1] < 44 or b[2] < 44]
+    assert small == [], small
+    assert phone.errors == []

@@ -77,6 +77,17 @@ def _numbers(store: Any) -> list[tuple[int, int, int]]:
         repo.close()
 
 
+def _assert_numbered(store: Any) -> None:
+    """The migrated games of :func:`_fill_old` have their numbers per Stammtisch, and new games
+    continue the count (the trigger); closes ``store``."""
+    try:
+        assert sorted(_numbers(store)) == [(1, 1, 1), (2, 2, 1), (3, 1, 2)]
+        _fill(store)
+        assert sorted(n for _, st, n in _numbers(store) if st == 1) == [1, 2, 3, 4]
+    finally:
+        store.close()
+
+
 def test_the_migration_numbers_the_games_there_are_on_sqlite(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
     SQLiteStore(path, until=12).close()
@@ -84,13 +95,7 @@ def test_the_migration_numbers_the_games_there_are_on_sqlite(tmp_path: Path) -> 
     _fill_old(conn.execute, "?")
     conn.commit()
     conn.close()
-    store = SQLiteStore(path)
-    try:
-        assert sorted(_numbers(store)) == [(1, 1, 1), (2, 2, 1), (3, 1, 2)]
-        _fill(store)  # new games continue the count (the trigger)
-        assert sorted(n for _, st, n in _numbers(store) if st == 1) == [1, 2, 3, 4]
-    finally:
-        store.close()
+    _assert_numbered(SQLiteStore(path))
 
 
 def test_the_migration_numbers_the_games_there_are_on_postgresql(pg_cluster: Any) -> None:
@@ -103,13 +108,7 @@ def test_the_migration_numbers_the_games_there_are_on_postgresql(pg_cluster: Any
         PostgresStore(url, pool_size=2, until=12).close()
         with psycopg.connect(url, autocommit=True) as conn:
             _fill_old(conn.execute, "%s")
-        store = PostgresStore(url, pool_size=2)
-        try:
-            assert sorted(_numbers(store)) == [(1, 1, 1), (2, 2, 1), (3, 1, 2)]
-            _fill(store)  # new games continue the count (the trigger)
-            assert sorted(n for _, st, n in _numbers(store) if st == 1) == [1, 2, 3, 4]
-        finally:
-            store.close()
+        _assert_numbered(PostgresStore(url, pool_size=2))
     finally:
         pg_cluster.drop(url)
 

@@ -114,6 +114,9 @@ def test_the_constraints_pin_every_package_of_the_test_install():
             if not wanted(requirement, extras):
                 continue
             key = canonicalize_name(requirement.name)
+            if key == "schocken":  # an extra taking another one (test: postgres)
+                todo.append((key, set(requirement.extras)))
+                continue
             if key not in pinned:
                 missing.add(key)
             elif name == "schocken" and str(requirement.specifier).startswith("=="):
@@ -141,3 +144,19 @@ def test_ci_runs_the_readme_test_command_verbatim():
     command = command.split("\n", 1)[0]
     assert "-c .ci/constraints.txt" in command
     assert command in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+
+
+def test_the_default_install_is_the_embedded_mode_and_postgres_an_extra():
+    """``pip install .`` brings what SQLite needs and no more; ``.[postgres]`` adds exactly the
+    packages whose absence api/startup.py refuses PostgreSQL for; the test extra takes it."""
+    from api.startup import POSTGRES_MODULES
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = project["optional-dependencies"]
+    default = {canonicalize_name(Requirement(line).name) for line in project["dependencies"]}
+    postgres = {canonicalize_name(Requirement(line).name) for line in extras["postgres"]}
+    assert postgres == {"psycopg", "psycopg-pool", "adbc-driver-postgresql", "pyarrow"}
+    assert {name.replace("-", "_") for name in postgres} == set(POSTGRES_MODULES)
+    assert not default & postgres
+    assert not [name for name in default if "arrow" in name or "psycopg" in name]
+    assert "schocken[postgres]" in extras["test"]

@@ -4,6 +4,7 @@ leaves the game exactly as it was."""
 from __future__ import annotations
 
 import pytest
+from engine_play import ANNA, BERT, CLARA, DIETER, FOUR, phase2_three, play, rules, t
 
 from api.rules import (
     Game,
@@ -17,26 +18,6 @@ from api.rules import (
     to_log,
 )
 
-ANNA, BERT, CLARA, DIETER = "Anna", "Bert", "Clara", "Dieter"
-FOUR = [ANNA, BERT, CLARA, DIETER]
-
-
-def rules(preset: str = "standard", **overrides):
-    return ruleset_from_config({"preset": preset, "overrides": overrides})
-
-
-def t(player: str, result: str, throws: int = 1, hand: bool | None = None):
-    event = {"player": player, "dice": [int(p) for p in result.split("-")], "throws": throws}
-    event["hand"] = (throws == 1) if hand is None else hand
-    return event
-
-
-def play(r, players, starter, events) -> Game:
-    game = Game.start(r, players, starter)
-    for e in events:
-        game.apply(parse_event(e, r))
-    return game
-
 
 def assert_rejected(game: Game, event, kind: type[SchockenError]) -> SchockenError:
     """The event is rejected with ``kind`` and the game is unchanged."""
@@ -45,20 +26,6 @@ def assert_rejected(game: Game, event, kind: type[SchockenError]) -> SchockenErr
         game.apply(parse_event(event, game.rules))
     assert (game.outcome(), to_log(game), game.next_player, game.copy().state()) == before
     return err.value
-
-
-def game_in_phase_2() -> Game:
-    """Anna out, Bert/Clara/Dieter hold one Deckel each, Bert opens."""
-    return play(
-        rules(deckel=3, penalty=1),
-        FOUR,
-        ANNA,
-        [
-            t(ANNA, "5-6-6"), t(BERT, "4-6-6"), t(CLARA, "3-6-6"), t(DIETER, "2-3-5"),
-            t(DIETER, "5-6-6"), t(ANNA, "4-6-6"), t(BERT, "3-6-6"), t(CLARA, "2-3-5"),
-            t(CLARA, "5-6-6"), t(DIETER, "4-6-6"), t(ANNA, "3-6-6"), t(BERT, "2-3-5"),
-        ],
-    )  # fmt: skip
 
 
 # --------------------------------------------------------------------------- rule violations
@@ -108,14 +75,14 @@ def test_a_turn_after_the_game_ended_is_rejected():
 
 
 def test_an_eliminated_player_throwing_is_rejected():
-    game = game_in_phase_2()
+    game = phase2_three(penalty=1)
     assert_rejected(game, t(ANNA, "1-1-1"), RuleViolation)
     game.apply(parse_event(t(BERT, "2-3-5"), game.rules))
     assert_rejected(game, t(ANNA, "1-1-1"), RuleViolation)
 
 
 def test_a_penalty_for_an_eliminated_or_unknown_player_is_rejected():
-    game = game_in_phase_2()
+    game = phase2_three(penalty=1)
     assert_rejected(
         game, {"penalty": {"player": ANNA, "reason": "x"}}, RuleViolation
     )  # out of this half: the state

@@ -12,6 +12,7 @@ from collections import Counter
 from functools import cache
 
 import pytest
+from engine_play import rules
 
 from api.rules import (
     PRESETS,
@@ -19,14 +20,9 @@ from api.rules import (
     MalformedInput,
     evaluate,
     evaluation_table,
-    ruleset_from_config,
 )
 
 STD = PRESETS["standard"]
-
-
-def rules(preset: str = "standard", **overrides):
-    return ruleset_from_config({"preset": preset, "overrides": overrides})
 
 
 def dice(text: str) -> tuple[int, ...]:

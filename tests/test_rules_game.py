@@ -9,6 +9,18 @@ import sys
 from pathlib import Path
 
 import pytest
+from engine_play import (
+    ANNA,
+    BERT,
+    CLARA,
+    DIETER,
+    ROUND_KEYS,
+    THREE,
+    play,
+    rules,
+    start_of_half_2,
+    t,
+)
 
 from api.rules import (
     PRESETS,
@@ -19,24 +31,10 @@ from api.rules import (
     parse_event,
     replay_log,
     replay_text,
-    ruleset_from_config,
     to_log,
 )
 
-ANNA, BERT, CLARA, DIETER = "Anna", "Bert", "Clara", "Dieter"
-THREE = [ANNA, BERT, CLARA]
 ROOT = Path(__file__).resolve().parents[1]
-ROUND_KEYS = ("half", "starter", "limit", "best", "worst", "deckel", "from", "repeated")
-
-
-def rules(preset: str = "standard", **overrides):
-    return ruleset_from_config({"preset": preset, "overrides": overrides})
-
-
-def t(player: str, result: str, throws: int = 1, hand: bool | None = None):
-    event = {"player": player, "dice": [int(p) for p in result.split("-")], "throws": throws}
-    event["hand"] = (throws == 1) if hand is None else hand
-    return event
 
 
 def rnd(half, starter, limit, best, worst, deckel, source, repeated=False):
@@ -51,14 +49,6 @@ def rounds(game_or_outcome) -> list[dict]:
     else:
         rs = [r.to_json() for r in game_or_outcome.rounds]
     return [{k: r[k] for k in ROUND_KEYS} for r in rs]
-
-
-def play(r, players, starter, events) -> Game:
-    game = Game.start(r, players, starter)
-    for e in events:
-        game.apply(parse_event(e, r))
-        assert game.mitte + sum(game.stacks.values()) == r.deckel
-    return game
 
 
 def said(events) -> list[tuple]:
@@ -106,14 +96,8 @@ def test_half_2_is_opened_by_the_half_1_loser_with_every_player_and_all_deckel_i
     for next_starter in ("round_loser", "last_receiver"):
         r = rules(deckel=2, next_starter=next_starter)
         game = play(r, THREE, ANNA, blattschuss_events()[:3])
-        assert game.state().to_json() == {
-            "phase": "half2",
-            "mitte": 2,
-            "stacks": {ANNA: 0, BERT: 0, CLARA: 0},
-            "active": THREE,
-            "next_player": CLARA,
-            "limit": None,
-        }
+        assert game.state().to_json() == start_of_half_2(game, CLARA)
+        assert game.state().mitte == 2
 
 
 def test_half_2_is_opened_by_the_half_1_loser_even_if_someone_else_received_last():

@@ -6,7 +6,7 @@ outcome"). The limits of a penalty: 1 to 99 Deckel."""
 from __future__ import annotations
 
 import pytest
-from test_rules_rounds import ANNA, BERT, CLARA, DIETER, FOUR, THREE, pen, rules, t
+from engine_play import ANNA, BERT, CLARA, DIETER, FOUR, PHASE2, THREE, pen, rules, t
 
 from api.rules import (
     Game,
@@ -26,15 +26,6 @@ def play(r, players, starter, events) -> tuple[Game, list[dict]]:
     for e in events:
         told = [d.to_json() for d in game.apply(parse_event(e, r))]
     return game, told
-
-
-# Four players, 3 Deckel, three Zahl rounds: the Mitte is empty, Bert, Clara and Dieter hold one
-# Deckel each, Anna is out, Bert opens round 3.
-PHASE2 = [
-    t(ANNA, "5-6-6"), t(BERT, "4-6-6"), t(CLARA, "3-6-6"), t(DIETER, "2-3-5"),
-    t(DIETER, "5-6-6"), t(ANNA, "4-6-6"), t(BERT, "3-6-6"), t(CLARA, "2-3-5"),
-    t(CLARA, "5-6-6"), t(DIETER, "4-6-6"), t(ANNA, "3-6-6"), t(BERT, "2-3-5"),
-]  # fmt: skip
 
 
 def said(kind: str, message: str, **data) -> dict:

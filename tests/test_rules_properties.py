@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from engine_play import ANNA, BERT, CLARA, THREE, pen, rules, t
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -228,25 +229,6 @@ def test_a_rejected_event_changes_nothing(spec, stop_after, bad):
 
 
 # --------------------------------------------------------------------------- what a refusal says
-
-ANNA, BERT, CLARA = "Anna", "Bert", "Clara"
-THREE = [ANNA, BERT, CLARA]
-
-
-def t(player: str, result: str, throws: int = 1, hand: bool | None = None) -> dict:
-    """A turn summary; ``result`` like "1-1-4"; more than one throw is assembled by default."""
-    event = {"player": player, "dice": [int(p) for p in result.split("-")], "throws": throws}
-    event["hand"] = (throws == 1) if hand is None else hand
-    return event
-
-
-def pen(player: str, deckel: int | None = None) -> dict:
-    body = {"player": player, "reason": "Würfel vom Tisch"}
-    return {"penalty": body if deckel is None else body | {"deckel": deckel}}
-
-
-def rules(**overrides):
-    return ruleset_from_config({"preset": "standard", "overrides": overrides})
 
 
 ANNA_OUT = [  # 2 Deckel: Clara and Bert receive one each, Anna holds none and is out, Bert opens

@@ -4,71 +4,24 @@ readings of section 10 (8–18)."""
 from __future__ import annotations
 
 import pytest
+from engine_play import (
+    ANNA,
+    BERT,
+    CLARA,
+    DIETER,
+    FOUR,
+    THREE,
+    apply,
+    last,
+    pen,
+    phase2_three,
+    play,
+    rules,
+    start_of_half_2,
+    t,
+)
 
-from api.rules import Game, MalformedInput, RuleViolation, parse_event, ruleset_from_config
-
-ANNA, BERT, CLARA, DIETER = "Anna", "Bert", "Clara", "Dieter"
-FOUR = [ANNA, BERT, CLARA, DIETER]
-THREE = [ANNA, BERT, CLARA]
-
-
-def rules(preset: str = "standard", **overrides):
-    return ruleset_from_config({"preset": preset, "overrides": overrides})
-
-
-def t(player: str, result: str, throws: int = 1, hand: bool | None = None, blind: bool = False):
-    """A turn summary; ``result`` like "1-1-4"; more than one throw is assembled by default."""
-    event = {"player": player, "dice": [int(p) for p in result.split("-")], "throws": throws}
-    event["hand"] = (throws == 1) if hand is None else hand
-    if blind:
-        event["blind"] = True
-    return event
-
-
-def pen(player: str, deckel: int | None = None, reason: str = "Würfel vom Tisch"):
-    body = {"player": player, "reason": reason}
-    if deckel is not None:
-        body["deckel"] = deckel
-    return {"penalty": body}
-
-
-def play(r, players, starter, events) -> Game:
-    game = Game.start(r, players, starter)
-    for e in events:
-        game.apply(parse_event(e, r))
-        assert game.mitte + sum(game.stacks.values()) == r.deckel  # example 5
-    return game
-
-
-def apply(game: Game, *events):
-    out = []
-    for e in events:
-        out.extend(game.apply(parse_event(e, game.rules)))
-    return out
-
-
-def last(game: Game) -> dict:
-    r = game.rounds[-1].to_json()
-    return {
-        k: r[k] for k in ("half", "starter", "limit", "best", "worst", "deckel", "from", "repeated")
-    }
-
-
-def phase2_three(preset: str = "standard", **overrides) -> Game:
-    """Four players, 3 Deckel, three Zahl rounds: the Mitte is empty, Bert, Clara and Dieter
-    hold one Deckel each, Anna is out, Bert opens the next round."""
-    r = rules(preset, deckel=3, **overrides)
-    return play(
-        r,
-        FOUR,
-        ANNA,
-        [
-            t(ANNA, "5-6-6"), t(BERT, "4-6-6"), t(CLARA, "3-6-6"), t(DIETER, "2-3-5"),
-            t(DIETER, "5-6-6"), t(ANNA, "4-6-6"), t(BERT, "3-6-6"), t(CLARA, "2-3-5"),
-            t(CLARA, "5-6-6"), t(DIETER, "4-6-6"), t(ANNA, "3-6-6"), t(BERT, "2-3-5"),
-        ],
-    )  # fmt: skip
-
+from api.rules import Game, MalformedInput, RuleViolation, parse_event
 
 # --------------------------------------------------------------------------- section 9
 
@@ -249,37 +202,26 @@ def test_standard_ties_all_equal_repeats_the_round():
     assert last(game)["repeated"] is True and game.mitte == 13
 
 
-def test_later_lower_unless_fewer_the_later_of_equal_results_is_lower():
-    r = rules(ties="later_lower_unless_fewer")
-    game = play(r, THREE, ANNA, [t(ANNA, "1-1-3", 2), t(BERT, "2-5-6", 2), t(CLARA, "2-5-6", 2)])
-    assert last(game)["worst"] == CLARA and not last(game)["repeated"]
-
-
-def test_later_lower_unless_fewer_the_later_one_wins_with_fewer_throws():
-    r = rules(ties="later_lower_unless_fewer")
-    game = play(r, THREE, ANNA, [t(ANNA, "1-1-3", 2), t(BERT, "2-5-6", 2), t(CLARA, "2-5-6", 1)])
-    assert last(game)["worst"] == BERT
-
-
-def test_later_lower_unless_fewer_at_the_top_the_earlier_pays_unless_the_later_needed_fewer():
-    game = phase2_three(ties="later_lower_unless_fewer")
-    apply(game, t(BERT, "1-1-3", 2), t(CLARA, "1-1-3", 2), t(DIETER, "2-3-5"))
-    assert last(game)["from"] == BERT and last(game)["worst"] == DIETER
-    game = phase2_three(ties="later_lower_unless_fewer")
-    apply(game, t(BERT, "1-1-3", 2), t(CLARA, "1-1-3", 1), t(DIETER, "2-3-5"))
-    assert last(game)["from"] == CLARA
-
-
-def test_earlier_wins_the_later_of_equal_results_is_lower_whatever_the_throws():
-    r = rules(ties="earlier_wins")
-    game = play(r, THREE, ANNA, [t(ANNA, "1-1-3", 2), t(BERT, "2-5-6", 2), t(CLARA, "2-5-6", 1)])
-    assert last(game)["worst"] == CLARA
-
-
-def test_earlier_wins_at_the_top_the_earlier_pays():
-    game = phase2_three(ties="earlier_wins")
-    apply(game, t(BERT, "1-1-3", 2), t(CLARA, "1-1-3", 1), t(DIETER, "2-3-5"))
-    assert last(game)["from"] == BERT and last(game)["deckel"] == 1
+@pytest.mark.parametrize(
+    ("ties", "claras_throws", "lower"),
+    [
+        pytest.param("later_lower_unless_fewer", 2, CLARA, id="the later is lower"),
+        pytest.param("later_lower_unless_fewer", 1, BERT, id="unless it needed fewer throws"),
+        pytest.param("earlier_wins", 1, CLARA, id="the earlier wins whatever the throws"),
+    ],
+)
+def test_of_equal_results_the_ties_rule_picks_the_lower(ties, claras_throws, lower):
+    """Bert's and Clara's equal results: at the bottom the lower one loses the round; at the top
+    the higher one is the best and pays."""
+    higher = BERT if lower == CLARA else CLARA
+    r = rules(ties=ties)
+    game = play(
+        r, THREE, ANNA, [t(ANNA, "1-1-3", 2), t(BERT, "2-5-6", 2), t(CLARA, "2-5-6", claras_throws)]
+    )
+    assert last(game)["worst"] == lower and not last(game)["repeated"]
+    game = phase2_three(ties=ties)
+    apply(game, t(BERT, "1-1-3", 2), t(CLARA, "1-1-3", claras_throws), t(DIETER, "2-3-5"))
+    assert (last(game)["from"], last(game)["worst"], last(game)["deckel"]) == (higher, DIETER, 1)
 
 
 @pytest.mark.parametrize(
@@ -345,14 +287,7 @@ def test_the_half_ends_when_one_player_holds_every_deckel_and_all_deckel_return(
     events = apply(game, t(DIETER, "2-3-5"), t(CLARA, "1-1-2"))  # Clara pays 1 -> Dieter 3
     assert [e.kind.value for e in events][-1] == "half_lost"
     assert game.half_losers == [DIETER]
-    assert game.state().to_json() == {
-        "phase": "half2",
-        "mitte": 3,
-        "stacks": dict.fromkeys(FOUR, 0),
-        "active": FOUR,
-        "next_player": DIETER,
-        "limit": None,
-    }
+    assert game.state().to_json() == start_of_half_2(game, DIETER)
 
 
 # --------------------------------------------------------------------------- Schock aus (5.4)

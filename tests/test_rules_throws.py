@@ -6,6 +6,7 @@ Each test states one rule of the open turn; the table tests give the refusals wo
 from __future__ import annotations
 
 import pytest
+from engine_play import ANNA, BERT, CLARA, rules, stop, throw
 
 from api.rules import (
     PRESETS,
@@ -23,27 +24,13 @@ from api.rules import (
     record_command,
     record_event,
     record_throw,
-    ruleset_from_config,
 )
 
-ANNA, BERT, CLARA = "Anna", "Bert", "Clara"
 STD = PRESETS["standard"]
-
-
-def rules(preset: str = "standard", **overrides):
-    return ruleset_from_config({"preset": preset, "overrides": overrides})
 
 
 def new_game(r=STD, players=(ANNA, BERT, CLARA)) -> Game:
     return Game.start(r, list(players), players[0])
-
-
-def throw(player: str, *dice: int, aside=(), sixes=0, blind=False, stop=False) -> RecordThrow:
-    return RecordThrow(player, dice, tuple(aside), sixes, blind, stop)
-
-
-def stop(player: str) -> RecordThrow:
-    return RecordThrow(player, None, stop=True)
 
 
 def play(game: Game, *throws: RecordThrow, open_turn: OpenTurn | None = None):

@@ -11,15 +11,12 @@ from types import MappingProxyType
 from typing import Any
 
 import pytest
+from engine_play import rules
 
-from api.rules import PRESETS, MalformedInput, parse_event, ruleset_from_config, throws_word
+from api.rules import PRESETS, MalformedInput, parse_event, throws_word
 
 STD = PRESETS["standard"]  # no sixes turning, no blind, no penalty amount, 3 throws
 PARTY = PRESETS["party"]  # sixes turning, otherwise the standard
-
-
-def rules(preset: str = "standard", **overrides: Any):
-    return ruleset_from_config({"preset": preset, "overrides": overrides})
 
 
 BLIND = rules(blind=True)

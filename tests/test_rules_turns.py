@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from engine_play import rules
 
 from api.rules import (
     PRESETS,
@@ -11,15 +12,10 @@ from api.rules import (
     RecordTurn,
     RuleViolation,
     parse_event,
-    ruleset_from_config,
 )
 
 STD = PRESETS["standard"]
 PARTY = PRESETS["party"]  # sixes turning, otherwise the standard
-
-
-def rules(preset: str = "standard", **overrides):
-    return ruleset_from_config({"preset": preset, "overrides": overrides})
 
 
 def detail(*throws, player="Anna", **extra):

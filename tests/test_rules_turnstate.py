@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from engine_play import ANNA, BERT, CLARA, rules, stop, throw
 
 from api.rules import (
     PRESETS,
@@ -23,28 +24,13 @@ from api.rules import (
     parse_event,
     record_command,
     record_throw,
-    ruleset_from_config,
     turn_state,
 )
 from api.rules.simulate import play_turn
 
-ANNA, BERT, CLARA = "Anna", "Bert", "Clara"
-
-
-def rules(preset: str = "standard", **overrides):
-    return ruleset_from_config({"preset": preset, "overrides": overrides})
-
 
 def summary(player: str, dice, throws: int = 1, hand: bool | None = None) -> RecordTurn:
     return RecordTurn(player, tuple(dice), throws, throws == 1 if hand is None else hand)
-
-
-def throw(player: str, *dice: int, aside=(), sixes=0, stop=False) -> RecordThrow:
-    return RecordThrow(player, dice, tuple(aside), sixes, False, stop)
-
-
-def stop(player: str) -> RecordThrow:
-    return RecordThrow(player, None, stop=True)
 
 
 def play(game: Game, *throws: RecordThrow, open_turn: OpenTurn | None = None):

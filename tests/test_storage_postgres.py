@@ -13,7 +13,7 @@ from datetime import datetime
 import psycopg
 import pytest
 from conftest import PLAYERS, make_table
-from test_storage_repository import new_game
+from storage_contract import new_game
 
 from api.app import create_app
 from api.cli import main

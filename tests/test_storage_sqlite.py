@@ -17,7 +17,7 @@ import duckdb
 import pytest
 from conftest import PLAYERS, make_table
 from flask import Flask
-from test_storage_repository import NOW, game_row, new_game, turn_row
+from storage_contract import NOW, game_row, new_game, turn_row
 
 from api.app import create_app
 from api.rules import PRESETS

@@ -1,14 +1,14 @@
 """API benchmark against `schocken serve`: the load comes from this (separate) process.
 
 Run: ``python -m api.bench.api_bench [--turns 300] [--seconds 15] [--clients 8] [--servers
-default,2x2] [--before TREE[:WxT]] [--rounds N]``. The "before" column is another source tree's
+default,2] [--before TREE[:W]] [--rounds N]``. The "before" column is another source tree's
 ``schocken serve`` (e.g. main's, with the same virtualenv)::
 
     mkdir /tmp/main && git archive main | tar -x -C /tmp/main
     python -m api.bench.api_bench --before /tmp/main --rounds 2
 
-For every server set-up (``--servers default,2x4``: ``schocken serve`` with its defaults, or
-with WORKERS × THREADS; ``--before``: the other tree's first) it starts the server on a fresh
+For every server set-up (``--servers default,4``: ``schocken serve`` with its defaults, or
+with that many worker processes; ``--before``: the other tree's first) it starts the server on a fresh
 SQLite file, gives every client its own Stammtisch with four players and plays
 engine-simulated games over HTTP, one turn summary per request, over persistent HTTP/1.1
 connections (a connection the server closes is opened again, inside the measured latency):
@@ -128,14 +128,14 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--servers",
         default="default",
-        help="`schocken serve` set-ups to compare, comma-separated: WORKERSxTHREADS or "
-        "`default` (its defaults; the default)",
+        help="`schocken serve` set-ups to compare, comma-separated: a number of worker "
+        "processes or `default` (its defaults; the default)",
     )
     parser.add_argument(
         "--before",
-        metavar="TREE[:WxT]",
+        metavar="TREE[:W]",
         help="first run `schocken serve` of another source tree (e.g. main, unpacked by `git "
-        "archive`), with its defaults or WORKERSxTHREADS",
+        "archive`), with its defaults or that many worker processes",
     )
     parser.add_argument(
         "--rounds", type=int, default=1, help="run the set-ups this many times, alternating"
@@ -166,8 +166,8 @@ def start_server(
     port: int, db: Path | str, setup: str, url: str | None = None
 ) -> subprocess.Popen[bytes]:
     """The server on the SQLite file ``db`` or the PostgreSQL database ``url`` in a
-    subprocess (not waiting for it to answer): ``WxT`` is ``schocken serve --workers W
-    --threads T``, ``default`` ``schocken serve`` with its defaults; ``TREE`` or ``TREE:WxT``
+    subprocess (not waiting for it to answer): ``W`` is ``schocken serve --workers W``,
+    ``default`` ``schocken serve`` with its defaults; ``TREE`` or ``TREE:W``
     the same from another source tree."""
     # the rate limit counts every write, as by default, but never trips (one client here
     # records ~100 turns/s: no pub table does)
@@ -187,8 +187,7 @@ def start_server(
     where = ["--database-url", url] if url else ["--db", str(db)]
     argv = ["-m", "api.cli", "serve", "--port", str(port), *where]
     if shape != "default":
-        workers, threads = shape.split("x")
-        argv += ["--workers", workers, "--threads", threads]
+        argv += ["--workers", str(int(shape))]
     cwd = Path(source) if source else ROOT
     env["PYTHONPATH"] = os.pathsep.join([str(cwd), env.get("PYTHONPATH", "")])
     return subprocess.Popen(

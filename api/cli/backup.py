@@ -72,6 +72,9 @@ def _backup_sqlite(db: str, folder: str, verb: str) -> int:
 def _backup_postgres(url: str, folder: str, verb: str) -> int:
     """Back the PostgreSQL database ``url`` up into ``folder`` (one snapshot, beside running
     servers) with the game logs."""
+    from ..startup import require_postgres
+
+    require_postgres()  # the extra "postgres", or how to install it
     from ..domain.backup import backup_postgres
     from ..storage import StorageUnavailable
     from ..storage.postgres.store import redacted
@@ -150,6 +153,9 @@ def import_(folder: str, db: str | None, database_url: str | None) -> int:
 
 def _import_postgres(folder: str, db: str | None, url: str) -> int:
     """``schocken import DIR --database-url URL``: the backup's rows into the empty database."""
+    from ..startup import require_postgres
+
+    require_postgres()  # the extra "postgres", or how to install it
     from ..domain.backup import is_sqlite_backup, restore_postgres
     from ..storage import StorageUnavailable
     from ..storage.postgres.store import redacted

@@ -14,6 +14,7 @@ cause (:class:`Refused`, no traceback) and exit code 1.
 from __future__ import annotations
 
 import sqlite3
+import sys
 from collections.abc import Callable
 from typing import IO, Any
 
@@ -64,3 +65,21 @@ def print_counts(counts: dict[str, int]) -> None:
     width = max(len(table) for table in counts)
     for table, rows in counts.items():
         print(f"{table:<{width}}  {rows:>9}")
+
+
+def transfer(
+    move: Callable[[], dict[str, int]],
+    refused: type[Exception] | tuple[type[Exception], ...],
+    done: Callable[[dict[str, int]], str],
+) -> int:
+    """Move a whole database (``convert``, ``copy``): the rows per table and the line ``done``
+    makes of them, exit code 0; when ``move`` raises one of ``refused``, its message alone on
+    stderr, exit code 1."""
+    try:
+        counts = move()
+    except refused as err:
+        print(err, file=sys.stderr)
+        return 1
+    print_counts(counts)
+    print(done(counts))
+    return 0

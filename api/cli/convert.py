@@ -3,11 +3,9 @@ file (the logic, without Flask, is api/storage/convert.py)."""
 
 from __future__ import annotations
 
-import sys
-
 import click
 
-from .base import command, print_counts
+from .base import command, transfer
 
 
 @command("convert", "convert a DuckDB database file into a new SQLite file")
@@ -23,14 +21,11 @@ def convert(source: str, target: str) -> int:
     from ..storage.convert import ConvertError
     from ..storage.convert import convert as convert_file
 
-    try:
-        counts = convert_file(source, target)
-    except ConvertError as err:
-        print(err, file=sys.stderr)
-        return 1
-    print_counts(counts)
-    print(f"converted {source} into {target}")
-    return 0
+    return transfer(
+        lambda: convert_file(source, target),
+        ConvertError,
+        lambda counts: f"converted {source} into {target}",
+    )
 
 
 COMMANDS = (convert,)

@@ -3,11 +3,9 @@ PostgreSQL (the logic, without Flask, is api/storage/transfer.py)."""
 
 from __future__ import annotations
 
-import sys
-
 import click
 
-from .base import command, print_counts
+from .base import command, transfer
 
 
 @command("copy", "copy a whole database into a new one (SQLite <-> PostgreSQL)")
@@ -20,18 +18,18 @@ def copy(source: str, target: str) -> int:
     or a PostgreSQL database (postgresql://user@host/name). A SQLite target must not exist, a
     PostgreSQL target must be empty (created and migrated here). Stop the servers writing to
     SOURCE_URL first: what they write during the copy is not in it."""
+    from ..startup import require_postgres
+
+    require_postgres()  # the extra "postgres" (api/storage/transfer.py), or how to install it
     from ..storage import StorageUnavailable
     from ..storage.transfer import CopyError
     from ..storage.transfer import copy as copy_database
 
-    try:
-        counts = copy_database(source, target)
-    except (CopyError, StorageUnavailable) as err:
-        print(err, file=sys.stderr)
-        return 1
-    print_counts(counts)
-    print(f"copied {len(counts)} tables into the new database")
-    return 0
+    return transfer(
+        lambda: copy_database(source, target),
+        (CopyError, StorageUnavailable),
+        lambda counts: f"copied {len(counts)} tables into the new database",
+    )
 
 
 COMMANDS = (copy,)

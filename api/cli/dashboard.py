@@ -20,7 +20,7 @@ import click
 from api.rules import count
 
 from .base import Group, command
-from .database import database_url_option, pick_url
+from .database import database_url_option, open_database, pick_url
 
 if TYPE_CHECKING:
     from ..storage import PostgresStore, SQLiteStore
@@ -75,12 +75,11 @@ def _database(db: str | None) -> str:
 def _store(db: str | None, database_url: str | None) -> SQLiteStore | PostgresStore | None:
     """The store of ``--database-url`` (or SCHOCKEN_DATABASE_URL) or of the SQLite file
     ``--db``; None (with the reason on stderr) when there is none."""
-    from ..storage import PostgresStore, SQLiteStore
     from ..storage.convert import is_duckdb_file
 
     url = pick_url(database_url, db)
     if url:
-        return PostgresStore(url, pool_size=2)
+        return open_database(url, "")
     db = _database(db)
     if not Path(db).exists():
         print(
@@ -90,7 +89,7 @@ def _store(db: str | None, database_url: str | None) -> SQLiteStore | PostgresSt
     if is_duckdb_file(db):
         print(DUCKDB_HINT.format(db=db), file=sys.stderr)
         return None
-    return SQLiteStore(db)
+    return open_database(None, db)
 
 
 dashboard = Group(
@@ -190,16 +189,18 @@ def demo(
     from dashboard.demo import create_demo
 
     from ..domain import Conflict
-    from ..storage import PostgresStore, SQLiteStore
     from ..storage.convert import is_duckdb_file
-    from ..storage.postgres.store import redacted
 
     url = pick_url(database_url, db)
-    db = redacted(url) if url else _database(db)
+    db = url or _database(db)
     if not url and is_duckdb_file(db):
         print(DUCKDB_HINT.format(db=db), file=sys.stderr)
         return 1
-    store = PostgresStore(url) if url else SQLiteStore(db)
+    store = open_database(url, db)
+    if url:
+        from ..storage.postgres.store import redacted  # no password in a message
+
+        db = redacted(url)
     started = time.perf_counter()
     try:
         info = create_demo(

@@ -12,6 +12,8 @@ import click
 if TYPE_CHECKING:
     from dashboard.readmodel import Refreshed
 
+    from ..storage import PostgresStore, SQLiteStore
+
 URL_HELP = (
     "PostgreSQL database postgresql://user@host/name instead of a SQLite file "
     "(default: SCHOCKEN_DATABASE_URL)"
@@ -36,14 +38,25 @@ def pick_url(given: str | None, db: str | None) -> str | None:
     return str(url) if url else None
 
 
+def open_database(url: str | None, db: str, pool_size: int = 2) -> SQLiteStore | PostgresStore:
+    """The store of the PostgreSQL database ``url`` (``pool_size`` connections at most), else
+    of the SQLite file ``db``. PostgreSQL's packages are imported only for a URL: without the
+    extra "postgres" a URL is refused with how to install it (api/startup.py)."""
+    if url:
+        from ..storage import PostgresStore
+
+        return PostgresStore(url, pool_size=pool_size)
+    from ..storage import SQLiteStore
+
+    return SQLiteStore(db)
+
+
 def refresh_url(url: str, everything: bool) -> Refreshed:
     """``schocken stats refresh`` on the PostgreSQL database ``url`` (one process, under the
     one-refresher lock: PostgreSQL's advisory lock)."""
     from dashboard.readmodel import refresh
 
-    from ..storage import PostgresStore
-
-    store = PostgresStore(url, pool_size=2)
+    store = open_database(url, "")
     try:
         done = refresh(store.repository(), everything)
     finally:

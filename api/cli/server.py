@@ -76,14 +76,20 @@ WORKERS = max(4, min(2 * (os.cpu_count() or 2), 12))
     default=None,
     help=f"worker processes (default {WORKERS} on SQLite; the in-memory store: 1)",
 )
-@click.option("--threads", type=int, default=None, hidden=True, help="ignored (gevent workers)")
+@click.option(
+    "--background/--no-background",
+    default=True,
+    show_default=True,
+    help="run the statistics refresher and the webhook sender beside the workers "
+    "(--no-background: they run as services of their own, api/cli/HOSTING.md)",
+)
 def serve(
     host: str, port: int, db: str | None, database_url: str | None, workers: int | None,
-    threads: int | None,
+    background: bool,
 ) -> int:  # fmt: skip
     """Serve the API, the pub form and the dashboard with gunicorn: worker processes (gevent:
-    a greenlet per connection), each with its own connections to the database. ``--threads``
-    is accepted and ignored (the threaded workers of earlier versions)."""
+    a greenlet per connection), each with its own connections to the database; beside them
+    the statistics refresher and the webhook sender (api/cli/serving.py)."""
     from dashboard.refresher import interval_of
 
     from .serving import exec_server
@@ -113,7 +119,7 @@ def serve(
         flush=True,
     )
     config = {"STORAGE": storage, "DATABASE": database, "DATABASE_URL": url, "LISTEN_HOST": host}
-    exec_server(config, host, port, workers, refresh)  # does not return
+    exec_server(config, host, port, workers, refresh, background)  # does not return
     return 0
 
 

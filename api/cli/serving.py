@@ -36,10 +36,14 @@ then exit.
 Beside the workers the master runs one statistics refresher, ``schocken stats refresh --watch``
 (dashboard/refresher.py), a process of its own (not gevent): the workers run none (a round of
 statistics in a worker held its interpreter lock for tens of ms while requests waited; two
-workers took turns at the one-refresher lock). The master starts it, starts it again should
-it end (at most once per :data:`RESTART_SECONDS`), and stops it when it stops; the refresher
-also ends by itself when the master is gone (a SIGKILL). The webhook sender, ``schocken
-webhooks send --watch`` (api/domain/sender.py), runs beside it the same way.
+workers took turns at the one-refresher lock). The webhook sender, ``schocken webhooks send
+--watch`` (api/domain/sender.py), runs beside it the same way. gunicorn's documented server
+hooks keep them (:class:`Background`): ``when_ready`` starts them, a thread of the master
+starts one again should it end (at most once per :data:`RESTART_SECONDS`), ``on_reload``
+(SIGHUP) starts them anew with the new workers, ``on_exit`` stops them; each also ends by
+itself when the master is gone (a SIGKILL). The database URL reaches them in the environment,
+never on a command line. ``schocken serve --no-background`` runs neither: a hosted deployment
+runs them as services of their own (api/cli/HOSTING.md).
 """
 
 from __future__ import annotations
@@ -50,11 +54,12 @@ import resource
 import socket
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
-from gunicorn.arbiter import Arbiter
 from gunicorn.http import errors
 from gunicorn.workers.ggevent import GeventWorker
 
@@ -74,39 +79,46 @@ REQUESTS_PER_CONNECTION = 100
 RESERVED_FILES = 192
 #: connections of one worker at most, however high the open-files limit
 MAX_CONNECTIONS = 10_000
-#: the statistics refresher is started again at most this often
+#: a child of the master (the statistics refresher, the webhook sender) that ended is
+#: started again at most this often
 RESTART_SECONDS = 10.0
+#: the master looks this often whether its children still run
+CHECK_SECONDS = 1.0
 #: the webhook sender looks for due deliveries this often
 SEND_SECONDS = 1.0
+#: the environment variable of the database URL (never on a command line any user can read)
+URL_VARIABLE = "SCHOCKEN_DATABASE_URL"
 
 
-class Refresher:
-    """The master's child ``schocken stats refresh --watch`` on the server's database."""
+class Child:
+    """``schocken ARGS --watch`` on the server's database: a process of its own beside
+    gunicorn's workers (not gevent), a child of the master."""
 
-    ARGS: tuple[str, ...] = ("stats", "refresh", "--watch")
-
-    def __init__(self, database: str | None, interval: float, url: str | None = None) -> None:
-        self.database, self.interval, self.url = database, interval, url
+    def __init__(
+        self, args: tuple[str, ...], database: str | None, interval: float, url: str | None
+    ) -> None:
+        self.args, self.database, self.interval, self.url = args, database, interval, url
         self.proc: subprocess.Popen[bytes] | None = None
         self.started = 0.0
 
     def start(self) -> None:
+        """Start it, told to end once this process (the master) is gone."""
         if not (self.database or self.url) or self.interval <= 0:
             return
         self.started = time.monotonic()
-        command = [sys.executable, "-m", "api.cli", *self.ARGS]
+        command = [sys.executable, "-m", "api.cli", *self.args]
         command += ["--interval", str(self.interval), "--parent", str(os.getpid())]
         env = dict(os.environ)
         if self.url:  # in the environment, not on a command line any user can read
-            env["SCHOCKEN_DATABASE_URL"] = self.url
+            env[URL_VARIABLE] = self.url
         else:
             assert self.database is not None
             command += ["--db", self.database]
         self.proc = subprocess.Popen(command, env=env)
 
     def check(self) -> None:
-        """Start it again if it ended (gunicorn's reaping of children may have collected it:
-        then ``poll`` finds it gone as well)."""
+        """Start it again if it ended, at most once per :data:`RESTART_SECONDS` (gunicorn's
+        master reaps every child that ends, ours too: then ``poll`` finds it gone as well)."""
         if self.proc is not None and self.proc.poll() is not None:
             if time.monotonic() - self.started >= RESTART_SECONDS:
                 self.start()
@@ -122,57 +134,70 @@ class Refresher:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+            self.proc = None
 
 
-class Sender(Refresher):
-    """The master's child ``schocken webhooks send --watch`` (api/cli/webhooks.py)."""
+def refresher(database: str | None, interval: float, url: str | None = None) -> Child:
+    """The statistics refresher ``schocken stats refresh --watch`` (dashboard/refresher.py);
+    ``interval`` 0: none."""
+    return Child(("stats", "refresh", "--watch"), database, interval, url)
 
-    ARGS = ("webhooks", "send", "--watch")
+
+def sender(database: str | None, url: str | None = None) -> Child:
+    """The webhook sender ``schocken webhooks send --watch`` (api/cli/webhooks.py)."""
+    return Child(("webhooks", "send", "--watch"), database, SEND_SECONDS, url)
 
 
-class Children(Refresher):
-    """Several such children of the master, started, checked and stopped together."""
+class Background:
+    """The master's children, kept by gunicorn's server hooks (:meth:`hooks`): ``when_ready``
+    starts them and a thread of the master that looks every :data:`CHECK_SECONDS` and starts
+    one again should it have ended; ``on_reload`` (SIGHUP, which starts new workers) starts
+    them anew as well; ``on_exit`` (the workers have stopped) stops them and waits for them.
+    The thread mostly sleeps; the workers gunicorn forks meanwhile never use what it holds."""
 
-    def __init__(self, *children: Refresher) -> None:
-        super().__init__(None, 0)
+    def __init__(self, *children: Child) -> None:
         self.children = children
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self.watcher: threading.Thread | None = None
 
-    def start(self) -> None:
-        for child in self.children:
-            child.start()
+    def hooks(self) -> dict[str, Callable[[Any], None]]:
+        """gunicorn's settings of the server hooks that keep them."""
+        return {"when_ready": self.when_ready, "on_reload": self.on_reload, "on_exit": self.on_exit}
 
-    def check(self) -> None:
-        for child in self.children:
-            child.check()
+    def when_ready(self, server: Any) -> None:
+        with self.lock:
+            for child in self.children:
+                child.start()
+        self.watcher = threading.Thread(target=self.watch, name="background", daemon=True)
+        self.watcher.start()
 
-    def stop(self) -> None:
+    def watch(self) -> None:
+        while not self.stopping.wait(CHECK_SECONDS):
+            with self.lock:
+                if not self.stopping.is_set():
+                    for child in self.children:
+                        child.check()
+
+    def on_reload(self, server: Any) -> None:
+        with self.lock:
+            self.halt()
+            for child in self.children:
+                child.start()
+
+    def on_exit(self, server: Any) -> None:
+        self.stopping.set()
+        with self.lock:
+            self.halt()
+        if self.watcher is not None:
+            self.watcher.join()
+
+    def halt(self) -> None:
+        """Stop them all at once (each ends its round), then wait for each."""
         for child in self.children:
             child.stop()
-
-    def wait(self) -> None:
         for child in self.children:
             child.wait()
-
-
-class ServerArbiter(Arbiter):  # type: ignore[misc]  # gunicorn has no type information
-    """gunicorn's master, which also keeps the statistics refresher running."""
-
-    refresher: Refresher
-
-    def start(self) -> None:
-        super().start()
-        self.refresher.start()
-
-    def manage_workers(self) -> None:
-        super().manage_workers()
-        self.refresher.check()
-
-    def halt(self, reason: Any = None, exit_status: int = 0) -> None:
-        self.refresher.stop()  # it ends its round while the workers finish their requests
-        try:
-            super().halt(reason, exit_status)
-        finally:
-            self.refresher.wait()
 
 
 class Worker(GeventWorker):  # type: ignore[misc]  # gunicorn has no type information
@@ -296,20 +321,13 @@ def worker_exit(server: Any, worker: Any) -> None:
 
 
 class Server(BaseApplication):  # type: ignore[misc]  # gunicorn has no type information
-    """The app factory ``create_app(config)`` under gunicorn with the given settings."""
+    """The app factory ``create_app(config)`` under gunicorn with the given settings: a custom
+    application as gunicorn documents it (``load_config`` and ``load``)."""
 
-    def __init__(
-        self, config: dict[str, Any], options: dict[str, Any], refresher: Refresher | None = None
-    ) -> None:
+    def __init__(self, config: dict[str, Any], options: dict[str, Any]) -> None:
         self.app_config = config
         self.options = options
-        self.refresher = refresher or Refresher(None, 0)
         super().__init__()
-
-    def run(self) -> None:
-        arbiter = ServerArbiter(self)
-        arbiter.refresher = self.refresher
-        arbiter.run()
 
     def load_config(self) -> None:
         for key, value in self.options.items():
@@ -360,9 +378,13 @@ def stream_cap(worker_connections: int) -> int:
     return max(1, worker_connections * 3 // 4)
 
 
-def run(config: dict[str, Any], host: str, port: int, workers: int, refresh: float = 0) -> None:
+def run(
+    config: dict[str, Any], host: str, port: int, workers: int, refresh: float = 0,
+    background: bool = True,
+) -> None:  # fmt: skip
     """Serve until SIGTERM / SIGINT, with a statistics refresher every ``refresh`` seconds (0:
-    none) in a process of its own; the workers run none."""
+    none) and the webhook sender, each in a process of its own (``background`` false: none of
+    them, they run as services of their own); the workers run none."""
     options = {
         "bind": f"{host}:{port}",
         "workers": workers,
@@ -373,21 +395,23 @@ def run(config: dict[str, Any], host: str, port: int, workers: int, refresh: flo
         "timeout": WORKER_TIMEOUT,
         "proc_name": "schocken",
         "loglevel": "warning",
+        # no gunicornc socket (one path per user, which a second server would take over)
+        "control_socket_disable": True,
         "pre_request": pre_request,
         "post_worker_init": post_worker_init,
         "worker_exit": worker_exit,
     }
-    url = config.get("DATABASE_URL")
-    database = None if url else config.get("DATABASE")
-    children = Children(Refresher(database, refresh, url), Sender(database, SEND_SECONDS, url))
-    Server({**config, "STATS_REFRESH_SECONDS": 0}, options, children).run()
+    if background:
+        url = config.get("DATABASE_URL")
+        database = None if url else config.get("DATABASE")
+        options |= Background(refresher(database, refresh, url), sender(database, url)).hooks()
+    Server({**config, "STATS_REFRESH_SECONDS": 0}, options).run()
 
 
-#: the environment variable of the database URL (never on a command line any user can read)
-URL_VARIABLE = "SCHOCKEN_DATABASE_URL"
-
-
-def exec_server(config: dict[str, Any], host: str, port: int, workers: int, refresh: float) -> None:
+def exec_server(
+    config: dict[str, Any], host: str, port: int, workers: int, refresh: float,
+    background: bool = True,
+) -> None:  # fmt: skip
     """Replace this process by a fresh interpreter that runs :func:`run` (see the module's
     text: gunicorn's master imports neither the app nor the database drivers)."""
     env = dict(os.environ)
@@ -399,6 +423,7 @@ def exec_server(config: dict[str, Any], host: str, port: int, workers: int, refr
         "port": port,
         "workers": workers,
         "refresh": refresh,
+        "background": background,
     }
     sys.stdout.flush()
     sys.stderr.flush()
@@ -411,4 +436,7 @@ def main() -> None:
     spec = json.loads(sys.argv[1])
     config = dict(spec["config"])
     config["DATABASE_URL"] = os.environ.get(URL_VARIABLE) or None
-    run(config, spec["host"], int(spec["port"]), int(spec["workers"]), float(spec["refresh"]))
+    run(
+        config, spec["host"], int(spec["port"]), int(spec["workers"]), float(spec["refresh"]),
+        bool(spec["background"]),
+    )  # fmt: skip

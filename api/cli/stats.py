@@ -15,7 +15,7 @@ import click
 from api.rules import count
 
 from .base import Group
-from .database import database_url_option, pick_url
+from .database import database_url_option, open_database, pick_url
 
 stats = Group("stats", short_help="the statistics read model", help="The statistics read model.")
 
@@ -55,13 +55,10 @@ def refresh_command(
     if watch:
         from dashboard.refresher import watch as watching
 
-        from ..storage import PostgresStore, SQLiteStore
-
         if everything:
             (refresh_url(url, everything) if url else
              refresh_file(db or default_database(), everything, processes))  # fmt: skip
-        watching(PostgresStore(url, pool_size=2) if url else SQLiteStore(db or default_database()),
-                 interval, parent)  # fmt: skip
+        watching(open_database(url, db or default_database()), interval, parent)
         return 0
 
     started = time.perf_counter()

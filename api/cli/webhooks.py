@@ -22,7 +22,7 @@ from typing import Any
 import click
 
 from .base import Group
-from .database import database_url_option, pick_url
+from .database import database_url_option, open_database, pick_url
 
 webhooks = Group("webhooks", short_help="the webhook sender", help="Webhooks of the Stammtische.")
 
@@ -52,11 +52,10 @@ def send_command(
     from ..config import default_database, settings
     from ..domain.sender import TIMEOUT, Sender
     from ..domain.webhooks import loopback_allowed
-    from ..storage import PostgresStore, SQLiteStore
 
     logging.basicConfig(level=logging.WARNING, format="webhooks: %(message)s")
     url = pick_url(database_url, db)
-    store: Any = PostgresStore(url, pool_size=2) if url else SQLiteStore(db or default_database())
+    store: Any = open_database(url, db or default_database())
     stopping = threading.Event()
     if watch:
         for sig in (signal.SIGTERM, signal.SIGINT):

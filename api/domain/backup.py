@@ -34,14 +34,16 @@ import secrets
 import tarfile
 import tempfile
 from pathlib import Path
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 import duckdb
 
-from ..storage import MemoryStore, PostgresStore, SQLiteRepository, SQLiteStore
+from ..storage import MemoryStore, SQLiteRepository, SQLiteStore
 from ..storage.convert import convert
-from ..storage.transfer import copy
 from .runtime import GameRuntime, effective_entries, header_of
+
+if TYPE_CHECKING:  # PostgreSQL's packages are imported only when it is used (extra "postgres")
+    from ..storage import PostgresStore
 
 #: the file in the instance folder that holds the generated admin token
 ADMIN_TOKEN_FILE = "admin_token"
@@ -69,7 +71,7 @@ def backup_folder(store: SQLiteStore | PostgresStore | MemoryStore, out: Path) -
     """The backup of ``store`` into ``out`` (an in-memory store has none: :class:`TypeError`)."""
     if isinstance(store, SQLiteStore):
         return backup_sqlite(store, out)
-    if isinstance(store, PostgresStore):
+    if not isinstance(store, MemoryStore):
         return backup_postgres(store.url, out)
     raise TypeError("only a SQLite or PostgreSQL database can be backed up")
 
@@ -84,6 +86,8 @@ def backup_sqlite(store: SQLiteStore, out: Path) -> ExportCounts:
 def backup_postgres(url: str, out: Path) -> ExportCounts:
     """Copy the PostgreSQL database ``url`` into ``out/schocken.sqlite3`` (one snapshot, while
     servers write) and write every game's log from that copy."""
+    from ..storage.transfer import copy
+
     out = _new_folder(out)  # a failed copy leaves it empty (transfer removes its file)
     return _with_logs(out, len(copy(url, str(out / SQLITE_FILE))))
 
@@ -115,6 +119,8 @@ def restore_sqlite(folder: Path, db: Path) -> None:
 def restore_postgres(folder: Path, url: str) -> dict[str, int]:
     """Fill the empty PostgreSQL database ``url`` with the rows of the backup folder
     ``folder`` (one transaction; refused if it holds rows); rows per table."""
+    from ..storage.transfer import copy
+
     return copy(str(Path(folder) / SQLITE_FILE), url)
 
 

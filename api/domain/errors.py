@@ -7,22 +7,15 @@ The engine's own errors (:class:`~api.rules.SchockenError`) pass through unchang
 
 from __future__ import annotations
 
+from ..rules.errors import CodedError
 from ..storage import StorageUnavailable, StorageUnreachable
 
 
-class DomainError(Exception):
-    """Base of every error a use case raises (besides the engine's).
-
-    ``code``: the stable machine-readable name of the problem (:mod:`api.domain.problems`);
-    without one, the kind's ``default_code``."""
+class DomainError(CodedError):
+    """Base of every error a use case raises (besides the engine's): ``message``, ``field`` and
+    ``code`` (:mod:`api.domain.problems`) as the engine's errors have them."""
 
     default_code = "invalid_request"
-
-    def __init__(self, message: str, *, field: str | None = None, code: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.field = field
-        self.code = code or self.default_code
 
 
 class NotFound(DomainError):

@@ -19,11 +19,12 @@ Messages are German sentences a player understands; they quote the offending inp
 from __future__ import annotations
 
 
-class SchockenError(Exception):
-    """Base class of every error raised by the rules engine.
+class CodedError(Exception):
+    """An error a player is told about: a German ``message``, the input ``field`` it is about
+    (if any) and ``code``, a stable, machine-readable name of the mistake (snake_case,
+    catalogued in ``api/domain/problems.py``); without one, the kind's ``default_code``.
 
-    ``code`` is a stable, machine-readable name of the mistake (snake_case, catalogued in
-    ``api/domain/problems.py``); without one, the kind's ``default_code``."""
+    The base of the engine's errors and of the use cases' (:class:`api.domain.DomainError`)."""
 
     default_code = "invalid_input"
 
@@ -32,6 +33,10 @@ class SchockenError(Exception):
         self.message = message
         self.field = field
         self.code = code or self.default_code
+
+
+class SchockenError(CodedError):
+    """Base class of every error raised by the rules engine."""
 
     def at_event(self, index: int) -> SchockenError:
         """The same error, its message prefixed with the index of the event in a game log."""

@@ -24,7 +24,7 @@ from typing import Any
 from .errors import MalformedInput, SchockenError
 from .game import Game
 from .ruleset import Ruleset, ruleset_from_config
-from .turns import Command, parse_event
+from .turns import Command, check_keys, parse_event
 
 LOG_KEYS = frozenset({"played_at", "rules", "players", "starter", "events"})
 MAX_EVENTS = 5000
@@ -79,12 +79,7 @@ def parse_header(doc: Any) -> tuple[GameHeader, list[Any]]:
     """Validate everything of a game log but its events; return the header and the raw events."""
     if not isinstance(doc, Mapping):
         raise MalformedInput("Ein Spielprotokoll muss ein JSON-Objekt sein.")
-    unknown = set(doc) - LOG_KEYS
-    if unknown:
-        raise MalformedInput(
-            f"Unbekannte Felder im Spielprotokoll: {', '.join(sorted(map(str, unknown)))}.",
-            code="unknown_field",
-        )
+    check_keys(doc, LOG_KEYS, "im Spielprotokoll", name_field=False)
     for key in ("players", "starter"):
         if key not in doc:
             raise MalformedInput(

@@ -41,6 +41,7 @@ from .turns import (
     RecordPenalty,
     RecordTurn,
     Throw,
+    check_keys,
     parse_event,
     parse_player,
     turn_in_detail,
@@ -86,13 +87,7 @@ def parse_throw(obj: Any) -> RecordThrow:
     "stop"}``; without ``dice`` only ``stop``. Whether it fits the turn is checked on use."""
     if not isinstance(obj, Mapping):
         raise MalformedInput("Ein Wurf muss ein Objekt sein.")
-    unknown = set(obj) - _THROW_KEYS
-    if unknown:
-        raise MalformedInput(
-            f"Unbekannte Felder in einem Wurf: {', '.join(sorted(map(str, unknown)))}.",
-            field=sorted(map(str, unknown))[0],
-            code="unknown_field",
-        )
+    check_keys(obj, _THROW_KEYS, "in einem Wurf")
     if "player" not in obj:
         raise MalformedInput("Im Wurf fehlt „player“.", field="player", code="missing_field")
     player = parse_player(obj["player"])

@@ -130,16 +130,19 @@ def _pips(value: Any, field: str, count: int | None) -> tuple[int, ...]:
     return tuple(value)
 
 
-def _check_keys(obj: Mapping[str, Any], allowed: frozenset[str], what: str) -> None:
+def check_keys(
+    obj: Mapping[Any, Any], allowed: frozenset[str], where: str, *, name_field: bool = True
+) -> None:
+    """Refuse keys of ``obj`` outside ``allowed``, naming them sorted (``where``: "in einem
+    Zug"); ``name_field``: the first of them is the error's field."""
     if allowed.issuperset(obj):
         return
-    unknown = set(obj) - allowed
-    if unknown:
-        raise MalformedInput(
-            f"Unbekannte Felder in {what}: {', '.join(sorted(map(str, unknown)))}.",
-            field=sorted(map(str, unknown))[0],
-            code="unknown_field",
-        )
+    unknown = sorted(map(str, set(obj) - allowed))
+    raise MalformedInput(
+        f"Unbekannte Felder {where}: {', '.join(unknown)}.",
+        field=unknown[0] if name_field else None,
+        code="unknown_field",
+    )
 
 
 def parse_event(obj: Any, rules: Ruleset) -> Command:
@@ -178,7 +181,7 @@ def _check_blind(blind: bool, throws: int, rules: Ruleset) -> None:
 
 
 def _parse_summary(obj: Mapping[str, Any], rules: Ruleset) -> RecordTurn:
-    _check_keys(obj, _SUMMARY_KEYS, "einem Zug")
+    check_keys(obj, _SUMMARY_KEYS, "in einem Zug")
     for key in ("player", "dice", "throws"):
         if key not in obj:
             raise MalformedInput(f"Im Zug fehlt „{key}“.", field=key, code="missing_field")
@@ -218,7 +221,7 @@ def _parse_summary(obj: Mapping[str, Any], rules: Ruleset) -> RecordTurn:
 
 
 def _parse_detail(obj: Mapping[str, Any], rules: Ruleset) -> RecordTurn:
-    _check_keys(obj, _DETAIL_KEYS, "einem Zug")
+    check_keys(obj, _DETAIL_KEYS, "in einem Zug")
     if "player" not in obj:
         raise MalformedInput("Im Zug fehlt „player“.", field="player", code="missing_field")
     player = parse_player(obj["player"])
@@ -267,7 +270,7 @@ def _parse_throw(item: Any, i: int, is_last: bool, in_cup: int, rules: Ruleset) 
     where = f"detail[{i}]"
     if not isinstance(item, Mapping):
         raise MalformedInput(f"Wurf {n} muss ein Objekt sein.", field=where)
-    _check_keys(item, _THROW_KEYS, f"Wurf {n}")
+    check_keys(item, _THROW_KEYS, f"in Wurf {n}")
     if "dice" not in item:
         raise MalformedInput(
             f"In Wurf {n} fehlen die Würfel („dice“).", field=where, code="missing_field"
@@ -343,11 +346,11 @@ def _turn_sixes(
 
 
 def _parse_penalty(obj: Mapping[str, Any], rules: Ruleset) -> RecordPenalty:
-    _check_keys(obj, frozenset({"penalty"}), "einer Strafe")
+    check_keys(obj, frozenset({"penalty"}), "in einer Strafe")
     body = obj["penalty"]
     if not isinstance(body, Mapping):
         raise MalformedInput("„penalty“ muss ein Objekt sein.", field="penalty")
-    _check_keys(body, frozenset({"player", "deckel", "reason"}), "einer Strafe")
+    check_keys(body, frozenset({"player", "deckel", "reason"}), "in einer Strafe")
     if "player" not in body:
         raise MalformedInput(
             "In der Strafe fehlt der Spieler („player“).", field="player", code="missing_field"

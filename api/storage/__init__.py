@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..startup import require_postgres
 from .memory import MemoryRepository, MemoryStore
 from .records import (
     FactsWrite,
@@ -69,6 +70,7 @@ if TYPE_CHECKING:  # psycopg is imported only when PostgreSQL is used (about 0.1
 
 def __getattr__(name: str) -> Any:
     if name in ("PostgresRepository", "PostgresStore"):
+        require_postgres()  # the packages of the extra "postgres", or a message saying so
         from . import postgres
 
         return getattr(postgres, name)
@@ -95,6 +97,7 @@ def open_store(storage: str, path: str | Path | None, old: str | Path | None = N
     if storage == "postgresql":
         if not path:
             raise ValueError("PostgreSQL storage needs a database URL (SCHOCKEN_DATABASE_URL)")
+        require_postgres()  # the packages of the extra "postgres", or a message saying so
         from .postgres import PostgresStore
 
         return PostgresStore(str(path))

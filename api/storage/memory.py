@@ -32,6 +32,12 @@ from .records import (
 from .repository import Background, Repository, StorageConflict, StorageUnavailable, stats_changed
 from .webhook_records import Delivery, Webhook
 
+#: the order of each fact table's rows (read_facts), as the SQL stores read them
+_ORDER = {
+    "game_facts": "game_id", "turn_facts": "turn_no", "round_facts": "round_no",
+    "deckel_moves": "move_no", "half_facts": "half", "player_game_facts": "player_id",
+}  # fmt: skip
+
 
 class MemoryStore:
     """Process-wide state of the fake; :meth:`repository` returns the shared repository."""
@@ -164,8 +170,8 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
 
     def abandon_game(self, game_id: int, at: datetime) -> bool:
         with self.transaction():
-            game = self.games[game_id]
-            if game.status == "abandoned":
+            game = self.games.get(game_id)
+            if game is None or game.status == "abandoned":
                 return False
             self.games[game_id] = replace(game, status="abandoned")
             return True
@@ -196,10 +202,10 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
                 token_hash, now,
             )  # fmt: skip
             self.stammtische[slug] = record
-            return record
+            return copy.deepcopy(record)
 
     def get_stammtisch(self, slug: str) -> Stammtisch | None:
-        return self.stammtische.get(slug)
+        return copy.deepcopy(self.stammtische.get(slug))  # a copy, as the SQL stores read
 
     def update_stammtisch(
         self, stammtisch_id: int, name: str, rules: dict[str, Any], private: bool
@@ -241,6 +247,8 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
             return game_id
 
     def _with_facts(self, game: GameRecord) -> GameRecord:
+        """A copy of the record (as the SQL stores read) with its game row's status."""
+        game = copy.deepcopy(game)
         rows = self.facts.get(game.id, {}).get("game_facts")
         if not rows:
             return game
@@ -275,7 +283,7 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
         return sorted(self.games)
 
     def load_log(self, game_id: int) -> list[LogEntry]:
-        return list(self.logs.get(game_id, []))
+        return copy.deepcopy(self.logs.get(game_id, []))
 
     def append_log(self, entry: LogEntry) -> None:
         with self._lock:
@@ -283,6 +291,12 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
             if any(e.seq == entry.seq for e in log):
                 raise StorageConflict(f"game {entry.game_id}: entry {entry.seq} exists")
             log.append(copy.deepcopy(entry))
+            log.sort(key=lambda e: e.seq)  # loaded in sequence order, as the SQL stores do
+
+    def append_log_many(self, entries: list[LogEntry]) -> None:
+        with self.transaction():  # all or nothing, as the SQL stores' one statement
+            for entry in entries:
+                self.append_log(entry)
 
     def append_entry(self, entry: LogEntry, facts: FactsWrite) -> None:
         # no snapshot needed: append_log fails before anything changed, write_facts cannot fail
@@ -306,7 +320,11 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
 
     def read_facts(self, game_id: int) -> dict[str, list[dict[str, Any]]]:
         facts = self.facts.get(game_id, {t: [] for t in FACT_COLUMNS})
-        return {t: copy.deepcopy(facts.get(t, [])) for t in ("game_facts", *ROW_TABLES)}
+        out: dict[str, list[dict[str, Any]]] = {}
+        for table in ("game_facts", *ROW_TABLES):
+            order = _ORDER[table]
+            out[table] = sorted(copy.deepcopy(facts.get(table, [])), key=lambda row: row[order])
+        return out
 
     def append_events(
         self, stammtisch_id: int, game_id: int, seq: int, events: list[dict[str, Any]], at: datetime
@@ -320,10 +338,12 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
 
     def stammtisch_events(self, stammtisch_id: int, after: int, limit: int) -> list[StoredEvents]:
         rows = [e for e in self.events if e.stammtisch_id == stammtisch_id and e.position > after]
-        return rows[:limit]
+        return copy.deepcopy(rows[:limit])
 
     def game_events(self, game_id: int, after: int, limit: int) -> list[StoredEvents]:
-        return [e for e in self.events if e.game_id == game_id and e.seq > after][:limit]
+        rows = sorted((e for e in self.events if e.game_id == game_id and e.seq > after),
+                      key=lambda e: e.seq)  # fmt: skip
+        return copy.deepcopy(rows[:limit])
 
     def last_event_position(self, stammtisch_id: int) -> int:
         positions = [e.position for e in self.events if e.stammtisch_id == stammtisch_id]

@@ -8,7 +8,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from .records import FACT_COLUMNS, GameRecord, Player, Stammtisch
+from .records import FACT_COLUMNS, TABLE_COLUMNS, GameRecord, LogEntry, Player, Stammtisch
 
 #: one lock per process for every fake (a fake lives in one process)
 _REFRESHER = threading.Lock()
@@ -19,6 +19,7 @@ class MemoryStatsMixin:
     players: dict[int, Player]
     games: dict[int, GameRecord]
     facts: dict[int, dict[str, list[dict[str, Any]]]]
+    logs: dict[int, list[LogEntry]]
     #: (stammtisch_id, year or 0) → (games, JSON)
     stats_periods: dict[tuple[int, int], tuple[int, str]]
     stats_stale: dict[int, int]
@@ -34,6 +35,8 @@ class MemoryStatsMixin:
         if table in FACT_COLUMNS:
             rows = self.facts.get(game.id, {}).get(table, [])
             return [tuple(r[c] for c in columns) for r in rows]
+        if table == "game_log":
+            return [tuple(getattr(e, c, game.id) for c in columns) for e in self.logs[game.id]]
         raise ValueError(f"no table {table}")
 
     def stats_rows(
@@ -45,6 +48,8 @@ class MemoryStatsMixin:
         out: dict[str, list[tuple[Any, ...]]] = {}
         with self._lock:  # one consistent moment
             for table, columns in tables.items():
+                if table not in TABLE_COLUMNS or set(columns) - set(TABLE_COLUMNS[table]):
+                    raise ValueError(f"no table {table} with columns {columns}")
                 rows: list[Any] = []
                 if table == "stammtische":
                     found: Iterable[Any] = [s for s in self.stammtische.values() if wanted(s.id)]

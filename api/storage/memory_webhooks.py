@@ -3,6 +3,7 @@ SQL adapters keep them (:mod:`.sqlite.webhooks`): same records, same order, same
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
@@ -58,7 +59,8 @@ class MemoryWebhooksMixin:
 
     def update_webhook(self, webhook: Webhook) -> None:
         with self.transaction():
-            self.webhooks[webhook.id] = webhook
+            if webhook.id in self.webhooks:  # deleted meanwhile: not brought back
+                self.webhooks[webhook.id] = webhook
 
     def delete_webhook(self, webhook_id: int) -> None:
         with self.transaction():
@@ -99,16 +101,19 @@ class MemoryWebhooksMixin:
         with self._lock:
             found = [d for _, d in sorted(self.deliveries.items(), reverse=True)
                      if d.webhook_id == webhook_id]  # fmt: skip
-        return found[offset : offset + limit], len(found)
+        return copy.deepcopy(found[offset : offset + limit]), len(found)
 
     def get_delivery(self, webhook_id: int, delivery_id: int) -> Delivery | None:
         found = self.deliveries.get(delivery_id)
-        return found if found is not None and found.webhook_id == webhook_id else None
+        return (
+            copy.deepcopy(found) if found is not None and found.webhook_id == webhook_id else None
+        )
 
     def redeliver(self, delivery_id: int, now: datetime) -> None:
         with self.transaction():
-            found = self.deliveries[delivery_id]
-            self.deliveries[delivery_id] = replace(found, state=PENDING, next_attempt_at=now)
+            found = self.deliveries.get(delivery_id)
+            if found is not None:  # deleted with its webhook meanwhile: nothing to send
+                self.deliveries[delivery_id] = replace(found, state=PENDING, next_attempt_at=now)
 
     def claim_deliveries(self, now: datetime, lease_until: datetime, limit: int) -> list[Outgoing]:
         slugs = {s.id: s.slug for s in self.stammtische.values()}
