@@ -14,7 +14,7 @@ from pgcluster import Cluster
 from storage_contract import CONTRACT_STORES, PostgresTables, SQLiteTemplate, contract_for
 
 from api.app import create_app
-from api.storage import PostgresStore, open_store
+from api.storage import PostgresStore
 
 # Mutation testing (`mutmut run`, pyproject.toml) judges every mutant on the same examples.
 settings.register_profile("mutation", derandomize=True, database=None)
@@ -133,7 +133,9 @@ def _clean_up_templates() -> Iterator[None]:
     while _CLUSTER:
         _CLUSTER.pop().stop()
     while _SQLITE_TEMPLATE:
-        shutil.rmtree(_SQLITE_TEMPLATE.pop().parent, ignore_errors=True)
+        template, fallback = _SQLITE_TEMPLATE.pop()
+        template.close()
+        shutil.rmtree(fallback, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -151,17 +153,17 @@ def pg_url(pg_cluster: Cluster) -> Iterator[str]:
 
 
 #: the worker's migrated SQLite file, once something asked for it
-_SQLITE_TEMPLATE: list[Path] = []
+_SQLITE_TEMPLATE: list[tuple[SQLiteTemplate, Path]] = []
 
 
-def _sqlite_template() -> Path:
+def _sqlite_template() -> SQLiteTemplate:
     """A SQLite file migrated once per worker (the PostgreSQL tests' template database, for
-    SQLite): a test's file is a copy of it, a fraction of the migrations' cost."""
+    SQLite): the contract suite's stores and the apps' files are copies of it, a fraction of
+    the migrations' cost."""
     if not _SQLITE_TEMPLATE:
-        path = Path(tempfile.mkdtemp(prefix="schocken-sqlite-")) / "template.sqlite3"
-        open_store("sqlite", path).close()
-        _SQLITE_TEMPLATE.append(path)
-    return _SQLITE_TEMPLATE[0]
+        fallback = Path(tempfile.mkdtemp(prefix="schocken-sqlite-"))  # without /dev/shm
+        _SQLITE_TEMPLATE.append((SQLiteTemplate(fallback), fallback))
+    return _SQLITE_TEMPLATE[0][0]
 
 
 def store_config(storage: str, tmp_path: Any, request: Any = None) -> dict[str, Any]:
@@ -173,7 +175,7 @@ def store_config(storage: str, tmp_path: Any, request: Any = None) -> dict[str, 
     if storage == "sqlite":
         database = Path(tmp_path) / "test.sqlite3"
         if not database.exists():
-            shutil.copyfile(_sqlite_template(), database)
+            shutil.copyfile(_sqlite_template().template, database)
         config["DATABASE"] = str(database)
     if storage == "postgresql":
         url = _cluster().fresh_url() if request is None else request.getfixturevalue("pg_url")
@@ -221,11 +223,10 @@ def api_server(tmp_path_factory: Any) -> Iterator[str]:
 
 # The storage-port contract suite (tests/test_storage_contract*.py, tests/storage_contract.py)
 @pytest.fixture(scope="session")
-def sqlite_template(tmp_path_factory: Any) -> Iterator[Any]:
-    """A SQLite file migrated once per run; contract stores open copies of it."""
-    template = SQLiteTemplate(tmp_path_factory.mktemp("contract"))
-    yield template
-    template.close()
+def sqlite_template() -> SQLiteTemplate:
+    """A SQLite file migrated once per worker; contract stores open copies of it (the apps'
+    files too: :func:`store_config`)."""
+    return _sqlite_template()
 
 
 @pytest.fixture(scope="session")
