@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import shutil
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -71,9 +74,39 @@ def make_table(client: Any, name: str = "Zur Post", **kw: Any) -> Table:
     return Table(client, r.json["slug"], r.json["token"])
 
 
-#: the stores the API and web suites run on: the fake, a SQLite file (the store of record) and
-#: a PostgreSQL database (of the session's throwaway cluster, tests/pgcluster.py)
+#: every store: the fake, a SQLite file (the store of record) and a PostgreSQL database (of the
+#: worker's throwaway cluster, tests/pgcluster.py)
 STORES = ["memory", "sqlite", "postgresql"]
+#: the store of the HTTP and web suites: they test the API and the pages, not the stores. The
+#: stores' behaviour is the storage tests' (every store, ``@pytest.mark.stores(*STORES)``);
+#: the HTTP layer on PostgreSQL has one smoke test per resource (tests/test_api_postgresql.py)
+HTTP_STORE = "sqlite"
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A test that needs the ``storage`` fixture (through ``app`` or any fixture of its own)
+    runs once per store of its closest ``stores`` mark: a test's, a class's or a module's
+    (``pytestmark``); without one on :data:`HTTP_STORE` alone. The ids stay ``[sqlite]`` etc. A
+    test that parametrizes ``storage`` itself keeps its own list."""
+    explicit = any(
+        "storage" in _argnames(m.args[0]) for m in metafunc.definition.iter_markers("parametrize")
+    )
+    if "storage" in metafunc.fixturenames and not explicit:
+        mark = metafunc.definition.get_closest_marker("stores")
+        stores = list(mark.args) if mark is not None else [HTTP_STORE]
+        metafunc.parametrize("storage", stores, indirect=True)
+
+
+def _argnames(names: str | Sequence[str]) -> list[str]:
+    """The argument names of a ``parametrize`` mark (``"a, b"`` or ``["a", "b"]``)."""
+    return [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
+
+
+@pytest.fixture
+def storage(request: pytest.FixtureRequest) -> str:
+    """The store the test runs on: ``memory``, ``sqlite`` or ``postgresql`` (see
+    :func:`pytest_generate_tests`)."""
+    return str(request.param)
 
 
 #: the session's PostgreSQL cluster, once something asked for it
@@ -93,11 +126,16 @@ def _cluster() -> Cluster:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _stop_pg_cluster() -> Iterator[None]:
-    """Stops the cluster at the end of the run, if one was started."""
+def _clean_up_templates() -> Iterator[None]:
+    """Stops the cluster at the end of the run, if one was started, and removes the SQLite
+    template."""
     yield
     while _CLUSTER:
         _CLUSTER.pop().stop()
+    while _SQLITE_TEMPLATE:
+        template, fallback = _SQLITE_TEMPLATE.pop()
+        template.close()
+        shutil.rmtree(fallback, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -114,22 +152,41 @@ def pg_url(pg_cluster: Cluster) -> Iterator[str]:
     pg_cluster.drop(url)
 
 
+#: the worker's migrated SQLite file, once something asked for it
+_SQLITE_TEMPLATE: list[tuple[SQLiteTemplate, Path]] = []
+
+
+def _sqlite_template() -> SQLiteTemplate:
+    """A SQLite file migrated once per worker (the PostgreSQL tests' template database, for
+    SQLite): the contract suite's stores and the apps' files are copies of it, a fraction of
+    the migrations' cost."""
+    if not _SQLITE_TEMPLATE:
+        fallback = Path(tempfile.mkdtemp(prefix="schocken-sqlite-"))  # without /dev/shm
+        _SQLITE_TEMPLATE.append((SQLiteTemplate(fallback), fallback))
+    return _SQLITE_TEMPLATE[0][0]
+
+
 def store_config(storage: str, tmp_path: Any, request: Any = None) -> dict[str, Any]:
-    """The config of an app on ``storage``: a SQLite file in ``tmp_path``; a fresh PostgreSQL
-    database (dropped after the test through its ``request``, else with the cluster)."""
+    """The config of an app on ``storage``: a SQLite file in ``tmp_path`` (a copy of the
+    migrated template; a second app of the test shares the first one's file); a fresh
+    PostgreSQL database (dropped after the test through its ``request``, else with the
+    cluster)."""
     config: dict[str, Any] = {"STORAGE": storage, "TESTING": True}
     if storage == "sqlite":
-        config["DATABASE"] = str(tmp_path / "test.sqlite3")
+        database = Path(tmp_path) / "test.sqlite3"
+        if not database.exists():
+            shutil.copyfile(_sqlite_template().template, database)
+        config["DATABASE"] = str(database)
     if storage == "postgresql":
         url = _cluster().fresh_url() if request is None else request.getfixturevalue("pg_url")
         config["DATABASE_URL"] = url
     return config
 
 
-@pytest.fixture(params=STORES)
-def app(request: pytest.FixtureRequest, tmp_path: Any) -> Any:
-    """The app on the in-memory fake, on a SQLite file and on PostgreSQL."""
-    application = create_app(store_config(request.param, tmp_path, request))
+@pytest.fixture
+def app(storage: str, request: pytest.FixtureRequest, tmp_path: Any) -> Any:
+    """The app on the test's ``storage`` (a SQLite file unless the test is marked ``stores``)."""
+    application = create_app(store_config(storage, tmp_path, request))
     yield application
     application.extensions["schocken"].store.close()
 
@@ -166,11 +223,10 @@ def api_server(tmp_path_factory: Any) -> Iterator[str]:
 
 # The storage-port contract suite (tests/test_storage_contract*.py, tests/storage_contract.py)
 @pytest.fixture(scope="session")
-def sqlite_template(tmp_path_factory: Any) -> Iterator[Any]:
-    """A SQLite file migrated once per run; contract stores open copies of it."""
-    template = SQLiteTemplate(tmp_path_factory.mktemp("contract"))
-    yield template
-    template.close()
+def sqlite_template() -> SQLiteTemplate:
+    """A SQLite file migrated once per worker; contract stores open copies of it (the apps'
+    files too: :func:`store_config`)."""
+    return _sqlite_template()
 
 
 @pytest.fixture(scope="session")

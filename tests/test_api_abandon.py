@@ -1,6 +1,6 @@
 """Calling a game off through the API (``POST …/games/{id}/abandon``): the game is kept with
 status ``abandoned``, takes no more entries, and the event streams get ``game_abandoned``
-after its last entry. On the in-memory fake, SQLite and PostgreSQL (the ``table`` fixture)."""
+after its last entry. On SQLite (the ``table`` fixture); PostgreSQL: tests/test_api_postgresql.py."""
 
 from __future__ import annotations
 

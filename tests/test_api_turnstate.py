@@ -20,9 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
 ANNA, BERT, CLARA, DIETER = PLAYERS
 
 
-@pytest.fixture(params=["memory", "sqlite"])
-def table(request: pytest.FixtureRequest, tmp_path: Any) -> Any:
-    app = create_app(store_config(request.param, tmp_path))
+@pytest.fixture
+def table(storage: str, tmp_path: Any) -> Any:
+    app = create_app(store_config(storage, tmp_path))
     t = make_table(app.test_client())
     t.add_players(PLAYERS)
     yield t

@@ -1,6 +1,6 @@
 """Contract slips (issue 13, item 9): an unknown query parameter is refused on every operation
 that takes query parameters (statistics like game lists), and wall-clock times are documented as
-what they are (no offset), on every store. The response conformance of the statistics with
+what they are (no offset), on SQLite (the HTTP suites' store). The response conformance of the statistics with
 finished games is checked by schemathesis in test_api_contract.py."""
 
 from __future__ import annotations

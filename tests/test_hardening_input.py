@@ -1,6 +1,6 @@
 """Inputs that used to crash the server (issue 13, item 4): text with a lone surrogate escape and
 dates at the edge of the representable range are 422 with a German message and change nothing,
-on every store."""
+on SQLite (the HTTP suites' store, tests/conftest.py)."""
 
 from __future__ import annotations
 

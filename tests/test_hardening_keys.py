@@ -1,7 +1,7 @@
 """Idempotency keys belong to a credential (issue 13, item 5): a Stammtisch's writes to its
 token, the creation of a Stammtisch (no token yet) to the client's address. Another client
 sending the same key never gets the first one's answer (and its write token) replayed, nor
-learns that the key is in use. On every store."""
+learns that the key is in use. On SQLite (the HTTP suites' store)."""
 
 from __future__ import annotations
 

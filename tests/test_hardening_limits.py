@@ -2,14 +2,14 @@
 everything else on the client address; creating Stammtische (API and form) and logging in
 with a key (form) limited per address; wrong keys back a Stammtisch's form login off
 exponentially, for every address and process; the address behind a reverse proxy only from a
-configured number of trusted proxies. On every store, and across two processes on SQLite."""
+configured number of trusted proxies. On SQLite (the HTTP suites' store), also across two processes."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from conftest import STORES, make_table, store_config
+from conftest import make_table, store_config
 from test_web_pages import Browser, create, errors_of
 
 from api.app import create_app
@@ -19,12 +19,12 @@ LIMITS = {"WRITE_RATE_PER_MINUTE": 60, "WRITE_RATE_BURST": 3, "CREATE_RATE_PER_H
           "CREATE_RATE_BURST": 3, "LOGIN_RATE_PER_MINUTE": 600, "LOGIN_RATE_BURST": 100}  # fmt: skip
 
 
-@pytest.fixture(params=STORES)
-def make_app(request: pytest.FixtureRequest, tmp_path: Any) -> Any:
+@pytest.fixture
+def make_app(storage: str, tmp_path: Any) -> Any:
     apps = []
 
     def make(**config: Any) -> Any:
-        apps.append(create_app({**store_config(request.param, tmp_path), **LIMITS, **config}))
+        apps.append(create_app({**store_config(storage, tmp_path), **LIMITS, **config}))
         return apps[-1]
 
     yield make

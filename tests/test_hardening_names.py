@@ -9,7 +9,7 @@ import re
 
 import pytest
 from conftest import PLAYERS
-from test_web_pages import (  # noqa: F401  (the form's fixtures, every store)
+from test_web_pages import (  # noqa: F401  (the form's fixtures)
     Browser,
     add_players,
     create,

@@ -3,7 +3,7 @@
 column holds it) — in ``Last-Event-ID``, the dashboard's paths, the TV's ``?spiel=``, the
 form's pages, the API's path ids and query numbers, and inside a JSON body. Each is a clear
 4xx (404 for a path, 422 for a query value or a body, ignored where the value is optional) and
-changes nothing; never a 500. On every store: the fake, SQLite and PostgreSQL.
+changes nothing; never a 500. On SQLite (the HTTP suites' store, tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import PLAYERS, STORES, Table, make_table, store_config
+from conftest import PLAYERS, Table, make_table, store_config
 from test_web_pages import Browser, add_players, create, errors_of, game_state, start, text_of
 
 from api.app import create_app
@@ -28,10 +28,10 @@ ODD = [
 ]
 
 
-@pytest.fixture(params=STORES)
-def app(request: pytest.FixtureRequest, tmp_path: Any) -> Any:
+@pytest.fixture
+def app(storage: str, request: pytest.FixtureRequest, tmp_path: Any) -> Any:
     config = {
-        **store_config(request.param, tmp_path, request),
+        **store_config(storage, tmp_path, request),
         "SECRET_KEY": "n" * 40,
         "EVENT_STREAM_SECONDS": 0,  # a stream answers what is stored, then ends
     }

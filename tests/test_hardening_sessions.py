@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import STORES, store_config
+from conftest import store_config
 from flask import Flask
 
 from api.app import create_app
@@ -25,9 +25,9 @@ from api.storage import MemoryRepository, SQLiteRepository, WebSession
 COOKIE = "schocken_session"
 
 
-@pytest.fixture(params=STORES)
-def app(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    application = create_app(store_config(request.param, tmp_path))
+@pytest.fixture
+def app(storage: str, tmp_path: Path) -> Any:
+    application = create_app(store_config(storage, tmp_path))
     yield application
     application.extensions["schocken"].store.close()
 

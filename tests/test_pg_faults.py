@@ -34,6 +34,10 @@ from test_pg_servers import start_servers
 from api.cli import main
 from api.domain import DATABASE_UNREACHABLE
 
+#: servers and a PostgreSQL cluster of the module's own, killed and restarted: longer than the
+#: run's 120 s default on a busy machine
+pytestmark = pytest.mark.timeout(300)
+
 #: the servers' usual rate limit (3000 writes a minute per token)
 DEFAULT_RATE = {"SCHOCKEN_WRITE_RATE_PER_MINUTE": "3000"}
 #: the failures of a request whose answer never came (a killed server, a cut connection)

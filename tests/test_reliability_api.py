@@ -7,9 +7,11 @@ import logging
 import threading
 
 import pytest
-from conftest import PLAYERS, Table, make_table
+from conftest import PLAYERS, STORES, Table, make_table
 
 from api.app import create_app
+
+pytestmark = pytest.mark.stores(*STORES)  # the reliability tests run on every store
 
 TURN = {"player": "Anna", "dice": [1, 1, 4], "throws": 2}
 

@@ -5,7 +5,13 @@ deaths lose and duplicate nothing)."""
 
 from __future__ import annotations
 
+import pytest
+
 from api.bench.crash_check import run
+
+#: servers started, killed and started again many times: longer than the run's 120 s default
+#: on a busy machine
+pytestmark = pytest.mark.timeout(600)
 
 
 def test_five_hard_kills_lose_no_acknowledged_write_and_duplicate_nothing():

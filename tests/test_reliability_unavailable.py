@@ -18,10 +18,12 @@ from typing import Any
 
 import psycopg
 import pytest
-from conftest import PLAYERS, Table, make_table
+from conftest import PLAYERS, STORES, Table, make_table
 from flask import Flask
 
 from api.domain import STORAGE_UNAVAILABLE
+
+pytestmark = pytest.mark.stores(*STORES)  # the reliability tests run on every store
 
 #: what SQLite says (the texts of its real errors)
 FULL = "database or disk is full"

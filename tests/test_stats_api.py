@@ -6,7 +6,7 @@ from collections import Counter
 from datetime import datetime
 
 import pytest
-from conftest import make_table
+from conftest import make_table, store_config
 
 from api.app import create_app
 from api.rules import PRESETS
@@ -16,13 +16,9 @@ from dashboard.refresher import run_once
 NAMES = ["Anna", "Bert", "Clara", "Dieter"]
 
 
-@pytest.fixture(params=["memory", "sqlite", "postgresql"])
-def stats_app(request, tmp_path):
-    config = {"STORAGE": request.param, "TESTING": True, "DASHBOARD_DIR": str(tmp_path / "site")}
-    if request.param == "sqlite":
-        config["DATABASE"] = str(tmp_path / "test.sqlite3")
-    if request.param == "postgresql":
-        config["DATABASE_URL"] = request.getfixturevalue("pg_url")
+@pytest.fixture
+def stats_app(storage, request, tmp_path):
+    config = {**store_config(storage, tmp_path, request), "DASHBOARD_DIR": str(tmp_path / "site")}
     app = create_app(config)
     yield app
     app.extensions["schocken"].store.close()

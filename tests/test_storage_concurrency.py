@@ -13,6 +13,9 @@ from api.app import create_app
 from api.rules import PRESETS
 from api.rules.simulate import simulate_logs
 
+#: many threads at once: longer than the run's 120 s default on a busy machine
+pytestmark = pytest.mark.timeout(300)
+
 FILES = {"memory": None, "sqlite": "c.sqlite3", "postgresql": None}
 
 

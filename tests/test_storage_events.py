@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from conftest import PLAYERS, make_table
+import pytest
+from conftest import PLAYERS, STORES, make_table
 from test_api_games import LOG
+
+pytestmark = pytest.mark.stores(*STORES)  # the outbox is the stores': every store
 
 
 def repo_of(table: Any) -> Any:

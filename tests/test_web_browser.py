@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import expect
 from test_api_serve import Server
 
 from api.rules import Game, parse_event, ruleset_from_config
@@ -251,8 +252,10 @@ def board(p: Phone) -> dict[str, Any]:
     return {"mitte": int(mitte.inner_text()) if mitte.count() else None, "stacks": stacks}
 
 
-def announcements(p: Phone) -> list[str]:
-    return [t.strip() for t in p.page.locator("#ansage p").all_inner_texts()]
+def announced(p: Phone, expected: list[str]) -> None:
+    """The page announces ``expected``: waited for (Playwright's retrying assertion), as a tap
+    that submits returns before the answer's page has replaced this one."""
+    expect(p.page.locator("#ansage p")).to_have_text(expected)
 
 
 def enter_turn(p: Phone, player: str, dice: str, throws: str) -> None:
@@ -273,7 +276,7 @@ def play(
     for i, (player, dice, throws) in enumerate(turns):
         enter_turn(p, player, dice, throws)
         expected = ref.turn(player, dice, throws)
-        assert announcements(p) == expected
+        announced(p, expected)
         check_board(p, ref)
         if shot and i == len(turns) - 1:
             p.shot(shot)
@@ -306,7 +309,7 @@ def play_whole_game(p: Phone, javascript: bool) -> None:
     assert undo.inner_text() == "↶ Rückgängig: Zug von Bert (5-6-6)"
     p.tap(undo)
     ref.undo()
-    assert announcements(p) == ["Rückgängig gemacht: Zug von Bert (5-6-6)."]
+    announced(p, ["Rückgängig gemacht: Zug von Bert (5-6-6)."])
     check_board(p, ref)
     assert page.locator("#undo button").inner_text() == "↶ Rückgängig: Zug von Anna (1-1-3)"
 

@@ -197,6 +197,7 @@ CACHED = """async ([pages, url, files]) => {
 
 
 @pytest.mark.browser
+@pytest.mark.timeout(300)  # the engine's files loaded twice, offline: long on a busy machine
 def test_a_game_opened_through_an_invite_link_works_offline_at_once(
     browser: Any, api_server: str, table: Table, urls: dict[str, str]
 ) -> None:

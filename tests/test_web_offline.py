@@ -19,9 +19,9 @@ from api.app import create_app
 from api.http.headers import STRICT_CSP
 
 
-@pytest.fixture(params=["memory", "sqlite"])
-def app(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Flask]:
-    config = {**store_config(request.param, tmp_path, request), "SECRET_KEY": "t" * 40}
+@pytest.fixture
+def app(storage: str, request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Flask]:
+    config = {**store_config(storage, tmp_path, request), "SECRET_KEY": "t" * 40}
     application = create_app(config)
     yield application
     application.extensions["schocken"].store.close()

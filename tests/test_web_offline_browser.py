@@ -31,7 +31,8 @@ from test_web_browser import (
 
 from api.rules import Game, parse_event, ruleset_from_config
 
-pytestmark = pytest.mark.browser
+#: two phones, a server stopped and started: longer than the run's 120 s default when busy
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
 PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
 RULES = {"preset": "standard", "overrides": {"deckel": 13}}

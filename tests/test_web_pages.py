@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import STORES, store_config
+from conftest import store_config
 from flask import Flask
 
 from api.app import create_app
@@ -101,9 +101,9 @@ def throw_buttons(r: Any) -> list[str]:
     return re.findall(r'<button type="submit" name="throws" value="([^"]+)" class="throw', r.text)
 
 
-@pytest.fixture(params=STORES)
-def app(request: pytest.FixtureRequest, tmp_path: Any) -> Any:
-    config = {**store_config(request.param, tmp_path, request), "SECRET_KEY": "t" * 40}
+@pytest.fixture
+def app(storage: str, request: pytest.FixtureRequest, tmp_path: Any) -> Any:
+    config = {**store_config(storage, tmp_path, request), "SECRET_KEY": "t" * 40}
     application = create_app(config)
     yield application
     application.extensions["schocken"].store.close()

@@ -1,4 +1,4 @@
-"""The webhook API on every store: register (URL and kinds checked, the secret shown once),
+"""The webhook API (on SQLite, the HTTP suites' store): register (URL and kinds checked, the secret shown once),
 list, read, change, pause, rotate, delete, the delivery log, ping and redelivery; the token
 needed for all of it, a private Stammtisch's 404 without it."""
 

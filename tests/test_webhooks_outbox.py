@@ -9,22 +9,26 @@ from __future__ import annotations
 import json
 import socket
 import threading
-import time
 from datetime import datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from conftest import STORES
 from standardwebhooks import Webhook as Verifier
 
 from api.domain.base import utcnow
-from api.domain.sender import SCHEDULE, Sender
+from api.domain.sender import SCHEDULE, TIMEOUT, Sender
+
+pytestmark = pytest.mark.stores(*STORES)  # the outbox is the stores': every store
 
 
 class Clock:
-    """A fake clock (naive UTC) the test moves on."""
+    """A fake clock (naive UTC) the test moves on. It starts a minute ahead of the real one:
+    what the app writes in the test's first minute (the outbox stamps deliveries with the real
+    clock) is due at once, however slowly a loaded machine runs the test."""
 
     def __init__(self) -> None:
-        self.now = utcnow() + timedelta(seconds=1)
+        self.now = utcnow() + timedelta(minutes=1)
 
     def __call__(self) -> datetime:
         return self.now
@@ -34,20 +38,24 @@ class Clock:
 
 
 class Receiver:
-    """A webhook receiver on localhost: every request (headers, body) is kept; ``answer``
-    says what to do with the next ones: a status, a delay, a redirect."""
+    """A webhook receiver on localhost: every request (headers, body) is kept; ``status``,
+    ``location`` and ``hang`` say what to do with the next ones: a status, a redirect, or no
+    answer at all until the test ends (a receiver that times out, whatever the load)."""
 
     def __init__(self) -> None:
         self.got: list[tuple[dict[str, str], bytes]] = []
-        self.status, self.delay, self.location = 204, 0.0, None
+        self.status, self.hang, self.location = 204, False, None
         self.body = b""
+        self.released = threading.Event()
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers["Content-Length"]))
                 receiver.got.append(({k.lower(): v for k, v in self.headers.items()}, body))
-                time.sleep(receiver.delay)
+                if receiver.hang:
+                    receiver.released.wait()
+                    return
                 self.send_response(receiver.status)
                 if receiver.location:
                     self.send_header("Location", receiver.location)
@@ -66,6 +74,7 @@ class Receiver:
         return [json.loads(body) for _, body in self.got]
 
     def close(self) -> None:
+        self.released.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -96,10 +105,14 @@ def log(table, made):
 
 
 @pytest.fixture
-def sender(app):
+def sender(app, request):
+    """A sender on a fake clock, without jitter (rand 0.5). Its deadline per attempt is the
+    product's (10 s: a loopback delivery meets it on the busiest machine), or the test's
+    ``request.param`` (a short one, for a receiver that never answers)."""
     clock = Clock()
     repo = app.extensions["schocken"].store.repository()
-    s = Sender(repo, clock=clock, timeout=0.1, rand=lambda: 0.5, loopback=True)  # 0.5: no jitter
+    timeout = getattr(request, "param", TIMEOUT)
+    s = Sender(repo, clock=clock, timeout=timeout, rand=lambda: 0.5, loopback=True)
     s.clock_ = clock
     yield s
     s.close()
@@ -170,10 +183,16 @@ def test_the_signature_verifies_with_the_standard_webhooks_library(table, sender
         Verifier(made["secret"]).verify(body.replace(b"Dieter", b"Dietre"), headers)
 
 
+FAULTS = ["500", "timeout", "redirect", "down"]
+
+
 def retried_until_failed(table, sender, made, receiver_got=None):
-    """Runs the sender through the whole schedule; the attempts' times, relative to the first."""
+    """Runs the sender through the whole schedule; the attempts' times, relative to the first
+    (due when the outbox wrote it: the clock starts there)."""
+    (delivery,) = log(table, made)
+    due = datetime.fromisoformat(delivery["next_attempt_at"]).replace(tzinfo=None)
+    sender.clock_.now = start = due
     times = []
-    start = sender.clock_.now
     for wait in (0, *SCHEDULE):
         sender.clock_.advance(wait - 1)
         assert sender.run_once() == 0  # not due a second early
@@ -185,11 +204,15 @@ def retried_until_failed(table, sender, made, receiver_got=None):
     return times
 
 
-@pytest.mark.parametrize("fault", ["500", "timeout", "redirect", "down"])
+@pytest.mark.parametrize(
+    ("fault", "sender"),
+    [pytest.param(f, 0.1 if f == "timeout" else TIMEOUT, id=f) for f in FAULTS],
+    indirect=["sender"],
+)
 def test_a_failing_receiver_is_retried_per_schedule_then_failed(table, sender, receiver, fault):
     url = closed_port_url() if fault == "down" else receiver.url
     receiver.status = {"500": 500, "timeout": 204, "redirect": 301}.get(fault, 204)
-    receiver.delay = 0.5 if fault == "timeout" else 0.0
+    receiver.hang = fault == "timeout"  # no answer: cut off after the sender's 0.1 s
     receiver.location = "https://elsewhere.example/" if fault == "redirect" else None
     made = hook(table, url, ["game_started"])
     table.start(["Dieter", "Anna"], starter="Dieter")
@@ -198,7 +221,8 @@ def test_a_failing_receiver_is_retried_per_schedule_then_failed(table, sender, r
     (delivery,) = log(table, made)
     assert delivery["state"] == "failed" and delivery["attempts"] == 7
     unreachable = (
-        "Keine Antwort innerhalb von 0.1 s (nicht erreichbar, abgewiesen oder zu langsam)."
+        f"Keine Antwort innerhalb von {sender.timeout:g} s "
+        "(nicht erreichbar, abgewiesen oder zu langsam)."
     )
     expected = {
         "500": (500, "Antwort 500 (erwartet: 2xx)."),

@@ -110,11 +110,9 @@ def test_a_killed_sender_resumes_from_the_outbox_without_duplicates(storage, tmp
         watch = ["--watch", "--interval", "0.1", "--timeout", "4", "--lease", "5"]
         first = sender(where, env, *watch)
         try:
+            # killed at once: its attempt's 4 s deadline must not pass first (a busy machine
+            # took longer than that to start the other sender below, here before)
             wait_for(lambda: receiver.held.is_set())
-            if storage == "sqlite":  # one sender per file: another one steps back
-                other = sender(where, env)
-                _, said = other.communicate(timeout=30)
-                assert other.returncode == 2 and "anderer Sender" in said
         finally:
             first.send_signal(signal.SIGKILL)
             first.wait(10)
@@ -125,6 +123,10 @@ def test_a_killed_sender_resumes_from_the_outbox_without_duplicates(storage, tmp
         second = sender(where, env, *watch)
         try:
             wait_for(lambda: states()[("delivered", 1)] == 4)
+            if storage == "sqlite":  # one sender per file: another one steps back
+                other = sender(where, env)
+                _, said = other.communicate(timeout=30)
+                assert other.returncode == 2 and "anderer Sender" in said
         finally:
             second.terminate()
             assert second.wait(10) == 0

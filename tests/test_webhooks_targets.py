@@ -55,10 +55,10 @@ def receiver():
     r.close()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def hosted(request, tmp_path):
+@pytest.fixture
+def hosted(storage, request, tmp_path):
     """A Stammtisch on a server that allows no loopback receivers, with one webhook."""
-    app = create_app({**store_config(request.param, tmp_path, request), "WEBHOOK_LOOPBACK": False})
+    app = create_app({**store_config(storage, tmp_path, request), "WEBHOOK_LOOPBACK": False})
     table = make_table(app.test_client())
     made = table.post("/webhooks", {"url": "https://chat.example/", "kinds": ["game_lost"]})
     assert made.status_code == 201, made.json
