@@ -7,7 +7,7 @@ The engine's own errors (:class:`~api.rules.SchockenError`) pass through unchang
 
 from __future__ import annotations
 
-from ..rules.errors import CodedError
+from ..rules import CodedError
 from ..storage import StorageUnavailable, StorageUnreachable
 
 

@@ -19,7 +19,7 @@ or raises a precise error (:class:`MalformedInput` vs :class:`RuleViolation`)::
 
 from . import limits
 from .dice import DICE_PATTERN, format_dice, parse_dice
-from .errors import InvalidRules, MalformedInput, RuleViolation, SchockenError
+from .errors import CodedError, InvalidRules, MalformedInput, RuleViolation, SchockenError
 from .events import (
     PAYLOADS,
     Blattschuss,
@@ -157,6 +157,7 @@ __all__ = [
     "Ruleset",
     "SchockAus",
     "SchockenError",
+    "CodedError",
     "Special",
     "Strassen",
     "Throw",
