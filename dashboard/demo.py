@@ -21,6 +21,8 @@ from api.rules import PRESETS, simulate_game, to_log
 from api.storage import MemoryStore, Repository, SQLiteStore
 from api.storage.records import Stammtisch
 
+from .readmodel import refresh
+
 if TYPE_CHECKING:
     from api.storage import PostgresStore
 
@@ -136,6 +138,9 @@ def create_demo(
         for p in people:
             if p.leaves is not None and p.leaves < len(evenings):
                 svc.update_player(st, ids[p.name], {"retired": True})
+        # its statistics computed now, as the refresher would: the first visit of the demo's
+        # pages need not wait for the refresher's round (a request never computes them)
+        refresh(repo)
         return {
             "slug": st.slug,
             "token": token,

@@ -19,6 +19,7 @@ from api.rules import PRESETS
 from api.rules.simulate import simulate_logs
 from api.storage import WebSession
 from api.storage.transfer import COPIED, CopyError, Reader
+from dashboard.readmodel import refresh
 
 
 def filled_sqlite(path: Path) -> None:
@@ -42,7 +43,8 @@ def filled_sqlite(path: Path) -> None:
     )
     assert r.status_code == 201, r.json
     make_table(client, "Anker", private=True)
-    assert table.get("/statistics/verlierer").status_code == 200  # fills the read model
+    refresh(app.extensions["schocken"].store.repository())  # the refresher fills the read model
+    assert table.get("/statistics/verlierer").status_code == 200
     assert table.patch("", {"name": "Zur Alten Post"}).status_code == 200  # marks it stale
     try:  # a failed login (the counters of the login back-off, where the version has them)
         app.extensions["schocken"].store.repository().failed_attempts(table.slug, 1.5, False)

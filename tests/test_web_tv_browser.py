@@ -207,7 +207,12 @@ def test_the_board_follows_the_stream_through_a_game(
         pub.turn(player, dice)
     tv.wait_text("#tv-phase", "Spiel vorbei")
     assert "Dieter hat verloren" in tv.text("#tv-result")
-    assert "Dieter" in tv.text("#tv-verlierer")
+    # the statistics come from the refresher (a request never computes them): until its round
+    # the board says "wird aktualisiert" and asks again
+    tv.page.wait_for_function(
+        "() => (document.querySelector('#tv-verlierer')?.textContent || '').includes('Dieter')",
+        timeout=LIVE_MS,
+    )
     assert tv.text("#ticker") == "Warte auf das nächste Spiel …"
 
     second = pub.start("Dieter")
