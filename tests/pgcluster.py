@@ -69,6 +69,14 @@ class Cluster:
             conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
         return self.database_url(name)
 
+    def empty_url(self, name: str) -> str:
+        """A new database without any table (made again when it exists): for tests that build
+        an old schema or load a dump themselves."""
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+            conn.execute(f"CREATE DATABASE {name} TEMPLATE template0")
+        return self.database_url(name)
+
     def drop(self, url: str) -> None:
         name = url.split("?", 1)[0].rsplit("/", 1)[1]
         with psycopg.connect(self.url, autocommit=True) as conn:

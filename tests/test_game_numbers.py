@@ -99,11 +99,7 @@ def test_the_migration_numbers_the_games_there_are_on_sqlite(tmp_path: Path) -> 
 
 
 def test_the_migration_numbers_the_games_there_are_on_postgresql(pg_cluster: Any) -> None:
-    name = "numbers_0014"
-    with psycopg.connect(pg_cluster.url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name}")
-        conn.execute(f"CREATE DATABASE {name} TEMPLATE template0")
-    url = pg_cluster.database_url(name)
+    url = pg_cluster.empty_url("numbers_0014")
     try:
         PostgresStore(url, pool_size=2, until=12).close()
         with psycopg.connect(url, autocommit=True) as conn:

@@ -58,10 +58,7 @@ def test_a_sqlite_file_of_main_upgrades_in_place(tmp_path: Path) -> None:
 
 def test_a_postgresql_database_of_main_upgrades_in_place(pg_cluster: Any) -> None:
     name = "main_v15"
-    with psycopg.connect(pg_cluster.url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name}")
-        conn.execute(f"CREATE DATABASE {name} TEMPLATE template0")
-    url = pg_cluster.database_url(name)
+    url = pg_cluster.empty_url(name)
     try:
         dump = gzip.decompress((FIXTURES / "main_v15.pg.sql.gz").read_bytes())
         subprocess.run(
