@@ -177,9 +177,17 @@ def offline_turns(p: Phone, *dice: str) -> None:
 
 
 def engine_ready(p: Phone) -> None:
+    """The page's engine is loaded; a failed start fails at once, with what the page said."""
     p.page.wait_for_function(
-        "() => document.documentElement.dataset.engine === 'ready'", timeout=90000
+        "() => ['ready', 'failed'].includes(document.documentElement.dataset.engine)",
+        timeout=120000,  # Pyodide compiles its WebAssembly: slow beside a busy test worker
     )
+    state = p.page.evaluate(
+        """() => ({engine: document.documentElement.dataset.engine,
+                  said: (document.getElementById('offline-status') || {}).textContent,
+                  timings: window.SchockenEngine.timings})"""
+    )
+    assert state["engine"] == "ready", state
 
 
 def status_becomes(p: Phone, text: str) -> None:
