@@ -32,7 +32,7 @@ from typing import Any
 from api.domain.facts import Seating, summarize
 from api.storage import SQLiteStore
 from api.storage.records import FACT_COLUMNS
-from api.storage.sqlite.rows import encode
+from api.storage.sqlite.store import encode
 from dashboard.snapshot import sqlite_to_duckdb
 
 PLAYERS = [

@@ -350,8 +350,7 @@ def test_the_token_is_taken_by_the_write_transaction_or_at_the_end_of_the_reques
     """A write request's token is read at its start and taken by its own write transaction;
     spent meanwhile by another request (another process), that transaction is refused; a
     request that writes nothing, or rolls back, has it taken at its end."""
-    from api.storage import SQLiteStore
-    from api.storage.sqlite.counters import RateLimited
+    from api.storage import RateLimited, SQLiteStore
 
     store = SQLiteStore(tmp_path / "s.sqlite3")
     a, b, c = (store.open_repository() for _ in range(3))

@@ -20,7 +20,7 @@ from conftest import store_config
 from flask import Flask
 
 from api.app import create_app
-from api.storage import MemoryRepository, SQLiteRepository, WebSession
+from api.storage import MemoryRepository, WebSession
 
 COOKIE = "schocken_session"
 
@@ -114,14 +114,11 @@ def change_key(app: Flask, slug: str) -> None:
     try:
         if isinstance(repo, MemoryRepository):
             repo.stammtische[slug] = replace(repo.stammtische[slug], token_hash="0" * 64)
-        elif isinstance(repo, SQLiteRepository):
-            repo._conn.execute(  # noqa: SLF001
-                "UPDATE stammtische SET token_hash = ? WHERE slug = ?", ["0" * 64, slug]
-            )
-        else:  # PostgreSQL
+        else:  # SQLite or PostgreSQL: the relational adapter's statement runner
             with repo.transaction():
-                repo._sql(  # noqa: SLF001
-                    "UPDATE stammtische SET token_hash = %s WHERE slug = %s", ["0" * 64, slug]
+                repo._x(  # noqa: SLF001
+                    "UPDATE stammtische SET token_hash = :key WHERE slug = :slug",
+                    {"key": "0" * 64, "slug": slug},
                 )
     finally:
         repo.close()

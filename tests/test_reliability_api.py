@@ -309,8 +309,7 @@ def test_writes_beyond_the_rate_limit_get_429_with_retry_after():
 def test_the_rate_limit_on_a_full_disk_is_503_not_500(two_apps, monkeypatch):
     import sqlite3
 
-    from api.storage.sql import queries
-    from api.storage.sqlite.counters import Counters
+    from api.storage.sqlite.store import Counters
 
     a, _ = two_apps
     table = make_table(a.test_client())
@@ -320,7 +319,9 @@ def test_the_rate_limit_on_a_full_disk_is_503_not_500(two_apps, monkeypatch):
 
     if a.config["STORAGE"] == "postgresql":  # the server ends the connection (as at a restart)
         ends = "SELECT pg_terminate_backend(pg_backend_pid())"
-        monkeypatch.setitem(queries("api.storage.postgres"), "take_token", ends)
+        from api.storage import PostgresRepository
+
+        monkeypatch.setitem(PostgresRepository._sql_of, "take_token", ends)  # noqa: SLF001
     else:
         monkeypatch.setattr(Counters, "take", full)
     r = table.post("/players", {"name": "Anna"})

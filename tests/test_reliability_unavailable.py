@@ -50,17 +50,17 @@ class _SQLiteConn:
 
 
 class _FaultyPool:
-    """A SQLite repository's engine (api/storage/engine.py) whose pooled connections fail the
-    statements in ``fail`` (:class:`_SQLiteConn`)."""
+    """A repository's engine (api/storage/engine.py) whose pooled connections fail the
+    statements in ``fail`` (``conn``: :class:`_SQLiteConn` or :class:`_PgConn`)."""
 
-    def __init__(self, pool: Any, fail: set[str], fault: Fault) -> None:
-        self._pool, self._fail, self._fault = pool, fail, fault
+    def __init__(self, pool: Any, fail: set[str], fault: Fault, conn: Any) -> None:
+        self._pool, self._fail, self._fault, self._conn = pool, fail, fault, conn
         self.dialect, self.pool = pool.dialect, pool.pool
 
     def raw_connection(self) -> Any:
         taken = self._pool.raw_connection()
         return SimpleNamespace(
-            dbapi_connection=_SQLiteConn(taken.dbapi_connection, self._fail, self._fault),
+            dbapi_connection=self._conn(taken.dbapi_connection, self._fail, self._fault),
             close=taken.close,
         )
 
@@ -125,19 +125,16 @@ class Fault:
             elif self.storage == "postgresql":
                 writes = {"INSERT", "UPDATE", "DELETE"}
                 fail = writes | {"COMMIT"} if at == "COMMIT" else writes
-                original = repo._connection
-                repo._connection = lambda *a, original=original, fail=fail: _PgConn(
-                    original(*a), fail, self
-                )
-                self._undo.append((repo, "_connection", None))
+                self._undo.append((repo, "_pool", repo._pool))
+                repo._pool = _FaultyPool(repo._pool, fail, self, _PgConn)
             else:  # the connections the repository takes from its pool
                 fail = {at, "INSERT", "UPDATE", "DELETE"} if at == "COMMIT" else {at}
                 self._undo.append((repo, "_pool", repo._pool))
-                repo._pool = _FaultyPool(repo._pool, fail, self)
+                repo._pool = _FaultyPool(repo._pool, fail, self, _SQLiteConn)
 
     def off(self) -> None:
         for repo, name, value in reversed(self._undo):
-            if value is None and name in ("probe", "_connection"):
+            if value is None and name == "probe":
                 delattr(repo, name)
             else:
                 setattr(repo, name, value)

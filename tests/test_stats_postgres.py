@@ -104,10 +104,9 @@ def test_the_read_model_fed_from_postgresql_equals_the_one_fed_from_sqlite(
 
 
 def test_an_unreachable_server_makes_the_arrow_feed_say_storage_unavailable():
-    from api.storage import StorageUnavailable
-    from api.storage.postgres.readmodel import ReadModelMixin
+    from api.storage import PostgresRepository, StorageUnavailable
 
-    repo = ReadModelMixin()
+    repo = object.__new__(PostgresRepository)  # no pool: the feed has a connection of its own
     repo._url = "postgresql://postgres@/x?host=/nonexistent&port=1"
     with pytest.raises(StorageUnavailable, match="PostgreSQL"), repo.stats_arrow(INPUT, [1]):
         pass

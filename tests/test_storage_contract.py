@@ -29,7 +29,7 @@ from api.storage import (
     StorageUnavailable,
     open_store,
 )
-from api.storage.sqlite.sql import migrations
+from api.storage.sql import migrations as package_migrations
 
 HERE = Path(__file__).parent
 
@@ -203,7 +203,9 @@ def test_the_database_file_is_created_and_migrated_once(tmp_path):
     store.close()
     again = SQLiteStore(path)
     assert again.repository().get_stammtisch("a") == st
-    assert [v for v, _ in again.applied()] == [v for v, _, _ in migrations()]
+    assert [v for v, _ in again.applied()] == [
+        v for v, _, _ in package_migrations("api.storage.sqlite")
+    ]
     again.close()
 
 

@@ -198,6 +198,20 @@ def test_a_games_version_is_its_last_entry(contract):
     assert repo.game_version(other + 99) == 0
 
 
+@covers("game_state")
+def test_a_games_state_is_its_version_and_whether_it_was_called_off(contract):
+    repo = contract.repo
+    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+    game, other = repo.add_game(new_game(st.id)), repo.add_game(new_game(st.id))
+    assert repo.game_state(game) == (0, False)
+    repo.append_log_many([entry(game, 1), entry(game, 2)])
+    assert repo.abandon_game(other, NOW)
+    assert (repo.game_state(game), repo.game_state(other)) == ((2, False), (0, True))
+    with repo.transaction():  # inside a write, as the recording of a turn asks
+        assert repo.game_state(game) == (2, False)
+    assert repo.game_state(other + 99) == (0, False)  # no such game
+
+
 @covers("append_entry", "transaction")
 def test_an_entry_appended_inside_an_open_transaction_rolls_back_with_it(contract):
     repo = contract.repo

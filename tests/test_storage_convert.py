@@ -28,8 +28,9 @@ from api.cli.server import open_app
 from api.storage import SQLiteStore
 from api.storage.convert import DUCKDB_VERSION, convert_on_first_start
 from api.storage.records import FACT_COLUMNS, RESPONSE_COLUMNS, TABLE_COLUMNS
-from api.storage.sqlite.rows import column_kinds, decode_row
-from api.storage.sqlite.sql import migrations
+from api.storage.relational import decode
+from api.storage.sql import migrations as package_migrations
+from api.storage.sqlite.store import column_kinds
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TABLES = {**TABLE_COLUMNS, **RESPONSE_COLUMNS}
@@ -67,7 +68,10 @@ def sqlite_facts(path: Path) -> tuple[dict[str, list[list[Any]]], dict[str, int]
             rows = conn.execute(f"SELECT {', '.join(columns)} FROM {table}").fetchall()  # noqa: S608
             counts[table] = len(rows)
             if table in FACT_COLUMNS:
-                decoded = ([_cell(v) for v in decode_row(spec, row).values()] for row in rows)
+                decoded = (
+                    [_cell(decode(k, v)) for (_, k), v in zip(spec, row, strict=True)]
+                    for row in rows
+                )
                 facts[table] = sorted(decoded, key=json.dumps)
         hashes = dict(conn.execute("SELECT slug, token_hash FROM stammtische").fetchall())
         return facts, counts, hashes
@@ -94,7 +98,10 @@ def test_the_fixture_converts_into_an_equal_sqlite_database(tmp_path, capsys):
 
     store = SQLiteStore(new)  # opened as up to date, the versions of the DuckDB file recorded
     assert store.migrate() == []
-    assert store.applied()[:DUCKDB_VERSION] == [(v, n) for v, n, _ in migrations()][:5]
+    assert (
+        store.applied()[:DUCKDB_VERSION]
+        == [(v, n) for v, n, _ in package_migrations("api.storage.sqlite")][:5]
+    )
     store.close()
 
     app = _app(new)

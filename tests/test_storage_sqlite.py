@@ -32,9 +32,8 @@ from api.storage import (
 )
 from api.storage.convert import DUCKDB_VERSION
 from api.storage.records import FACT_COLUMNS, RESPONSE_COLUMNS, TABLE_COLUMNS
-from api.storage.sql import migrations as duckdb_migrations
+from api.storage.sql import migrations as package_migrations
 from api.storage.sql import statements
-from api.storage.sqlite.sql import migrations
 from dashboard.snapshot import connection_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -196,9 +195,9 @@ def test_migrations_are_applied_once_recorded_and_line_up_with_duckdb(tmp_path):
     path = tmp_path / "m.sqlite3"
     store = SQLiteStore(path)
     first = store.applied()
-    assert [v for v, _ in first] == [v for v, _, _ in migrations()]
+    assert [v for v, _ in first] == [v for v, _, _ in package_migrations("api.storage.sqlite")]
     # the DuckDB store's versions and names (its files: api/storage/migrations) come first
-    assert [(v, n) for v, n, _ in duckdb_migrations()] == first[:DUCKDB_VERSION]
+    assert [(v, n) for v, n, _ in package_migrations()] == first[:DUCKDB_VERSION]
     assert store.migrate() == []
     store.close()
     modified = path.stat().st_mtime_ns
@@ -238,7 +237,7 @@ def test_a_database_from_a_newer_version_is_refused_untouched(tmp_path):
 def test_a_failed_migration_leaves_no_trace_of_itself(tmp_path, monkeypatch):
     from api.storage import migrate
 
-    *older, (newest, name, _) = migrations()
+    *older, (newest, name, _) = package_migrations("api.storage.sqlite")
     path = tmp_path / "f.sqlite3"
     SQLiteStore(path, until=older[-1][0]).close()
     broken = [*older, (newest, name, "CREATE TABLE extra (a INTEGER);\nNOT SQL;")]

@@ -22,7 +22,7 @@ from api.cli import main
 from api.rules import PRESETS, replay_text
 from api.rules.simulate import simulate_logs
 from api.storage import SQLiteStore
-from api.storage.sqlite.sql import migrations
+from api.storage.sql import migrations as package_migrations
 
 
 def schocken(*argv: str) -> int:
@@ -105,7 +105,7 @@ def test_a_backup_taken_while_turns_are_recorded_is_one_consistent_moment(tmp_pa
         th.join()
     assert errors == [] and during >= 1
     app.extensions["schocken"].store.close()
-    versions = [(v, name) for v, name, _ in migrations()]
+    versions = [(v, name) for v, name, _ in package_migrations("api.storage.sqlite")]
     for n, out in enumerate(backups):
         copy = out / "schocken.sqlite3"
         conn = sqlite3.connect(copy)

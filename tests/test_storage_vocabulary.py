@@ -22,7 +22,6 @@ from api.storage.records import (
 )
 from api.storage.sql import migrations, sql_files
 from api.storage.sqlite import SQLiteStore
-from api.storage.sqlite.sql import queries as sqlite_queries
 from dashboard.bulk import TABLES
 
 ROOT = Path(__file__).parent.parent
@@ -80,11 +79,17 @@ def test_the_bulk_loader_has_one_statement_per_table():
     assert set(sql_files("dashboard", "load")) == {*TABLE_COLUMNS, "game_ids"}
 
 
-def test_every_table_the_repository_writes_has_its_statements():
-    names = sqlite_queries()  # inserts of fact rows: built from the column lists
-    for table in ROW_TABLES:
-        assert {f"read_{table}", f"delete_{table}"} <= set(names)
-    assert {"read_game_facts", "append_log", "insert_game_player"} <= set(names)
+def test_every_statement_is_written_once_for_both_sql_stores():
+    """The relational adapter's statements compile for SQLite and PostgreSQL alike; each
+    store adds only its own (the outbox write, the claim, locks)."""
+    from api.storage import PostgresRepository, SQLiteRepository
+    from api.storage.relational import SQL
+
+    for repo in (SQLiteRepository, PostgresRepository):
+        assert set(SQL) <= set(repo._sql_of)  # noqa: SLF001
+        assert all(s and "{" not in s for s in repo._sql_of.values())  # noqa: SLF001
+    assert "%(" in PostgresRepository._sql_of["append"]  # noqa: SLF001 - psycopg's style
+    assert ":seq" in SQLiteRepository._sql_of["append"]  # noqa: SLF001 - sqlite3's
 
 
 def test_sql_files_are_read_only_by_the_one_loader():

@@ -193,7 +193,7 @@ def main() -> None:
 
     import api
     from api.app import create_app
-    from api.storage.sqlite.repository import SQLiteRepository
+    from api.storage import SQLiteRepository
 
     # the tree whose ``api`` is imported (``PYTHONPATH=<other tree> python
     # api/bench/turn_trace.py`` traces another checkout, e.g. main, for a before/after)

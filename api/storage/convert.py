@@ -16,7 +16,7 @@ The DuckDB store is retired: nothing here uses it. The old file is read with pla
   the rows fit as they are;
 * copies every table of :data:`~.records.TABLE_COLUMNS` and :data:`~.records.RESPONSE_COLUMNS`
   (parents first) in **one** immediate transaction, each value in the SQLite adapter's encoding
-  (:func:`~.sqlite.rows.encode`: JSON as compact text, timestamps as ISO 8601 text, booleans as
+  (:func:`~.sqlite.store.encode`: JSON as compact text, timestamps as ISO 8601 text, booleans as
   0/1), chosen by the column's declared type in the new file;
 * then applies SQLite's later migrations (if any) to the copied data, as on any start;
 * on any failure removes the half-made target (and its ``-wal``/``-shm`` files).
@@ -42,8 +42,9 @@ from typing import Any
 import duckdb
 
 from .records import RESPONSE_COLUMNS, TABLE_COLUMNS
+from .relational import to_json
 from .sqlite import SQLiteStore
-from .sqlite.rows import column_kinds, encode, to_json
+from .sqlite.store import column_kinds, encode
 
 #: every table copied, with its columns, in load order (parents first)
 COPIED: dict[str, tuple[str, ...]] = {**TABLE_COLUMNS, **RESPONSE_COLUMNS}

@@ -29,7 +29,8 @@ from .records import (
     StoredResponse,
     WebSession,
 )
-from .repository import Background, Repository, StorageConflict, StorageUnavailable, stats_changed
+from .relational import stats_changed
+from .repository import Background, Repository, StorageConflict, StorageUnavailable
 from .webhook_records import Delivery, Webhook
 
 #: the order of each fact table's rows (read_facts), as the SQL stores read them

@@ -149,6 +149,12 @@ class GameLog(ABC):
         log = self.load_log(game_id)
         return log[-1].seq if log else 0
 
+    def game_state(self, game_id: int) -> tuple[int, bool]:
+        """The game's version (:meth:`game_version`) and whether it was called off, in one
+        look-up: what a write checks of a cached engine state."""
+        game = self.get_game_by_id(game_id)
+        return self.game_version(game_id), game is not None and game.status == "abandoned"
+
     def abandon_game(self, game_id: int, at: datetime) -> bool:
         """Note that the game was called off at ``at`` (migration 0014; the game and its log
         stay): False when it was called off already."""

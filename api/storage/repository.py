@@ -96,12 +96,6 @@ def unavailable_cause(exc: BaseException) -> str | None:
     return str(exc) if any(word in text for word in UNAVAILABLE_WORDS) else None
 
 
-def stats_changed(write: FactsWrite) -> bool:
-    """Whether a facts write changes the statistics: the per-player summary rows of a game
-    appear (it finished) or go (its finish was undone; a rebuild rewrites them)."""
-    return "player_game_facts" in write.replace or bool(write.append.get("player_game_facts"))
-
-
 class Background:
     """The threads a store's users run beside the requests (the statistics refresher): they
     wait on :attr:`stopping` between their rounds, and :meth:`stop` (called first by the

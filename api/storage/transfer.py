@@ -33,11 +33,12 @@ import psycopg
 
 from .convert import ConvertError, _remove
 from .postgres import PostgresStore, is_postgres_url
-from .postgres.rows import encode as pg_encode
 from .postgres.store import redacted
 from .records import EVENT_COLUMNS, RESPONSE_COLUMNS, TABLE_COLUMNS
+from .relational import decode, to_json
+from .relational import encode as pg_encode
 from .sqlite import SQLiteStore
-from .sqlite.rows import column_kinds, decode, encode, to_json
+from .sqlite.store import column_kinds, encode
 from .webhook_records import WEBHOOK_COLUMNS
 
 #: every table copied, with its columns, in load order (parents first)

@@ -200,13 +200,13 @@ def watch_of(store: Any) -> PollWatch:
     """The watch that fits ``store`` (by what it has: a SQLite file, a PostgreSQL URL; the
     PostgreSQL adapter imported only when it is in use, which the extra "postgres" brings)."""
     from .memory import MemoryStore
-    from .sqlite.store import SQLiteStore
+    from .sqlite import SQLiteStore
 
     if isinstance(store, SQLiteStore):
         return SQLiteWatch(store.path)
     if isinstance(store, MemoryStore):
         return PollWatch()
-    from .postgres.store import PostgresStore
+    from .postgres import PostgresStore
 
     if isinstance(store, PostgresStore):
         return PostgresWatch(store.url)

@@ -1,13 +1,8 @@
-"""The SQLite adapter, the store of record (standard library ``sqlite3``, WAL,
-``synchronous=NORMAL`` plus an fsync of the WAL after each commit): :class:`SQLiteStore`
-opens and migrates a database file and hands out
-:class:`SQLiteRepository` objects, one connection each. Durability and locking are explained in
-:mod:`.store` and :mod:`.repository`; files of the retired DuckDB store are converted by
-:mod:`api.storage.convert`."""
+"""SQLite's part of the relational adapter (:mod:`.store`) and its migrations (``migrations/``):
+the store of record by default."""
 
 from __future__ import annotations
 
-from .repository import SQLiteRepository
-from .store import SQLiteStore
+from .store import SQLiteRepository, SQLiteStore
 
 __all__ = ["SQLiteRepository", "SQLiteStore"]

@@ -1,68 +1,508 @@
-"""The SQLite store: one database file, a pool of connections per process, migrations at start.
+"""SQLite's part of the relational adapter (:mod:`api.storage.relational`): the store of
+record by default, one database file, a pool of connections per process, migrations at start.
 
 Settings of every connection, and why:
 
 * ``journal_mode=WAL`` (kept in the file): readers never wait for the writer nor the writer for
   them, and several processes can open the file at once.
 * ``synchronous=NORMAL`` plus an ``fsync`` of the WAL file after every commit, before the
-  transaction returns (``Writing.sync`` in :mod:`.counters`): a write is acknowledged only once the WAL
-  holds it on disk, so it survives a kill -9 *and* a power loss or a kernel crash, as with
-  FULL. The difference: FULL syncs inside COMMIT, while the write lock is held, so every
-  writer of every process waits for the previous one's fsync (about 2–3 ms on this machine's
-  disk: ~400 commits/s in all). Here the lock is released at COMMIT and the fsync follows
-  outside it; the fsyncs of writers that commit close together overlap and are done by one
-  flush of the file system's journal (a group commit made by the kernel). One fsync covers the
-  whole file, so earlier commits of other connections are synced with it (``fdatasync``, as
-  SQLite's own syncs on Linux: the frames and the file's size, not its times). NORMAL syncs the WAL
-  before each checkpoint and the database after it, so a checkpoint never loses a frame.
-* ``busy_timeout``: a writer waits up to that long for another writer (thread or process)
-  instead of failing at once.
+  transaction returns (:meth:`Writing.sync`): a write is acknowledged only once the WAL holds it
+  on disk, so it survives a kill -9 *and* a power loss, as with FULL. The difference: FULL
+  syncs inside COMMIT, while the write lock is held, so every writer waits for the previous
+  one's fsync. Here the lock is released at COMMIT and the fsync follows outside it; fsyncs of
+  writers that commit close together are done by one flush of the file system's journal (a
+  group commit made by the kernel). NORMAL syncs the WAL before each checkpoint and the
+  database after it, so a checkpoint never loses a frame.
+* ``busy_timeout``: a writer waits up to that long for another writer instead of failing.
 * ``foreign_keys=ON``: SQLite checks the schema's references only when asked, per connection.
-* Writes run in ``BEGIN IMMEDIATE`` transactions (see :class:`~.repository.SQLiteRepository`):
-  the write lock is taken first, so a transaction that reads and then writes never fails
-  halfway because another one committed in between.
+* Writes run in ``BEGIN IMMEDIATE`` transactions: the write lock is taken first, so a
+  transaction that reads and then writes never fails halfway because another one committed.
 
-:meth:`SQLiteStore.repository` hands out the calling task's repository (a thread's, or a
-greenlet's under ``schocken serve``'s gevent worker), which takes a connection from the
-store's engine (:mod:`api.storage.engine`, at most :data:`POOL_SIZE` in use) on its first statement and gives
-it back at the end of the request: a server of many short tasks neither opens a connection per
-request nor keeps one per task. The writers of a process queue on a lock (:mod:`.counters`),
-one at a time, as before; a write transaction is never left open across a request's end.
-:meth:`SQLiteStore.open_repository` opens one with a connection of its own. Migrations are the
-files of ``migrations/`` (numbered as the DuckDB ones, so the versions line up), run by Alembic
-(:mod:`api.storage.migrate`) in one immediate transaction, which also makes two processes
-starting at once apply each migration once; a database that is up to date is opened without
-taking the write lock. A database written by a newer version is refused untouched.
+Writers queue before ``BEGIN IMMEDIATE`` (:class:`Writing`): the threads of a process on a
+lock, the processes on an ``flock`` of ``<database>-writers`` (the kernel wakes the next one),
+instead of sleeping in SQLite's busy handler. The rate limit's counters (:class:`Counters`)
+only read a bucket when a request asks; the take is the first statement of the request's own
+write transaction (so it commits and is synced with the turn it paid for) or, for a request
+that writes nothing, at its end on a connection of the counters' own with ``synchronous=OFF``
+that never checkpoints (an fsync per request would halve the write rate; a counter lost in a
+crash only lets a client write once more).
 
-Backups (:mod:`.backup`): :meth:`SQLiteStore.backup_to` copies the database into a new file
-with SQLite's online backup API, one consistent moment while the server (this process or
-another) goes on writing; :meth:`SQLiteStore.restore` makes a new database file from such a
-copy; :meth:`SQLiteStore.open_copy` reads a copy without changing it.
+The one-refresher lock and the one-sender lock are ``flock``s of files beside the database
+(:func:`file_lock`): they hold across threads and processes, and the kernel drops them when
+the holder dies. Backups use SQLite's online backup API (:func:`copy_database`): one
+consistent moment while others go on writing; the copy is one file in ``journal_mode=DELETE``.
 """
 
 from __future__ import annotations
 
+import fcntl
+import logging
+import os
 import sqlite3
 import threading
-import weakref
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from datetime import datetime
 from pathlib import Path
+from typing import Any, ClassVar
+from urllib.request import pathname2url
+
+from sqlalchemy import Engine
+from sqlalchemy.dialects.sqlite import pysqlite
 
 from ...startup import check_database
-from ..engine import sqlite_engine
+from ..engine import pooled, sqlite_engine
 from ..migrate import current, upgrade
-from ..repository import Background
-from .backup import copy_database, open_read_only
-from .counters import Writing, counters_settings
-from .repository import SQLiteRepository
-from .rows import Kinds, column_kinds
+from ..relational import (
+    Kinds,
+    RelationalRepository,
+    RelationalStore,
+    naive,
+    outgoing,
+    stored_events,
+    to_json,
+)
+from ..relational import (
+    encode as encode_as,
+)
+from ..repository import (
+    RateLimited,
+    StorageConflict,
+    StorageUnavailable,
+    file_fault,
+    unavailable_cause,
+)
+from ..webhook_records import Outgoing
+
+log = logging.getLogger(__name__)
 
 #: how long a writer waits for the lock of another writer, in seconds
 BUSY_TIMEOUT = 10.0
 #: connections of a process's requests in use at once (more wait), and kept unused
 POOL_SIZE, POOL_IDLE = 32, 8
+#: the first 16 bytes of every SQLite database file
+MAGIC = b"SQLite format 3\x00"
+#: the constraint errors that mean "taken": a primary key or a unique column
+TAKEN = frozenset({"SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_CONSTRAINT_UNIQUE"})
+#: more ids than this are passed as one JSON array (json_each) instead of one parameter each
+_MANY = 500
 
 
-class SQLiteStore:
+def timestamp(value: datetime) -> str:
+    """A time as stored: naive UTC, ISO 8601 with a space, microseconds only when there are
+    any (both sort by time as text)."""
+    return naive(value).isoformat(sep=" ")
+
+
+def encode(value: Any) -> Any:
+    """A value as SQLite keeps it: JSON as compact text, a time as :func:`timestamp`."""
+    return encode_as("", value, timestamp)
+
+
+def column_kinds(conn: sqlite3.Connection) -> Kinds:
+    """Every table's columns with their declared types (upper case), read from the schema."""
+    tables = conn.execute(
+        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+    ).fetchall()
+    info = "SELECT name, type FROM pragma_table_info(?)"
+    return {
+        str(t): tuple((str(n), str(k).upper()) for n, k in conn.execute(info, [t]).fetchall())
+        for (t,) in tables
+    }
+
+
+@contextmanager
+def file_lock(path: str, wait: bool | float) -> Iterator[bool]:
+    """The exclusive flock of the file ``path`` (created if missing): waiting for it (True),
+    not (False) or up to ``wait`` seconds; yields whether it was taken."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + (0.0 if wait is True else float(wait))
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX if wait is True else fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    yield False
+                    return
+                time.sleep(0.01)
+        try:
+            yield True
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def is_sqlite_file(path: str | Path) -> bool:
+    """Whether ``path`` is an existing SQLite database file (by its header)."""
+    try:
+        with Path(path).open("rb") as fh:
+            return fh.read(len(MAGIC)) == MAGIC
+    except OSError:
+        return False
+
+
+def open_read_only(path: str | Path) -> sqlite3.Connection:
+    """A read-only connection to the database file ``path`` (which must exist)."""
+    target = Path(path).resolve()
+    if not target.is_file():
+        raise FileNotFoundError(f"{target}: no database file")
+    uri = f"file:{pathname2url(str(target))}?mode=ro"
+    return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+
+
+def copy_database(source: sqlite3.Connection, target: str | Path) -> int:
+    """Copy the database of ``source`` into the new file ``target`` (refused if it exists),
+    one read transaction; the number of tables copied. A failed copy leaves no file behind."""
+    target = Path(target)
+    if target.exists():
+        raise FileExistsError(f"{target} exists: a copy goes only into a new file")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    dest = sqlite3.connect(str(target), isolation_level=None)
+    try:
+        source.backup(dest)  # pages=-1: everything in one step, one read transaction
+        dest.execute("PRAGMA journal_mode = DELETE")
+        count = dest.execute("SELECT count(*) FROM sqlite_schema WHERE type = 'table'")
+        tables = int(count.fetchone()[0])
+        dest.close()
+    except BaseException:
+        dest.close()
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            Path(f"{target}{suffix}").unlink(missing_ok=True)
+        raise
+    return tables
+
+
+class Writing:
+    """The writers' queue and the WAL's sync of one database file, shared by the process."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._lock = threading.RLock()
+        self._depth = 0  # changed only by the thread holding _lock
+        self._queue: int | None = None  # the file descriptor of <database>-writers
+        self._wal: int | None = None
+
+    @contextmanager
+    def queued(self) -> Iterator[None]:
+        """First in this process, then among the processes (re-entrant in a thread)."""
+        with self._lock:
+            if self._depth == 0 and self._queue_fd() >= 0:
+                fcntl.flock(self._queue_fd(), fcntl.LOCK_EX)
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+                if self._depth == 0 and self._queue_fd() >= 0:
+                    fcntl.flock(self._queue_fd(), fcntl.LOCK_UN)
+
+    def _queue_fd(self) -> int:
+        if self._queue is None:
+            try:
+                self._queue = os.open(self.path + "-writers", os.O_RDWR | os.O_CREAT, 0o600)
+            except OSError:  # a read-only folder: queue in this process only
+                self._queue = -1
+        return self._queue
+
+    def sync(self) -> None:
+        """Put the WAL on disk (after a commit). The first time, the folder as well: the WAL
+        file's name must survive a power loss too."""
+        if self._wal is None:
+            with self._lock:
+                if self._wal is None:
+                    folder = os.open(os.path.dirname(os.path.abspath(self.path)), os.O_RDONLY)
+                    try:
+                        os.fsync(folder)
+                    finally:
+                        os.close(folder)
+                    self._wal = os.open(self.path + "-wal", os.O_RDONLY)
+        os.fdatasync(self._wal)  # the data and the size: what a reader needs after a crash
+
+    def close(self) -> None:
+        with self._lock:
+            for fd in (self._queue, self._wal):
+                if fd is not None and fd >= 0:
+                    os.close(fd)
+            self._queue = self._wal = None
+
+
+class Counters:
+    """Token buckets and failed logins, on connections of their own (``pool``, one taken per
+    statement: a counter is never waited for while a request's connection is held); a take is
+    written by the request's next write transaction (:meth:`begin`) or at its end
+    (:meth:`settle`)."""
+
+    def __init__(self, writing: Writing | None, pool: Engine | None, sql: Mapping[str, str]):
+        self._writing, self._pool, self._sql = writing, pool, sql
+        self._pending: dict[str, Any] | None = None  # read, not yet written
+        self._written: dict[str, Any] | None = None  # written by an uncommitted transaction
+
+    @contextmanager
+    def _connection(self, write: bool) -> Iterator[sqlite3.Connection]:
+        if self._writing is None or self._pool is None:
+            raise NotImplementedError("a read-only copy keeps no counters")
+        with pooled(self._pool) as conn, self._writing.queued() if write else _nothing():
+            yield conn
+
+    def take(self, who: str, now: float, per_second: float, burst: int) -> float:
+        """0.0 when ``who`` has a token (taken by the request's write transaction or at its
+        end), else the seconds until the next one."""
+        self.settle()  # a take of an earlier request not written yet (it ended abnormally)
+        params = {"who": who, "now": now, "rate": per_second, "burst": float(burst)}
+        with self._connection(False) as conn:
+            row = conn.execute(self._sql["peek_token"], params).fetchone()
+        tokens = float(burst) if row is None else float(row[0])
+        if tokens < 1.0:  # nothing to write: the stored bucket refills to the same tokens
+            return (1.0 - tokens) / per_second
+        self._pending = params
+        return 0.0
+
+    def begin(self, conn: sqlite3.Connection, on_commit: list[Callable[[], None]]) -> None:
+        """``BEGIN IMMEDIATE`` on ``conn``, then the pending token taken in it. Raises
+        :class:`RateLimited` when none is left (the caller rolls back)."""
+        conn.execute("BEGIN IMMEDIATE")
+        params, self._pending = self._pending, None
+        if params is None:
+            return
+        tokens, granted = conn.execute(self._sql["take_token"], params).fetchone()
+        if not granted:
+            raise RateLimited((1.0 - float(tokens)) / params["rate"])
+        self._written = params
+        on_commit.append(self._committed)
+
+    def _committed(self) -> None:
+        self._written = None
+
+    def settle(self) -> None:
+        """At the end of a request: a token not taken by a committed transaction is taken now
+        (a failure is logged, not raised: the answer is out)."""
+        params = self._pending or self._written
+        self._pending = self._written = None
+        if params is not None:
+            try:
+                self.run("take_token", params)
+            except (sqlite3.Error, NotImplementedError):
+                log.warning("rate limit: a token could not be taken", exc_info=True)
+
+    def run(self, name: str, params: dict[str, Any]) -> Any:
+        """One statement, committed at once (a read does not queue); its first row."""
+        with self._connection(name != "failures") as conn:
+            cursor = conn.execute(self._sql[name], params)
+            return cursor.fetchone() if cursor.description else None
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+class SQLiteRepository(RelationalRepository):
+    """The relational repository on SQLite: ``own`` connection, or (None) one taken from
+    ``pool``; the rate limit's counters on connections of ``counters``."""
+
+    _DIALECT = pysqlite.dialect(paramstyle="named")
+    _DRIVER_ERROR = sqlite3.Error
+    _FUNCTIONS: ClassVar[dict[str, str]] = {"least": "min", "greatest": "max"}
+    _OWN_SQL: ClassVar[dict[str, str]] = {
+        # the outbox write of an entry: one INSERT … SELECT, nothing read without webhooks
+        "enqueue": "INSERT INTO webhook_deliveries (webhook_id, stammtisch_id, position, "
+        "event_index, state, attempts, next_attempt_at, created_at, kind) SELECT w.id, "
+        "w.stammtisch_id, :position, e.key, 'pending', 0, :at, :at, e.value FROM webhooks w "
+        "JOIN json_each(:kinds) e WHERE w.stammtisch_id = :st AND w.active AND EXISTS "
+        "(SELECT 1 FROM json_each(w.kinds) k WHERE k.value = e.value) ORDER BY w.id, e.key",
+        # the claim: the oldest due delivery of each active webhook with no attempt in flight,
+        # the least recently served webhook first (never served, then the oldest last claim)
+        "pick": "SELECT id, webhook_id FROM (SELECT d.id, d.webhook_id, d.next_attempt_at, "
+        "w.busy_until, row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, "
+        "d.id) AS n FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id "
+        "WHERE d.state = 'pending' AND d.next_attempt_at <= :now AND w.active "
+        "AND (w.busy_until IS NULL OR w.busy_until <= :now)) WHERE n = 1 "
+        "ORDER BY busy_until IS NOT NULL, busy_until, next_attempt_at, id LIMIT :limit",
+        "busy": "UPDATE webhooks SET busy_until = :lease "
+        "WHERE id IN (SELECT value FROM json_each(:hooks))",
+        "claim": "UPDATE webhook_deliveries SET attempts = attempts + 1, "
+        "last_attempt_at = :now, next_attempt_at = :lease "
+        "WHERE id IN (SELECT value FROM json_each(:ids))",
+        "claimed": "SELECT d.*, w.url, w.secret, s.slug, e.game_id, e.seq, e.events, "
+        "e.recorded_at FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id "
+        "JOIN stammtische s ON s.id = d.stammtisch_id LEFT JOIN game_events e "
+        "ON e.stammtisch_id = d.stammtisch_id AND e.position = d.position "
+        "WHERE d.id IN (SELECT value FROM json_each(:ids)) ORDER BY d.next_attempt_at, d.id",
+        # anything due at all (a read, no lock): an idle sender takes no write lock
+        "any_due": "SELECT 1 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id "
+        "WHERE d.state = 'pending' AND d.next_attempt_at <= :now AND w.active "
+        "AND (w.busy_until IS NULL OR w.busy_until <= :now) LIMIT 1",
+        "since": "SELECT rowid, stammtisch_id, position, game_id, seq, events, recorded_at "
+        "FROM game_events WHERE rowid > :rowid ORDER BY rowid LIMIT :limit",
+    }
+
+    def __init__(
+        self,
+        own: sqlite3.Connection | None,
+        kinds: Kinds,
+        writing: Writing | None = None,
+        pool: Engine | None = None,
+        counters: Engine | None = None,
+    ) -> None:
+        super().__init__(own, kinds, pool)
+        self._queue = writing  # the writers' queue, the WAL's sync
+        self.counters = Counters(writing, counters, self._sql_of)
+
+    def _begin(self) -> None:
+        assert self._pending is not None
+        self.counters.begin(self._conn, self._pending)
+
+    def _queued(self) -> AbstractContextManager[Any]:
+        return self._queue.queued() if self._queue is not None else _nothing()
+
+    def _committed(self) -> None:
+        if self._queue is not None:
+            self._queue.sync()  # outside the queue: the next writer goes on meanwhile
+
+    def _busy(self, conn: Any) -> bool:
+        return bool(conn.in_transaction)
+
+    def _time(self, value: Any) -> Any:
+        return timestamp(value)
+
+    def _fault(self, exc: Exception, conflict: str | None) -> Exception | None:
+        if isinstance(exc, sqlite3.IntegrityError):
+            taken = getattr(exc, "sqlite_errorname", "") in TAKEN
+            return StorageConflict(conflict or str(exc)) if taken else None
+        cause = unavailable_cause(exc) if isinstance(exc, sqlite3.OperationalError) else None
+        return None if cause is None else StorageUnavailable(f"SQLite: {cause}")
+
+    def _in(self, ids: Sequence[int]) -> tuple[str, dict[str, Any]]:
+        """A few ids as one parameter each, so that SQLite searches the index."""
+        if len(ids) > _MANY:
+            return super()._in(ids)
+        return ", ".join(f":i{n}" for n in range(len(ids))) or "NULL", {
+            f"i{n}": i for n, i in enumerate(ids)
+        }
+
+    def close(self) -> None:
+        super().close()
+        if not self.disconnected:
+            self.counters.settle()  # a rate-limit token no committed write took
+
+    def _path(self) -> str:
+        return str(self._conn.execute("PRAGMA database_list").fetchone()[2])
+
+    def probe(self) -> None:
+        """Can the database take the write lock (given back at once, never waited for: one
+        held by another writer shows it can), and are its file and folder writable with room
+        on the disk? Raises :class:`StorageUnavailable` if not."""
+        if self._depth:
+            return
+        conn = self._conn
+        wait = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+        conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            self._x("BEGIN IMMEDIATE")
+            conn.execute("ROLLBACK")
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(wait)}")
+        fault = file_fault(self._path())
+        if fault is not None:
+            raise StorageUnavailable(f"SQLite: {fault}")
+
+    def _counted(self, name: str, params: dict[str, Any]) -> Any:
+        try:
+            return self.counters.run(name, params)
+        except sqlite3.OperationalError as exc:
+            raise self._fault(exc, None) or exc from exc
+
+    def take_token(self, who: str, now: float, per_second: float, burst: int) -> float:
+        try:
+            return self.counters.take(who, now, per_second, burst)
+        except sqlite3.OperationalError as exc:  # a full disk: 503 here already
+            raise self._fault(exc, None) or exc from exc
+
+    def purge_tokens(self, before: float) -> None:
+        self._counted("purge_tokens", {"before": before})
+
+    def settle_tokens(self) -> None:
+        self.counters.settle()
+
+    def events_since_rowid(self, rowid: int, limit: int) -> tuple[int, list[Any]]:
+        """Rows of every Stammtisch after ``rowid`` (one writer at a time: the rowid grows in
+        commit order), for the event streams' pollers; the last rowid and the rows."""
+        rows = self._all("since", {"rowid": rowid, "limit": limit})
+        return (int(rows[-1][0]), [stored_events(r[1:]) for r in rows]) if rows else (rowid, [])
+
+    def claim_deliveries(self, now: Any, lease_until: Any, limit: int) -> list[Outgoing]:
+        at, lease = timestamp(now), timestamp(lease_until)
+        if self._one("any_due", {"now": at}) is None:
+            return []
+        with self.transaction():
+            picked = self._all("pick", {"now": at, "limit": limit})
+            if not picked:
+                return []
+            ids, hooks = to_json([r[0] for r in picked]), to_json([r[1] for r in picked])
+            self._x("busy", {"lease": lease, "hooks": hooks})
+            self._x("claim", {"now": at, "lease": lease, "ids": ids})
+            rows = self._all("claimed", {"ids": ids})
+        return outgoing(rows)
+
+    def stats_csv(
+        self, tables: Mapping[str, Sequence[str]], stammtische: Any
+    ) -> dict[str, list[str]]:
+        """As the port's, but SQLite renders the lines and joins them into one text per
+        table (no Python object per value or row; the query runs without the GIL, so that a
+        refresh reads the next chunk while another thread computes)."""
+        out: dict[str, list[str]] = {}
+        with self.reading():
+            for table, columns, where, params in self._selects(tables, stammtische):
+                kinds = dict(self._kinds[table])
+                required = {str(r[1]) for r in self._conn.execute(f"PRAGMA table_info({table})")
+                            if r[3]}  # fmt: skip
+                # a NOT NULL integer as %d (SQLite's fastest rendering), the rest as text
+                plain = {c for c in columns if c in required and _integer(kinds[c])}
+                marks = ",".join("%d" if c in plain else "%s" for c in columns)
+                values = ", ".join(c if c in plain else _csv_sql(c, kinds[c]) for c in columns)
+                sql = f"SELECT group_concat(printf('{marks}', {values}), char(10)) FROM {table}"  # noqa: S608
+                row = self._one(sql + where, params)
+                out[table] = [row[0]] if row and row[0] else []
+        return out
+
+    @contextmanager
+    def stats_lock(self, wait: bool | float = True) -> Iterator[bool]:
+        with file_lock(f"{self._path()}.stats-lock", wait) as taken:
+            yield taken
+
+    @contextmanager
+    def sender_lock(self) -> Iterator[bool]:
+        """One sender per database file: an flock of ``<file>.webhooks-lock`` (given up at
+        once when another sender holds it)."""
+        path = self._path()
+        if not path:
+            yield True
+            return
+        with file_lock(f"{path}.webhooks-lock", False) as taken:
+            yield taken
+
+
+def _integer(kind: str) -> bool:
+    return kind.upper() in ("INTEGER", "BIGINT", "BOOLEAN")
+
+
+def _csv_sql(column: str, kind: str) -> str:
+    """SQL rendering ``column`` as a value of a CSV line (see ``Statistics.stats_csv``):
+    integers as they are, other values quoted."""
+    if _integer(kind):
+        return f"ifnull({column}, '\\N')"
+    quoted = f"'\"' || replace({column}, '\"', '\"\"') || '\"'"
+    return f"CASE WHEN {column} IS NULL THEN '\\N' ELSE {quoted} END"
+
+
+class SQLiteStore(RelationalStore):
     """The process-wide handle of one SQLite database file."""
 
     def __init__(
@@ -77,17 +517,12 @@ class SQLiteStore:
                 f"{path!r} is none"
             )
         check_database(path)  # its folder made; an unusable file or folder: StartupError
-        self.path = path
-        self.busy_timeout = busy_timeout
-        self._local = threading.local()
-        self._repos: weakref.WeakSet[SQLiteRepository] = weakref.WeakSet()
-        self._lock = threading.Lock()
-        self.background = Background()
-        self._writing = Writing(path, self.connect)  # writers' queue, WAL sync, counters
+        super().__init__()
+        self.path, self.busy_timeout = path, busy_timeout
+        self._writing = Writing(path)  # writers' queue, WAL sync
         self._pool = sqlite_engine(self._open, self._settings, POOL_SIZE, POOL_IDLE, busy_timeout)
-        counters = sqlite_engine(self._open, counters_settings(self._settings), POOL_SIZE,
-                                 POOL_IDLE, busy_timeout)  # fmt: skip
-        self._counters = counters
+        self._counters = sqlite_engine(self._open, self._counter_settings, POOL_SIZE,
+                                       POOL_IDLE, busy_timeout)  # fmt: skip
         conn = self.connect()
         try:
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -98,13 +533,12 @@ class SQLiteStore:
         self.migrate(until)
         conn = self.connect()
         try:
-            self._kinds: Kinds = column_kinds(conn)
+            self._kinds = column_kinds(conn)
         finally:
             conn.close()
 
     def connect(self) -> sqlite3.Connection:
-        """A new connection with the settings of the module's text (the pooled ones get them
-        from the engine's ``connect`` listener)."""
+        """A new connection with the settings of the module's text (outside the pool)."""
         conn = self._open()
         try:
             self._settings(conn)
@@ -115,17 +549,22 @@ class SQLiteStore:
 
     def _open(self) -> sqlite3.Connection:
         """A new connection without settings. Transactions are explicit
-        (``isolation_level=None``); it may be closed from another thread than its own
-        (:meth:`close`), but is used by one thread at a time."""
+        (``isolation_level=None``); it may be closed from another thread than its own."""
         return sqlite3.connect(
             self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False
         )
 
     def _settings(self, conn: sqlite3.Connection) -> None:
-        """The settings of every connection (see the module's text)."""
         conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
         conn.execute("PRAGMA synchronous = NORMAL")  # + sync() after every commit
         conn.execute("PRAGMA foreign_keys = ON")
+
+    def _counter_settings(self, conn: sqlite3.Connection) -> None:
+        """The counters' connections: no sync, and never a checkpoint (with OFF it would not
+        sync the database file, and the WAL it empties may hold acknowledged turns)."""
+        self._settings(conn)
+        conn.execute("PRAGMA synchronous = OFF")
+        conn.execute("PRAGMA wal_autocheckpoint = 0")
 
     def migrate(self, until: int | None = None) -> list[int]:
         """Apply every pending migration (up to version ``until``) with Alembic
@@ -159,8 +598,7 @@ class SQLiteStore:
 
     @staticmethod
     def open_copy(path: str | Path) -> SQLiteRepository:
-        """A read-only repository on the copy ``path``; :meth:`SQLiteRepository.disconnect`
-        closes it."""
+        """A read-only repository on the copy ``path``; its ``disconnect`` closes it."""
         conn = open_read_only(path)
         try:
             kinds = column_kinds(conn)
@@ -169,39 +607,21 @@ class SQLiteStore:
             raise
         return SQLiteRepository(conn, kinds)
 
+    def _new_repository(self, own: Any = None) -> SQLiteRepository:
+        pool = None if own is not None else self._pool
+        return SQLiteRepository(own, self._kinds, self._writing, pool, self._counters)
+
     def repository(self) -> SQLiteRepository:
-        """This task's repository (a thread's or a greenlet's): it takes a pooled connection
-        on its first statement and gives it back when closed at the end of a request."""
-        repo: SQLiteRepository | None = getattr(self._local, "repo", None)
-        if repo is None or repo.disconnected:
-            repo = self._register(
-                SQLiteRepository(None, self._kinds, self._writing, self._pool, self._counters)
-            )
-            self._local.repo = repo
+        repo: SQLiteRepository = super().repository()
         return repo
 
     def open_repository(self) -> SQLiteRepository:
-        """A repository on a new connection of its own; :meth:`SQLiteRepository.disconnect`
-        (or :meth:`close` of the store) closes it."""
-        conn = self.connect()
-        return self._register(
-            SQLiteRepository(conn, self._kinds, self._writing, counters=self._counters)
-        )
-
-    def _register(self, repo: SQLiteRepository) -> SQLiteRepository:
-        with self._lock:
-            self._repos.add(repo)
+        """A repository on a new connection of its own; its ``disconnect`` (or :meth:`close`
+        of the store) closes it."""
+        repo: SQLiteRepository = self._register(self._new_repository(self.connect()))
         return repo
 
     def close(self) -> None:
-        """Stop the threads running beside the requests, then close every connection this
-        store opened that is still open."""
-        self.background.stop()
-        with self._lock:
-            repos = list(self._repos)
-            self._repos.clear()
-        for repo in repos:
-            repo.disconnect()
-        self._pool.dispose()
+        super().close()
         self._counters.dispose()
         self._writing.close()
