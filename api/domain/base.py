@@ -91,7 +91,10 @@ class UseCases:
         if rt is not None and rt.record is not None:
             if rt.record.stammtisch_id != st.id:
                 raise NotFound(f"Kein Spiel {game_id} an diesem Stammtisch.", code="game_not_found")
-            if self.repo.game_version(game_id) == rt.last_seq:
+            version, called_off = self.repo.game_state(game_id)
+            if version == rt.last_seq:
+                if called_off and rt.record.status != "abandoned":
+                    rt.record = replace(rt.record, status="abandoned")
                 return rt
             self.cache.drop(game_id)
         with self.repo.reading():
@@ -122,10 +125,6 @@ class UseCases:
             raise Conflict(ABANDONED, code="game_abandoned")
 
     def abandoned(self, rt: GameRuntime, game_id: int) -> bool:
-        """Whether the game was called off, as the database says now (``rt`` follows)."""
-        fresh = self.repo.get_game_by_id(game_id)
-        if fresh is None or fresh.status != "abandoned":
-            return False
-        if rt.record is not None and rt.record.status != "abandoned":
-            rt.record = replace(rt.record, status="abandoned")
-        return True
+        """Whether the game was called off, as the database said when :meth:`_runtime` gave
+        ``rt`` (also in another process: it reads the flag with the version)."""
+        return rt.record is not None and rt.record.status == "abandoned"

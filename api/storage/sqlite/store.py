@@ -352,9 +352,21 @@ class SQLiteRepository(RelationalRepository):
         self._queue = writing  # the writers' queue, the WAL's sync
         self.counters = Counters(writing, counters, self._sql_of)
 
+    @contextmanager
+    def _mapped(self) -> Iterator[None]:
+        """The driver's errors of statements run beside :meth:`_x` as the port's."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            port = self._fault(exc, None)
+            if port is None:
+                raise
+            raise port from exc
+
     def _begin(self) -> None:
         assert self._pending is not None
-        self.counters.begin(self._conn, self._pending)
+        with self._mapped():
+            self.counters.begin(self._conn, self._pending)
 
     def _queued(self) -> AbstractContextManager[Any]:
         return self._queue.queued() if self._queue is not None else _nothing()
@@ -414,16 +426,12 @@ class SQLiteRepository(RelationalRepository):
             raise StorageUnavailable(f"SQLite: {fault}")
 
     def _counted(self, name: str, params: dict[str, Any]) -> Any:
-        try:
+        with self._mapped():
             return self.counters.run(name, params)
-        except sqlite3.OperationalError as exc:
-            raise self._fault(exc, None) or exc from exc
 
     def take_token(self, who: str, now: float, per_second: float, burst: int) -> float:
-        try:
+        with self._mapped():  # a full disk: 503 here already
             return self.counters.take(who, now, per_second, burst)
-        except sqlite3.OperationalError as exc:  # a full disk: 503 here already
-            raise self._fault(exc, None) or exc from exc
 
     def purge_tokens(self, before: float) -> None:
         self._counted("purge_tokens", {"before": before})
