@@ -1,5 +1,5 @@
 """The statistics read model of the in-memory fake (the port methods of
-:class:`~api.storage.repository.Repository` for it; see api/storage/sqlite/readmodel.py)."""
+:class:`~api.storage.repository.Repository` for it; see api/storage/relational.py)."""
 
 from __future__ import annotations
 

@@ -51,8 +51,8 @@ from .records import (
     WebSession,
 )
 from .repository import Background, Repository, StorageConflict
+from .sql import queries
 from .webhook_records import (
-    WEBHOOK_COLUMNS,
     Backlog,
     Delivery,
     Outgoing,
@@ -130,167 +130,21 @@ def stats_changed(write: FactsWrite) -> bool:
     return "player_game_facts" in write.replace or bool(write.append.get("player_game_facts"))
 
 
-_GAME = """
-SELECT g.id, g.stammtisch_id, g.header, g.rules, g.options, g.played_at, g.played_at_utc,
-       g.year, g.source, g.created_at,
-       CASE WHEN g.abandoned_at IS NULL THEN coalesce(f.status, 'running') ELSE 'abandoned' END,
-       coalesce(f.phase, 'half1'), f.loser, g.played_local, g.number
-FROM games g LEFT JOIN game_facts f ON f.game_id = g.id"""
-_FILTER = """
-WHERE g.stammtisch_id = :stammtisch_id
-  AND (CAST(:year AS BIGINT) IS NULL OR g.year = CAST(:year AS BIGINT))
-  AND (CAST(:status AS TEXT) IS NULL OR CASE WHEN g.abandoned_at IS NULL
-       THEN coalesce(f.status, 'running') ELSE 'abandoned' END = CAST(:status AS TEXT))
-  AND (CAST(:player_id AS BIGINT) IS NULL OR EXISTS (SELECT 1 FROM game_players p
-       WHERE p.game_id = g.id AND p.player_id = CAST(:player_id AS BIGINT)))"""
-_EVENT = "stammtisch_id, position, game_id, seq, events, recorded_at"
-_HOOK = ", ".join(WEBHOOK_COLUMNS["webhooks"])
-_DELIVERY = ", ".join(WEBHOOK_COLUMNS["webhook_deliveries"])
 #: a fact table's rows in their natural order
 _ORDER = {
     "game_facts": "game_id", "turn_facts": "turn_no", "round_facts": "round_no",
     "deckel_moves": "move_no", "half_facts": "half", "player_game_facts": "player_id",
 }  # fmt: skip
-#: a Stammtisch's statistics are stale: its mark's version goes up
-_MARK = """
-INSERT INTO stats_stale (stammtisch_id, version) SELECT stammtisch_id, 1 FROM {table}
-WHERE id = :id ON CONFLICT (stammtisch_id) DO UPDATE SET version = stats_stale.version + 1"""
+
+
+def named(package: str) -> dict[str, str]:
+    """The named statements of ``package``'s ``queries.sql``, by name."""
+    return {name: sql.rstrip(";") for name, sql in queries(package).items()}
+
+
+#: the statements written once (``{least}``/``{greatest}``: the dialect's functions), and
 #: the seats of games (``{ids}``: :meth:`RelationalRepository._in`)
-SEATS = "SELECT game_id, seat, player_id, name, starter FROM game_players WHERE game_id IN ({ids}) ORDER BY game_id, seat"
-#: the statements written once (``{least}``/``{greatest}``: the dialect's functions)
-SQL = {
-    "add_stammtisch": "INSERT INTO stammtische (slug, name, rules, private, token_hash, "
-    "created_at) VALUES (:slug, :name, :rules, :private, :token_hash, :created_at) "
-    "ON CONFLICT (slug) DO NOTHING RETURNING id",
-    "get_stammtisch": "SELECT id, slug, name, rules, private, token_hash, created_at "
-    "FROM stammtische WHERE slug = :slug",
-    "update_stammtisch": "UPDATE stammtische SET name = :name, rules = :rules, "
-    "private = :private WHERE id = :id",
-    "add_player": "INSERT INTO players (stammtisch_id, name, retired, created_at) "
-    "VALUES (:stammtisch_id, :name, :retired, :created_at) RETURNING id",
-    "list_players": "SELECT id, stammtisch_id, name, retired, created_at, retired_at "
-    "FROM players WHERE stammtisch_id = :stammtisch_id ORDER BY id",
-    "update_player": "UPDATE players SET name = :name, retired = :retired, "
-    "retired_at = :retired_at WHERE id = :id",
-    "mark_player": _MARK.format(table="players"),
-    "mark_game": _MARK.format(table="games"),
-    "mark": "INSERT INTO stats_stale (stammtisch_id, version) VALUES (:id, 1) "
-    "ON CONFLICT (stammtisch_id) DO UPDATE SET version = stats_stale.version + 1",
-    "add_game": "INSERT INTO games (stammtisch_id, header, rules, options, played_at, "
-    "played_at_utc, played_local, year, source, created_at) VALUES (:stammtisch_id, :header, "
-    ":rules, :options, :played_at, :played_at_utc, :played_local, :year, :source, :created_at) "
-    "RETURNING id",
-    "add_seat": "INSERT INTO game_players (game_id, seat, player_id, name, starter) "
-    "VALUES (:game_id, :seat, :player_id, :name, :starter)",
-    "get_game": _GAME + " WHERE g.id = :game_id",
-    "list_games": _GAME + _FILTER + " ORDER BY g.played_at_utc DESC, g.id DESC "
-    "LIMIT :limit OFFSET :offset",
-    "count_games": "SELECT count(*) FROM games g LEFT JOIN game_facts f ON f.game_id = g.id"
-    + _FILTER,
-    "game_ids": "SELECT id FROM games ORDER BY id",
-    "slugs": "SELECT id, slug FROM stammtische ORDER BY id",
-    "version": "SELECT seq FROM game_log WHERE game_id = :game_id ORDER BY seq DESC LIMIT 1",
-    "state": "SELECT (SELECT seq FROM game_log WHERE game_id = :game_id ORDER BY seq DESC "
-    "LIMIT 1), abandoned_at FROM games WHERE id = :game_id",
-    "abandon": "UPDATE games SET abandoned_at = :at WHERE id = :game_id AND abandoned_at IS NULL",
-    "load_log": "SELECT game_id, seq, kind, body, recorded_at FROM game_log "
-    "WHERE game_id = :game_id ORDER BY seq",
-    "append": "INSERT INTO game_log (game_id, seq, kind, body, recorded_at) "
-    "VALUES (:game_id, :seq, :kind, :body, :recorded_at)",
-    "get_response": "SELECT stammtisch_id, key_hash, fingerprint, status, content_type, body, "
-    "created_at FROM idempotency_keys WHERE stammtisch_id = :stammtisch_id "
-    "AND key_hash = :key_hash",
-    "save_response": "INSERT INTO idempotency_keys (stammtisch_id, key_hash, fingerprint, "
-    "status, content_type, body, created_at) VALUES (:stammtisch_id, :key_hash, :fingerprint, "
-    ":status, :content_type, :body, :created_at) "
-    "ON CONFLICT (stammtisch_id, key_hash) DO NOTHING RETURNING 1",
-    "purge_responses": "DELETE FROM idempotency_keys WHERE created_at < :before",
-    # the rate limits (migration 0007): one token taken in one statement (the expressions of
-    # the UPDATE see the row before it: refilled = tokens + elapsed × rate, capped)
-    "take_token": "INSERT INTO rate_limits AS r (who, tokens, updated_at, granted) "
-    "VALUES (:who, :burst - 1.0, :now, 1) ON CONFLICT (who) DO UPDATE SET "
-    "tokens = {least}(:burst, r.tokens + {greatest}(0.0, :now - r.updated_at) * :rate) - "
-    "CASE WHEN {least}(:burst, r.tokens + {greatest}(0.0, :now - r.updated_at) * :rate) >= 1.0 "
-    "THEN 1 ELSE 0 END, "
-    "granted = CASE WHEN {least}(:burst, r.tokens + {greatest}(0.0, :now - r.updated_at) "
-    "* :rate) >= 1.0 THEN 1 ELSE 0 END, updated_at = {greatest}(r.updated_at, :now) "
-    "RETURNING tokens, granted",
-    "peek_token": "SELECT {least}(:burst, tokens + {greatest}(0.0, :now - updated_at) * :rate) "
-    "FROM rate_limits WHERE who = :who",
-    "purge_tokens": "DELETE FROM rate_limits WHERE updated_at < :before",
-    "note_failure": "INSERT INTO login_failures AS f (who, failures, last_at) "
-    "VALUES (:who, 1, :now) ON CONFLICT (who) DO UPDATE SET failures = f.failures + 1, "
-    "last_at = {greatest}(f.last_at, :now) RETURNING failures, last_at",
-    "failures": "SELECT failures, last_at FROM login_failures WHERE who = :who",
-    "clear_failures": "DELETE FROM login_failures WHERE who = :who",
-    # logins of the pub form (migration 0010)
-    "add_login": "INSERT INTO web_sessions (id_hash, stammtisch_id, token_hash, expires_at) "
-    "VALUES (:id_hash, :stammtisch_id, :token_hash, :expires_at)",
-    "get_login": "SELECT id_hash, stammtisch_id, token_hash, expires_at FROM web_sessions "
-    "WHERE id_hash = :id_hash",
-    "delete_login": "DELETE FROM web_sessions WHERE id_hash = :id_hash",
-    "purge_logins": "DELETE FROM web_sessions WHERE expires_at < :before",
-    "new_key": "UPDATE stammtische SET token_hash = :token_hash WHERE id = :id",
-    "old_logins": "DELETE FROM web_sessions WHERE stammtisch_id = :id AND token_hash <> :token_hash",
-    # the outbox of domain events (migration 0012): a row per entry at the Stammtisch's next
-    # position (its row of event_positions locked until the commit: positions commit in order)
-    "next_position": "INSERT INTO event_positions (stammtisch_id, position) VALUES (:st, 1) "
-    "ON CONFLICT (stammtisch_id) DO UPDATE SET position = event_positions.position + 1 "
-    "RETURNING position",
-    "add_events": f"INSERT INTO game_events ({_EVENT}) "
-    "VALUES (:st, :position, :game, :seq, :events, :at)",
-    "stammtisch_events": f"SELECT {_EVENT} FROM game_events WHERE stammtisch_id = :id "  # noqa: S608
-    "AND position > :after ORDER BY position LIMIT :limit",
-    "game_events": f"SELECT {_EVENT} FROM game_events WHERE game_id = :id AND seq > :after "  # noqa: S608
-    "ORDER BY seq LIMIT :limit",
-    "last_position": "SELECT position FROM event_positions WHERE stammtisch_id = :id",
-    # the statistics read model (migration 0006)
-    "stammtisch_ids": "SELECT id FROM stammtische ORDER BY id",
-    "stale": "SELECT stammtisch_id, version FROM stats_stale",
-    "add_period": "INSERT INTO stats_periods VALUES (:st, :year, :games, :body, :at, :version)",
-    "clear_mark": "DELETE FROM stats_stale WHERE stammtisch_id = :st AND version = :version",
-    "read_stats": "SELECT body FROM stats_periods WHERE stammtisch_id = :id AND year = :year",
-    "stats_years": "SELECT stammtisch_id, year, games FROM stats_periods WHERE year <> 0 "
-    "AND games > 0 AND (CAST(:id AS BIGINT) IS NULL OR stammtisch_id = CAST(:id AS BIGINT)) "
-    "ORDER BY stammtisch_id, year DESC",
-    "stats_computed": "SELECT stammtisch_id FROM stats_periods WHERE year = 0",
-    # webhooks and their outbox (migration 0013)
-    "add_webhook": "INSERT INTO webhooks (stammtisch_id, url, kinds, secret, active, "
-    "description, created_at) VALUES (:st, :url, :kinds, :secret, :active, :description, :at) "
-    f"RETURNING {_HOOK}",
-    "list_webhooks": f"SELECT {_HOOK} FROM webhooks WHERE stammtisch_id = :st ORDER BY id",  # noqa: S608
-    "get_webhook": f"SELECT {_HOOK} FROM webhooks WHERE id = :id AND stammtisch_id = :st",  # noqa: S608
-    "update_webhook": "UPDATE webhooks SET url = :url, kinds = :kinds, secret = :secret, "
-    "active = :active, description = :description WHERE id = :id",
-    "delete_webhook": "DELETE FROM webhooks WHERE id = :id",
-    "add_ping": "INSERT INTO webhook_deliveries (webhook_id, stammtisch_id, position, "
-    "event_index, payload, state, attempts, next_attempt_at, created_at, kind) "
-    f"VALUES (:id, :st, NULL, 0, :payload, 'pending', 0, :at, :at, 'ping') RETURNING {_DELIVERY}",
-    "deliveries": f"SELECT {_DELIVERY} FROM webhook_deliveries WHERE webhook_id = :id "  # noqa: S608
-    "ORDER BY id DESC LIMIT :limit OFFSET :offset",
-    "count_deliveries": "SELECT count(*) FROM webhook_deliveries WHERE webhook_id = :id",
-    "get_delivery": f"SELECT {_DELIVERY} FROM webhook_deliveries "  # noqa: S608
-    "WHERE id = :id AND webhook_id = :webhook",
-    "redeliver": "UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = :at "
-    "WHERE id = :id",
-    # the due deliveries (how many, the oldest due), and the oldest due of a webhook without an
-    # attempt in flight (one that waits for the sender, not for its receiver)
-    "backlog": "SELECT count(*), min(d.next_attempt_at), min(CASE WHEN w.busy_until IS NULL "
-    "OR w.busy_until <= :now THEN d.next_attempt_at END) FROM webhook_deliveries d "
-    "JOIN webhooks w ON w.id = d.webhook_id "
-    "WHERE d.state = 'pending' AND d.next_attempt_at <= :now AND w.active",
-    "purge_deliveries": "DELETE FROM webhook_deliveries WHERE state <> 'pending' "
-    "AND created_at < :before",
-    # before its outcome is stored: the webhook of a finished attempt is free for its next
-    # one, busy until the attempt's claim (past; it orders the turns of the webhooks), if this
-    # attempt still holds it (its lease: a late outcome frees no one else's claim)
-    "free": "UPDATE webhooks SET busy_until = d.last_attempt_at FROM (SELECT webhook_id, "
-    "last_attempt_at, next_attempt_at FROM webhook_deliveries WHERE id = :id) d "
-    "WHERE webhooks.id = d.webhook_id AND webhooks.busy_until = d.next_attempt_at",
-    "finish": "UPDATE webhook_deliveries SET state = :state, next_attempt_at = :next, "
-    "last_status = :status, last_error = :error, "
-    "delivered_at = coalesce(:delivered, delivered_at) WHERE id = :id",
-}
+SQL = named(__package__)
 
 
 def _webhook(row: Sequence[Any]) -> Webhook:
@@ -357,9 +211,13 @@ class RelationalRepository(Repository):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "_DIALECT" in cls.__dict__:  # the dialect's statements, compiled once
-            found = {**SQL, **cls._OWN_SQL}
-            cls._sql_of = {k: compiled(cls._DIALECT, v.format(**cls._FUNCTIONS))
-                           for k, v in found.items()}  # fmt: skip
+            least, greatest = cls._FUNCTIONS["least"], cls._FUNCTIONS["greatest"]
+            cls._sql_of = {
+                name: compiled(
+                    cls._DIALECT, sql.replace("{least}", least).replace("{greatest}", greatest)
+                )
+                for name, sql in {**SQL, **cls._OWN_SQL}.items()
+            }
 
     def __init__(self, own: Any, kinds: Kinds, pool: Engine | None = None) -> None:
         if own is None and pool is None:
@@ -420,10 +278,15 @@ class RelationalRepository(Repository):
         assert self._pool is not None
         return take(self._pool)
 
-    def _x(self, name: str, params: Any = None, conflict: str | None = None) -> Any:
-        """Run the statement ``name`` (of :data:`SQL`, or SQL text) with ``params``."""
+    def _x(
+        self, name: str, params: Any = None, conflict: str | None = None, many: bool = False
+    ) -> Any:
+        """Run the statement ``name`` (of :data:`SQL`, or SQL text) with ``params`` (``many``:
+        once for each of them)."""
         sql = self._sql_of.get(name) or compiled(self._DIALECT, name)
         try:
+            if many:
+                return self._conn.cursor().executemany(sql, params) if params else None
             return self._conn.execute(sql, {} if params is None else params)
         except self._DRIVER_ERROR as exc:
             mapped = self._fault(exc, conflict)
@@ -432,15 +295,7 @@ class RelationalRepository(Repository):
             raise mapped from exc
 
     def _many(self, name: str, rows: Sequence[Any], conflict: str | None = None) -> None:
-        if rows:
-            sql = self._sql_of.get(name) or compiled(self._DIALECT, name)
-            try:
-                self._conn.cursor().executemany(sql, rows)
-            except self._DRIVER_ERROR as exc:
-                mapped = self._fault(exc, conflict)
-                if mapped is None:
-                    raise
-                raise mapped from exc
+        self._x(name, rows, conflict, many=True)
 
     def _all(self, name: str, params: Any = None) -> list[Any]:
         return list(self._x(name, params).fetchall())
@@ -614,7 +469,9 @@ class RelationalRepository(Repository):
             return []
         seats: dict[int, list[GamePlayer]] = {}
         marks, params = self._in([int(row[0]) for row in rows])
-        for game_id, seat, player_id, name, starter in self._all(SEATS.format(ids=marks), params):
+        for game_id, seat, player_id, name, starter in self._all(
+            SQL["seats"].format(ids=marks), params
+        ):
             seats.setdefault(game_id, []).append(GamePlayer(seat, player_id, name, bool(starter)))
         return [_record(row, tuple(seats.get(row[0], ()))) for row in rows]
 

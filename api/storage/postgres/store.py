@@ -52,11 +52,13 @@ from ..relational import (
     RelationalStore,
     compiled,
     naive,
+    named,
     outgoing,
     to_json,
 )
 from ..repository import StorageConflict, StorageUnavailable, StorageUnreachable
-from ..webhook_records import WEBHOOK_COLUMNS, Outgoing
+from ..watch import CHANNEL
+from ..webhook_records import Outgoing
 
 #: connections per process (a server's threads share them; a refresh uses two)
 POOL_SIZE = 10
@@ -64,8 +66,6 @@ POOL_SIZE = 10
 POOL_TIMEOUT = 5.0
 #: seconds to wait for the server when connecting
 CONNECT_TIMEOUT = 10
-#: the channel of ``LISTEN``/``NOTIFY`` a new row of game_events is announced on
-CHANNEL = "schocken_events"
 #: the advisory lock of the statistics refresh (any constant bigint, the same everywhere)
 STATS_LOCK = 0x5C40C6E8
 #: SQLSTATE classes that mean "cannot work now": connection (08), insufficient resources such
@@ -181,12 +181,10 @@ def column_kinds(conn: psycopg.Connection[Any]) -> Kinds:
     return {table: tuple(columns) for table, columns in found.items()}
 
 
-_ENQUEUE = """INSERT INTO webhook_deliveries (webhook_id, stammtisch_id, position, event_index,
-    state, attempts, next_attempt_at, created_at, kind)
-SELECT w.id, w.stammtisch_id, :position, e.ord - 1, 'pending', 0, :at, :at, e.kind
-FROM webhooks w, jsonb_array_elements_text(CAST(:kinds AS JSONB)) WITH ORDINALITY AS e(kind, ord)
-WHERE w.stammtisch_id = :st AND w.active AND jsonb_exists(w.kinds, e.kind)
-ORDER BY w.id, e.ord"""
+#: PostgreSQL's own statements, and the entry's notification with its outbox write in one
+#: statement (a data-modifying WITH runs whether read or not)
+_OWN = named(__package__)
+_OWN["announce"] = f"WITH outbox AS ({_OWN['enqueue']}) SELECT pg_notify(:channel, :note)"
 
 
 class PostgresRepository(RelationalRepository):
@@ -195,45 +193,7 @@ class PostgresRepository(RelationalRepository):
     _DIALECT = pg_dialect.dialect()  # type: ignore[no-untyped-call]
     _DRIVER_ERROR = psycopg.Error
     _BEGIN_READ = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
-    _OWN_SQL: ClassVar[dict[str, str]] = {
-        "enqueue": _ENQUEUE,
-        # the entry's notification and its outbox write, one statement (a data-modifying WITH
-        # runs whether read or not)
-        "announce": f"WITH outbox AS ({_ENQUEUE}) SELECT pg_notify(:channel, :note)",
-        "lock_game": "SELECT id FROM games WHERE id = :game_id FOR UPDATE",
-        "lock_key": "SELECT pg_advisory_xact_lock(:key)",
-        # the oldest due delivery of each active webhook with no attempt in flight, the least
-        # recently served webhook first; their rows locked (SKIP LOCKED: a webhook another
-        # sender is claiming right now is left to it) and marked busy until the lease ends
-        "claim": """WITH free AS (
-    SELECT w.id FROM webhooks w
-    JOIN (SELECT d.webhook_id, min(d.next_attempt_at) AS due FROM webhook_deliveries d
-          WHERE d.state = 'pending' AND d.next_attempt_at <= :now
-          GROUP BY d.webhook_id) q ON q.webhook_id = w.id
-    WHERE w.active AND (w.busy_until IS NULL OR w.busy_until <= :now)
-    ORDER BY w.busy_until NULLS FIRST, q.due, w.id LIMIT :limit
-    FOR UPDATE OF w SKIP LOCKED
-), busy AS (
-    UPDATE webhooks w SET busy_until = :lease FROM free WHERE w.id = free.id
-), pick AS (
-    SELECT DISTINCT ON (d.webhook_id) d.id
-    FROM webhook_deliveries d JOIN free ON free.id = d.webhook_id
-    WHERE d.state = 'pending' AND d.next_attempt_at <= :now
-    ORDER BY d.webhook_id, d.next_attempt_at, d.id
-), claimed AS (
-    UPDATE webhook_deliveries d
-    SET attempts = d.attempts + 1, last_attempt_at = :now, next_attempt_at = :lease
-    FROM pick WHERE d.id = pick.id
-    RETURNING """
-        + ", ".join(f"d.{c}" for c in WEBHOOK_COLUMNS["webhook_deliveries"])
-        + """
-)
-SELECT d.*, w.url, w.secret, s.slug, e.game_id, e.seq, e.events, e.recorded_at
-FROM claimed d JOIN webhooks w ON w.id = d.webhook_id
-JOIN stammtische s ON s.id = d.stammtisch_id
-LEFT JOIN game_events e ON e.stammtisch_id = d.stammtisch_id AND e.position = d.position
-ORDER BY d.next_attempt_at, d.id""",
-    }
+    _OWN_SQL: ClassVar[dict[str, str]] = _OWN
 
     def __init__(self, pool: Any, kinds: Kinds, url: str) -> None:
         super().__init__(None, kinds, pool)

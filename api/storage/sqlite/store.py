@@ -42,7 +42,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
@@ -59,6 +59,7 @@ from ..relational import (
     RelationalRepository,
     RelationalStore,
     naive,
+    named,
     outgoing,
     stored_events,
     to_json,
@@ -245,7 +246,7 @@ class Counters:
     def _connection(self, write: bool) -> Iterator[sqlite3.Connection]:
         if self._writing is None or self._pool is None:
             raise NotImplementedError("a read-only copy keeps no counters")
-        with pooled(self._pool) as conn, self._writing.queued() if write else _nothing():
+        with pooled(self._pool) as conn, self._writing.queued() if write else nullcontext():
             yield conn
 
     def take(self, who: str, now: float, per_second: float, burst: int) -> float:
@@ -295,11 +296,6 @@ class Counters:
             return cursor.fetchone() if cursor.description else None
 
 
-@contextmanager
-def _nothing() -> Iterator[None]:
-    yield
-
-
 class SQLiteRepository(RelationalRepository):
     """The relational repository on SQLite: ``own`` connection, or (None) one taken from
     ``pool``; the rate limit's counters on connections of ``counters``."""
@@ -307,38 +303,7 @@ class SQLiteRepository(RelationalRepository):
     _DIALECT = pysqlite.dialect(paramstyle="named")
     _DRIVER_ERROR = sqlite3.Error
     _FUNCTIONS: ClassVar[dict[str, str]] = {"least": "min", "greatest": "max"}
-    _OWN_SQL: ClassVar[dict[str, str]] = {
-        # the outbox write of an entry: one INSERT … SELECT, nothing read without webhooks
-        "enqueue": "INSERT INTO webhook_deliveries (webhook_id, stammtisch_id, position, "
-        "event_index, state, attempts, next_attempt_at, created_at, kind) SELECT w.id, "
-        "w.stammtisch_id, :position, e.key, 'pending', 0, :at, :at, e.value FROM webhooks w "
-        "JOIN json_each(:kinds) e WHERE w.stammtisch_id = :st AND w.active AND EXISTS "
-        "(SELECT 1 FROM json_each(w.kinds) k WHERE k.value = e.value) ORDER BY w.id, e.key",
-        # the claim: the oldest due delivery of each active webhook with no attempt in flight,
-        # the least recently served webhook first (never served, then the oldest last claim)
-        "pick": "SELECT id, webhook_id FROM (SELECT d.id, d.webhook_id, d.next_attempt_at, "
-        "w.busy_until, row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, "
-        "d.id) AS n FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id "
-        "WHERE d.state = 'pending' AND d.next_attempt_at <= :now AND w.active "
-        "AND (w.busy_until IS NULL OR w.busy_until <= :now)) WHERE n = 1 "
-        "ORDER BY busy_until IS NOT NULL, busy_until, next_attempt_at, id LIMIT :limit",
-        "busy": "UPDATE webhooks SET busy_until = :lease "
-        "WHERE id IN (SELECT value FROM json_each(:hooks))",
-        "claim": "UPDATE webhook_deliveries SET attempts = attempts + 1, "
-        "last_attempt_at = :now, next_attempt_at = :lease "
-        "WHERE id IN (SELECT value FROM json_each(:ids))",
-        "claimed": "SELECT d.*, w.url, w.secret, s.slug, e.game_id, e.seq, e.events, "
-        "e.recorded_at FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id "
-        "JOIN stammtische s ON s.id = d.stammtisch_id LEFT JOIN game_events e "
-        "ON e.stammtisch_id = d.stammtisch_id AND e.position = d.position "
-        "WHERE d.id IN (SELECT value FROM json_each(:ids)) ORDER BY d.next_attempt_at, d.id",
-        # anything due at all (a read, no lock): an idle sender takes no write lock
-        "any_due": "SELECT 1 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id "
-        "WHERE d.state = 'pending' AND d.next_attempt_at <= :now AND w.active "
-        "AND (w.busy_until IS NULL OR w.busy_until <= :now) LIMIT 1",
-        "since": "SELECT rowid, stammtisch_id, position, game_id, seq, events, recorded_at "
-        "FROM game_events WHERE rowid > :rowid ORDER BY rowid LIMIT :limit",
-    }
+    _OWN_SQL: ClassVar[dict[str, str]] = named(__package__)
 
     def __init__(
         self,
@@ -369,7 +334,7 @@ class SQLiteRepository(RelationalRepository):
             self.counters.begin(self._conn, self._pending)
 
     def _queued(self) -> AbstractContextManager[Any]:
-        return self._queue.queued() if self._queue is not None else _nothing()
+        return self._queue.queued() if self._queue is not None else nullcontext()
 
     def _committed(self) -> None:
         if self._queue is not None:
