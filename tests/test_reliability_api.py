@@ -309,7 +309,7 @@ def test_writes_beyond_the_rate_limit_get_429_with_retry_after():
 def test_the_rate_limit_on_a_full_disk_is_503_not_500(two_apps, monkeypatch):
     import sqlite3
 
-    from api.storage.sqlite.store import Counters
+    from api.storage.sqlite.repository import Counters
 
     a, _ = two_apps
     table = make_table(a.test_client())

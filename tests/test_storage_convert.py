@@ -28,9 +28,9 @@ from api.cli.server import open_app
 from api.storage import SQLiteStore
 from api.storage.convert import DUCKDB_VERSION, convert_on_first_start
 from api.storage.records import FACT_COLUMNS, RESPONSE_COLUMNS, TABLE_COLUMNS
-from api.storage.relational import decode
 from api.storage.sql import migrations as package_migrations
 from api.storage.sqlite.store import column_kinds
+from api.storage.statements import decode
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TABLES = {**TABLE_COLUMNS, **RESPONSE_COLUMNS}

@@ -12,7 +12,8 @@ import pytest
 from sqlalchemy import event
 
 from api.storage import StorageUnavailable
-from api.storage.engine import sqlite_engine, take
+from api.storage.engine import sqlite_engine
+from api.storage.relational import take
 from api.storage.sqlite.store import SQLiteStore
 
 

@@ -83,7 +83,7 @@ def test_every_statement_is_written_once_for_both_sql_stores():
     """The relational adapter's statements compile for SQLite and PostgreSQL alike; each
     store adds only its own (the outbox write, the claim, locks)."""
     from api.storage import PostgresRepository, SQLiteRepository
-    from api.storage.relational import SQL
+    from api.storage.statements import SQL
 
     for repo in (SQLiteRepository, PostgresRepository):
         assert set(SQL) <= set(repo._sql_of)  # noqa: SLF001

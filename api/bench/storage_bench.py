@@ -3,7 +3,7 @@
 main, for a before/after).
 
 Each case runs the same port calls many times on a fresh SQLite file (and on PostgreSQL with
-``--url``) and prints the least process CPU of several rounds per call and per statement:
+``--postgres``) and prints the least process CPU of several rounds per call and per statement:
 a read of one row (``get_stammtisch``), the version of a game (``game_version``) and a turn's
 write (``append_entry`` with one fact row, in its transaction: BEGIN, two INSERTs, COMMIT).
 The WAL's fsync is I/O, not CPU: it is left in but costs little CPU.
@@ -72,7 +72,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--url", help="a PostgreSQL database to measure as well (emptied!)")
+    parser.add_argument(
+        "--postgres",
+        action="store_true",
+        help="measure PostgreSQL too (a server of its own, api/bench/pgserver.py)",
+    )
     args = parser.parse_args()
 
     import api
@@ -83,10 +87,13 @@ def main() -> None:
         store = open_store("sqlite", f"{folder}/b.sqlite3")
         measure("sqlite", store.repository(), args.calls, args.rounds)
         store.close()
-    if args.url:
-        store = open_store("postgresql", args.url)
-        measure("postgresql", store.repository(), args.calls, args.rounds)
-        store.close()
+    if args.postgres:
+        from api.bench.pgserver import Server
+
+        with Server() as server:
+            store = open_store("postgresql", server.fresh(migrate=False))
+            measure("postgresql", store.repository(), args.calls, args.rounds)
+            store.close()
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

@@ -42,9 +42,9 @@ from typing import Any
 import duckdb
 
 from .records import RESPONSE_COLUMNS, TABLE_COLUMNS
-from .relational import to_json
 from .sqlite import SQLiteStore
 from .sqlite.store import column_kinds, encode
+from .statements import to_json
 
 #: every table copied, with its columns, in load order (parents first)
 COPIED: dict[str, tuple[str, ...]] = {**TABLE_COLUMNS, **RESPONSE_COLUMNS}

@@ -3,7 +3,7 @@ process's requests, and the dialect's settings of every new connection are small
 listeners of the engine's ``connect`` event.
 
 * A request takes a connection on its first statement and gives it back at its end
-  (:func:`take`, :func:`pooled`): a server whose requests are many short tasks (gevent's
+  (:func:`~.relational.take`, :func:`~.relational.pooled`): a server whose requests are many short tasks (gevent's
   greenlets, threads) neither opens a connection per request nor keeps one per task. At most
   ``size`` are in use at once (more tasks wait; after ``wait`` seconds: ``TimeoutError``,
   which the stores turn into a 503), ``idle`` are kept unused; one given back is rolled back
@@ -18,15 +18,12 @@ listeners of the engine's ``connect`` event.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import Engine, QueuePool, create_engine, event
-from sqlalchemy.exc import TimeoutError as PoolTimeout
-from sqlalchemy.pool import PoolProxiedConnection
 
-from .repository import StorageUnavailable, StorageUnreachable
+from .repository import StorageUnavailable
 
 
 def sqlite_engine(
@@ -67,28 +64,3 @@ def postgres_engine(connect: Callable[[], Any], size: int, wait: float) -> Engin
         pool_timeout=wait,
         pool_pre_ping=True,
     )
-
-
-def take(engine: Engine) -> PoolProxiedConnection:
-    """A connection of the pool (give it back with its ``close()``); none free in time:
-    :class:`StorageUnavailable` (SQLite) or :class:`StorageUnreachable` (PostgreSQL)."""
-    try:
-        return engine.raw_connection()
-    except PoolTimeout as exc:
-        pool = engine.pool
-        wait = (
-            f"no connection free after {pool.timeout() if isinstance(pool, QueuePool) else 0:g} s"
-        )
-        if engine.dialect.name == "sqlite":
-            raise StorageUnavailable(f"SQLite: {wait}") from exc
-        raise StorageUnreachable(f"PostgreSQL unreachable: {wait}") from exc
-
-
-@contextmanager
-def pooled(engine: Engine) -> Iterator[Any]:
-    """A pooled connection (the driver's own) for a statement or a few."""
-    conn = take(engine)
-    try:
-        yield conn.dbapi_connection
-    finally:
-        conn.close()

@@ -29,15 +29,9 @@ from .records import (
     StoredResponse,
     WebSession,
 )
-from .relational import stats_changed
 from .repository import Background, Repository, StorageConflict, StorageUnavailable
+from .statements import FACT_ORDER, stats_changed
 from .webhook_records import Delivery, Webhook
-
-#: the order of each fact table's rows (read_facts), as the SQL stores read them
-_ORDER = {
-    "game_facts": "game_id", "turn_facts": "turn_no", "round_facts": "round_no",
-    "deckel_moves": "move_no", "half_facts": "half", "player_game_facts": "player_id",
-}  # fmt: skip
 
 
 class MemoryStore:
@@ -323,7 +317,7 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
         facts = self.facts.get(game_id, {t: [] for t in FACT_COLUMNS})
         out: dict[str, list[dict[str, Any]]] = {}
         for table in ("game_facts", *ROW_TABLES):
-            order = _ORDER[table]
+            order = FACT_ORDER[table]
             out[table] = sorted(copy.deepcopy(facts.get(table, [])), key=lambda row: row[order])
         return out
 

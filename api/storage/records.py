@@ -174,6 +174,8 @@ RESPONSE_COLUMNS: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 
 #: the outbox of domain events (migration 0012): read by the event streams and the webhooks
+#: PostgreSQL's channel of ``LISTEN``/``NOTIFY`` a new row of game_events is announced on
+CHANNEL = "schocken_events"
 EVENT_COLUMNS: dict[str, tuple[str, ...]] = {
     "event_positions": ("stammtisch_id", "position"),
     "game_events": ("stammtisch_id", "position", "game_id", "seq", "events", "recorded_at"),

@@ -35,10 +35,10 @@ from .convert import ConvertError, _remove
 from .postgres import PostgresStore, is_postgres_url
 from .postgres.store import redacted
 from .records import EVENT_COLUMNS, RESPONSE_COLUMNS, TABLE_COLUMNS
-from .relational import decode, to_json
-from .relational import encode as pg_encode
 from .sqlite import SQLiteStore
 from .sqlite.store import column_kinds, encode
+from .statements import decode, to_json
+from .statements import encode as pg_encode
 from .webhook_records import WEBHOOK_COLUMNS
 
 #: every table copied, with its columns, in load order (parents first)

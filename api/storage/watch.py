@@ -25,12 +25,12 @@ import sqlite3
 import time
 from typing import Any
 
+from .records import CHANNEL
+
 #: how often a polling watch looks while streams are open, in seconds
 POLL_SECONDS = 0.025
 #: a broken LISTEN connection is opened again at most this often
 RETRY_SECONDS = 1.0
-#: PostgreSQL's notification channel of the event log (migration 0012)
-CHANNEL = "schocken_events"
 
 log = logging.getLogger(__name__)
 

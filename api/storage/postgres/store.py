@@ -44,20 +44,13 @@ from sqlalchemy.dialects.postgresql import psycopg as pg_dialect
 from sqlalchemy.pool import PoolProxiedConnection
 
 from ...startup import StartupError
-from ..engine import pooled, postgres_engine, take
+from ..engine import postgres_engine
 from ..migrate import current, upgrade
-from ..relational import (
-    Kinds,
-    RelationalRepository,
-    RelationalStore,
-    compiled,
-    naive,
-    named,
-    outgoing,
-    to_json,
-)
+from ..records import CHANNEL
+from ..relational import RelationalStore, pooled, take
+from ..relational_outbox import RelationalRepository, outgoing
 from ..repository import StorageConflict, StorageUnavailable, StorageUnreachable
-from ..watch import CHANNEL
+from ..statements import Kinds, compiled, naive, named, to_json
 from ..webhook_records import Outgoing
 
 #: connections per process (a server's threads share them; a refresh uses two)

@@ -3,6 +3,7 @@ the store of record by default."""
 
 from __future__ import annotations
 
-from .store import SQLiteRepository, SQLiteStore
+from .repository import SQLiteRepository
+from .store import SQLiteStore
 
 __all__ = ["SQLiteRepository", "SQLiteStore"]
