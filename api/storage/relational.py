@@ -23,7 +23,7 @@ import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from sqlalchemy import Engine, QueuePool
 from sqlalchemy.engine import Dialect
@@ -360,7 +360,6 @@ class RelationalCore(Repository):
             if stats_changed(write):
                 self._x("mark_game", {"id": game_id})
 
-    # responses of idempotent writes
     def get_response(self, stammtisch_id: int, key_hash: str) -> StoredResponse | None:
         r = self._one("get_response", {"stammtisch_id": stammtisch_id, "key_hash": key_hash})
         if r is None:
@@ -402,10 +401,12 @@ class RelationalCore(Repository):
         return int(self._x("enqueue", params).rowcount)
 
 
-class RelationalStore:
-    """What both SQL stores' process-wide handles share: the repository of each task (a
-    thread's or a greenlet's), repositories of their own, the threads beside the requests,
-    and closing it all."""
+Repo = TypeVar("Repo", bound=RelationalCore)
+
+
+class RelationalStore(Generic[Repo]):
+    """What both SQL stores' handles share: each task's repository (a thread's or a
+    greenlet's), the threads beside the requests, and closing it all."""
 
     _pool: Engine
     _kinds: Kinds
@@ -421,18 +422,18 @@ class RelationalStore:
         """Every table's columns with their declared types, read from the schema."""
         return self._kinds
 
-    def _new_repository(self, own: Any = None) -> Any:
+    def _new_repository(self, own: Any = None) -> Repo:
         raise NotImplementedError
 
-    def repository(self) -> Any:
+    def repository(self) -> Repo:
         """This task's repository: it takes a pooled connection on its first statement and
         gives it back when closed at the end of a request."""
-        repo = getattr(self._local, "repo", None)
+        repo: Repo | None = getattr(self._local, "repo", None)
         if repo is None or repo.disconnected:
             repo = self._local.repo = self._register(self._new_repository())
         return repo
 
-    def _register(self, repo: Any) -> Any:
+    def _register(self, repo: Repo) -> Repo:
         with self._lock:
             self._repos.add(repo)
         return repo

@@ -371,7 +371,7 @@ def _csv_sql(column: str, kind: str) -> str:
     return column
 
 
-class PostgresStore(RelationalStore):
+class PostgresStore(RelationalStore[PostgresRepository]):
     """The process-wide handle of one PostgreSQL database: its pool and its schema."""
 
     def __init__(self, url: str, pool_size: int = POOL_SIZE, until: int | None = None) -> None:
@@ -426,12 +426,7 @@ class PostgresStore(RelationalStore):
     def _new_repository(self, own: Any = None) -> PostgresRepository:
         return PostgresRepository(self._pool, self._kinds, self.url)
 
-    def repository(self) -> PostgresRepository:
-        repo: PostgresRepository = super().repository()
-        return repo
-
     def open_repository(self) -> PostgresRepository:
         """A repository of its own; its ``disconnect`` (or :meth:`close` of the store) ends
         it."""
-        repo: PostgresRepository = self._register(self._new_repository())
-        return repo
+        return self._register(self._new_repository())

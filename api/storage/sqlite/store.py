@@ -113,7 +113,7 @@ def copy_database(source: sqlite3.Connection, target: str | Path) -> int:
     return tables
 
 
-class SQLiteStore(RelationalStore):
+class SQLiteStore(RelationalStore[SQLiteRepository]):
     """The process-wide handle of one SQLite database file."""
 
     def __init__(
@@ -222,15 +222,10 @@ class SQLiteStore(RelationalStore):
         pool = None if own is not None else self._pool
         return SQLiteRepository(own, self._kinds, self._writing, pool, self._counters)
 
-    def repository(self) -> SQLiteRepository:
-        repo: SQLiteRepository = super().repository()
-        return repo
-
     def open_repository(self) -> SQLiteRepository:
         """A repository on a new connection of its own; its ``disconnect`` (or :meth:`close`
         of the store) closes it."""
-        repo: SQLiteRepository = self._register(self._new_repository(self.connect()))
-        return repo
+        return self._register(self._new_repository(self.connect()))
 
     def close(self) -> None:
         super().close()
