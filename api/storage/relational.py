@@ -7,13 +7,11 @@ What differs is a small named part of each store (:mod:`.sqlite.repository`,
 what only it has (SQLite's file locks, WAL sync and rate-limit connections; PostgreSQL's row
 and advisory locks, LISTEN/NOTIFY, SKIP LOCKED).
 
-Transactions are explicit on a connection in autocommit mode: ``transaction()`` begins with
-``_begin`` (``BEGIN IMMEDIATE`` on SQLite, ``BEGIN`` on PostgreSQL) and commits at its end
-(nesting is flat); ``reading()`` is a read-only transaction, one consistent moment. A
+Transactions are explicit on a connection in autocommit mode (``_begin``: ``BEGIN IMMEDIATE``
+on SQLite, ``BEGIN`` on PostgreSQL; nesting is flat); ``reading()`` is a read-only one. A
 repository takes a pooled connection on its first statement and gives it back at the end of
-its request (``close``). Taken keys (a slug, a log entry, an idempotency key) insert nothing
-(``ON CONFLICT DO NOTHING``: the transaction stays usable) and raise
-:class:`StorageConflict`; the driver's other errors become the port's in ``_fault``.
+its request. Taken keys insert nothing (``ON CONFLICT DO NOTHING``: the transaction stays
+usable) and raise :class:`StorageConflict`; other driver errors become the port's (``_fault``).
 """
 
 from __future__ import annotations
@@ -48,11 +46,13 @@ from .repository import (
 )
 from .statements import (
     IDS,
+    PLAIN,
     SQL,
     Kinds,
     compiled,
     doc,
     encode,
+    fact_columns,
     fact_insert,
     moment,
     naive,
@@ -137,7 +137,6 @@ class RelationalCore(Repository):
         self._pending: list[Callable[[], None]] | None = None  # on_commit, in a write
         self.disconnected = False
 
-    # the dialect's hooks
     def _begin(self) -> None:
         """Begin a write transaction."""
         self._x("BEGIN")
@@ -341,10 +340,11 @@ class RelationalCore(Repository):
 
     def _insert(self, table: str, rows: list[dict[str, Any]]) -> None:
         if rows:
-            kinds = dict(self._kinds[table])
-            columns = FACT_COLUMNS[table]
-            values = [{c: encode(kinds[c], row[c], self._time) for c in columns} for row in rows]
-            self._many(fact_insert(table), values)
+            columns, time = fact_columns(self._kinds[table], table), self._time
+            self._many(fact_insert(table), [
+                {c: row[c] if plain and type(row[c]) in PLAIN else encode(k, row[c], time)
+                 for c, k, plain in columns} for row in rows
+            ])  # fmt: skip
 
     def write_facts(self, game_id: int, write: FactsWrite) -> None:
         with self.transaction():

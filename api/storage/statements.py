@@ -83,6 +83,28 @@ def encode(kind: str, value: Any, time: Callable[[datetime], Any] = naive) -> An
     return bool(value) if kind == "boolean" and isinstance(value, int) else value
 
 
+#: values bound as they are into a column that needs no conversion (:func:`fact_columns`)
+PLAIN = frozenset({int, float, str, type(None)})
+
+
+@cache
+def fact_columns(
+    kinds: tuple[tuple[str, str], ...], table: str
+) -> tuple[tuple[str, str, bool], ...]:
+    """A fact table's columns (records.py's order), each with its declared type (``kinds``:
+    the table's) and whether a :data:`PLAIN` value goes in as it is (no flag, JSON or time)."""
+    declared = {name: kind.lower() for name, kind in kinds}
+    return tuple(
+        (
+            c,
+            declared[c],
+            declared[c] not in ("boolean", "json", "jsonb")
+            and not declared[c].startswith("timestamp"),
+        )
+        for c in FACT_COLUMNS[table]
+    )
+
+
 def stats_changed(write: FactsWrite) -> bool:
     """Whether a facts write changes the statistics: the per-player summary rows of a game
     appear (it finished) or go (its finish was undone; a rebuild rewrites them)."""

@@ -223,8 +223,13 @@ class SQLiteRepository(RelationalRepository):
 
     def _begin(self) -> None:
         assert self._pending is not None
-        with self._mapped():
+        try:
             self.counters.begin(self._conn, self._pending)
+        except sqlite3.Error as exc:  # as _mapped, without its generator on every write
+            port = self._fault(exc, None)
+            if port is None:
+                raise
+            raise port from exc
 
     def _queued(self) -> AbstractContextManager[Any]:
         return self._queue.queued() if self._queue is not None else nullcontext()
