@@ -15,10 +15,10 @@ from schemas import (
     StammtischUpdateSchema,
 )
 
-from ..http.auth import BEARER, OPTIONAL_BEARER, read_access, write_access
 from ..http.blueprint import Blueprint
 from ..http.context import services
 from ..storage import Stammtisch
+from .access import reads, writes
 
 blp = Blueprint(
     "stammtische",
@@ -54,43 +54,26 @@ class Stammtische(MethodView):
 
 @blp.route("/<slug>")
 class StammtischItem(MethodView):
-    @read_access
+    @reads(blp, "getStammtisch")
     @blp.response(200, StammtischSchema)
-    @blp.alt_response(404, response="NOT_FOUND")
-    @blp.alt_response(401, response="UNAUTHORIZED")
-    @blp.alt_response(403, response="FORBIDDEN")
-    @blp.doc(security=OPTIONAL_BEARER)
-    @blp.doc(operationId="getStammtisch")
     def get(self, slug: str) -> dict[str, Any]:
         """Read a Stammtisch (a private one needs its token; without it: 404)"""
         return _dump(g.stammtisch)
 
-    @write_access
+    @writes(blp, "updateStammtisch")
     @blp.arguments(StammtischUpdateSchema)
     @blp.response(200, StammtischSchema)
-    @blp.alt_response(404, response="NOT_FOUND")
-    @blp.alt_response(401, response="UNAUTHORIZED")
-    @blp.alt_response(403, response="FORBIDDEN")
-    @blp.doc(security=BEARER)
-    @blp.doc(operationId="updateStammtisch")
     def patch(self, data: dict[str, Any], slug: str) -> dict[str, Any]:
         """Update name, house rules or privacy
 
         New house rules apply only to games started afterwards."""
-        svc = services()
-        st = g.stammtisch
-        return _dump(svc.update_stammtisch(st, data))
+        return _dump(services().update_stammtisch(g.stammtisch, data))
 
 
 @blp.route("/<slug>/key")
 class StammtischKey(MethodView):
-    @write_access
+    @writes(blp, "rotateStammtischKey")
     @blp.response(201, StammtischKeySchema)
-    @blp.alt_response(404, response="NOT_FOUND")
-    @blp.alt_response(401, response="UNAUTHORIZED")
-    @blp.alt_response(403, response="FORBIDDEN")
-    @blp.doc(security=BEARER)
-    @blp.doc(operationId="rotateStammtischKey")
     def post(self, slug: str) -> dict[str, Any]:
         """Replace the write token
 

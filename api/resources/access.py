@@ -1,0 +1,34 @@
+"""Who may call an operation below a Stammtisch, and its OpenAPI document: one decorator."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from ..http.auth import BEARER, OPTIONAL_BEARER, read_access, write_access
+from ..http.blueprint import Blueprint
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+NAMES = {401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND", 409: "CONFLICT"}
+
+
+def _guarded(
+    blp: Blueprint, access: Callable[[F], F], security: Any, operation_id: str, errors: Any
+) -> Callable[[F], F]:
+    def wrap(func: F) -> F:
+        for code in (404, 401, 403, *errors):
+            func = blp.alt_response(code, response=NAMES[code])(func)
+        return access(blp.doc(security=security, operationId=operation_id)(func))
+
+    return wrap
+
+
+def reads(blp: Blueprint, operation_id: str, *errors: int) -> Callable[[F], F]:
+    """Outermost decorator of a read: public, but a private Stammtisch needs its token."""
+    return _guarded(blp, read_access, OPTIONAL_BEARER, operation_id, errors)
+
+
+def writes(blp: Blueprint, operation_id: str, *errors: int) -> Callable[[F], F]:
+    """Outermost decorator of a write: the token first (401/403/404), then the body."""
+    return _guarded(blp, write_access, BEARER, operation_id, errors)
