@@ -7,7 +7,7 @@ as stored (JSON text, ISO timestamps, 0/1 booleans), read in one transaction, an
 load casts them to the column types. Every call copies everything: no request path uses it
 any more (the statistics read the read model, dashboard/readmodel.py, which loads only the
 tables and Stammtische it needs); it stays for the storage tests, which check the per-player
-summary against the SQL oracle (tests/player_game_summary.sql) and SQLite's rows against
+summary against the SQL oracle (migration 0003's view) and SQLite's rows against
 DuckDB's on a copy of every table.
 """
 

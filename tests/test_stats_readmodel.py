@@ -77,7 +77,7 @@ def full(app):
 
 def oracle(app):
     """Every period computed from a copy of every table in which the per-player summary rows
-    are those of the SQL oracle (tests/player_game_summary.sql), not the stored ones."""
+    are those of the SQL oracle (migration 0003's view), not the stored ones."""
     columns = ", ".join(FACT_COLUMNS["player_game_facts"])
     with connection_for(app.extensions["schocken"].store.repository()) as conn:
         conn.execute(f"CREATE TEMP TABLE oracle AS {ORACLE}")
