@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from flask import g
@@ -28,16 +29,6 @@ blp = Blueprint(
 )
 
 
-def _dump(st: Stammtisch) -> dict[str, Any]:
-    return {
-        "slug": st.slug,
-        "name": st.name,
-        "rules": st.rules,
-        "private": st.private,
-        "created_at": st.created_at,
-    }
-
-
 @blp.route("")
 class Stammtische(MethodView):
     @blp.arguments(StammtischCreateSchema)
@@ -49,25 +40,26 @@ class Stammtische(MethodView):
 
         The response carries the write token once; only its hash is stored."""
         st, token = services().create_stammtisch(data)
-        return {**_dump(st), "token": token}
+        return {**asdict(st), "token": token}
 
 
 @blp.route("/<slug>")
 class StammtischItem(MethodView):
     @reads(blp, "getStammtisch")
     @blp.response(200, StammtischSchema)
-    def get(self, slug: str) -> dict[str, Any]:
+    def get(self, slug: str) -> Stammtisch:
         """Read a Stammtisch (a private one needs its token; without it: 404)"""
-        return _dump(g.stammtisch)
+        st: Stammtisch = g.stammtisch
+        return st
 
     @writes(blp, "updateStammtisch")
     @blp.arguments(StammtischUpdateSchema)
     @blp.response(200, StammtischSchema)
-    def patch(self, data: dict[str, Any], slug: str) -> dict[str, Any]:
+    def patch(self, data: dict[str, Any], slug: str) -> Stammtisch:
         """Update name, house rules or privacy
 
         New house rules apply only to games started afterwards."""
-        return _dump(services().update_stammtisch(g.stammtisch, data))
+        return services().update_stammtisch(g.stammtisch, data)
 
 
 @blp.route("/<slug>/key")
@@ -84,4 +76,4 @@ class StammtischKey(MethodView):
         same as `schocken key rotate <slug>` and the form's "Schlüssel erneuern"."""
         svc = services()
         st, token = svc.rotate_key(g.stammtisch)
-        return {**_dump(st), "token": token, "webhooks": svc.webhooks(st)}
+        return {**asdict(st), "token": token, "webhooks": svc.webhooks(st)}
