@@ -1,4 +1,5 @@
-"""Who may call an operation below a Stammtisch, and its OpenAPI document: one decorator."""
+"""The resources' blueprints, and who may call an operation below a Stammtisch with its
+OpenAPI document in one decorator."""
 
 from __future__ import annotations
 
@@ -9,6 +10,17 @@ from ..http.auth import BEARER, OPTIONAL_BEARER, read_access, write_access
 from ..http.blueprint import Blueprint
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: the URL of a Stammtisch, below ``/api/v1``
+STAMMTISCH = "/stammtische/<slug>"
+
+
+def blueprint(module: str, path: str, description: str) -> Blueprint:
+    """The blueprint of the resource module ``module`` (named after it) at ``/api/v1<path>``."""
+    return Blueprint(
+        module.rsplit(".", 1)[1], module, url_prefix="/api/v1" + path, description=description
+    )
+
 
 NAMES = {401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND", 409: "CONFLICT"}
 

@@ -14,11 +14,11 @@ from schemas.live import EventStreamHeadersSchema, EventStreamQuerySchema, LiveE
 
 from ..domain.events import Access
 from ..http.auth import OPTIONAL_BEARER, bearer_token
-from ..http.blueprint import Blueprint
 from ..http.context import services
 from ..http.hub import CLIENT_FULL
 from ..http.sse import HEADERS, HUB_KEY, RETRY_MS, EventStream, StreamSettings
 from ..rules import limits, read_number
+from .access import STAMMTISCH, blueprint
 
 #: seconds a client told 503 (every stream of the process taken) waits before it tries again
 RETRY_AFTER = 5
@@ -57,11 +57,8 @@ Stammtisch is made private, or, when it was opened with the key, once the key ch
 allows); 429 (`too_many_client_streams`, `Retry-After`) when it holds \
 `EVENT_STREAMS_PER_CLIENT` streams of the client's address."""
 
-blp = Blueprint(
-    "events",
-    __name__,
-    url_prefix="/api/v1/stammtische/<slug>",
-    description="Live events (Server-Sent Events) of a Stammtisch or of one game.",
+blp = blueprint(
+    __name__, STAMMTISCH, "Live events (Server-Sent Events) of a Stammtisch or of one game."
 )
 
 _STREAM_RESPONSE: dict[str, Any] = {

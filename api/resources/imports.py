@@ -9,16 +9,10 @@ from flask.views import MethodView
 
 from schemas import GameLogSchema, GameSchema
 
-from ..http.blueprint import Blueprint
 from ..http.context import services
-from .access import writes
+from .access import STAMMTISCH, blueprint, writes
 
-blp = Blueprint(
-    "imports",
-    __name__,
-    url_prefix="/api/v1/stammtische/<slug>/imports",
-    description="Import game logs (schemas/GAMELOG.md v1).",
-)
+blp = blueprint(__name__, f"{STAMMTISCH}/imports", "Import game logs (schemas/GAMELOG.md v1).")
 
 
 @blp.route("")

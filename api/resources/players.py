@@ -9,17 +9,11 @@ from flask.views import MethodView
 
 from schemas import PlayerCreateSchema, PlayerSchema, PlayerUpdateSchema
 
-from ..http.blueprint import Blueprint
 from ..http.context import services
 from ..storage import Player
-from .access import reads, writes
+from .access import STAMMTISCH, blueprint, reads, writes
 
-blp = Blueprint(
-    "players",
-    __name__,
-    url_prefix="/api/v1/stammtische/<slug>/players",
-    description="Players of a Stammtisch.",
-)
+blp = blueprint(__name__, f"{STAMMTISCH}/players", "Players of a Stammtisch.")
 
 
 @blp.route("")

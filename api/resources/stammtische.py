@@ -16,16 +16,14 @@ from schemas import (
     StammtischUpdateSchema,
 )
 
-from ..http.blueprint import Blueprint
 from ..http.context import services
 from ..storage import Stammtisch
-from .access import reads, writes
+from .access import blueprint, reads, writes
 
-blp = Blueprint(
-    "stammtische",
+blp = blueprint(
     __name__,
-    url_prefix="/api/v1/stammtische",
-    description="A Stammtisch (group of regulars) with its house rules; owns players and games.",
+    "/stammtische",
+    "A Stammtisch (group of regulars) with its house rules; owns players and games.",
 )
 
 

@@ -30,15 +30,13 @@ from schemas.statistics import (
     YearSchema,
 )
 
-from ..http.blueprint import Blueprint
 from ..http.context import services
-from .access import reads
+from .access import STAMMTISCH, blueprint, reads
 
-blp = Blueprint(
-    "statistics",
+blp = blueprint(
     __name__,
-    url_prefix="/api/v1/stammtische/<slug>/statistics",
-    description=(
+    f"{STAMMTISCH}/statistics",
+    (
         "Statistics of a Stammtisch per calendar year or all time: Verlierer des Jahres, "
         "per player numbers, Finale head-to-head, records, trend, attendance, dice luck."
     ),

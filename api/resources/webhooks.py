@@ -19,10 +19,9 @@ from schemas.webhooks import (
 )
 
 from ..domain.sender import SCHEDULE, TIMEOUT
-from ..http.blueprint import Blueprint
 from ..http.context import services
 from ..storage.webhook_records import Delivery, Webhook
-from .access import writes
+from .access import STAMMTISCH, blueprint, writes
 
 
 def _schedule() -> str:
@@ -79,12 +78,7 @@ the same `webhook-id`. A paused webhook (`active: false`) gets no deliveries for
 those already pending wait until it is resumed. Rotating the Stammtisch's key pauses every \
 webhook (resume them with the new key)."""
 
-blp = Blueprint(
-    "webhooks",
-    __name__,
-    url_prefix="/api/v1/stammtische/<slug>/webhooks",
-    description=WEBHOOKS,
-)
+blp = blueprint(__name__, f"{STAMMTISCH}/webhooks", WEBHOOKS)
 
 
 @blp.route("")
