@@ -88,6 +88,11 @@ def transfer(
     return 0
 
 
+def duckdb_hint(db: str) -> str:
+    """What to do with a database file of the retired DuckDB store."""
+    return f"{db} ist eine DuckDB-Datei: erst umwandeln mit schocken convert --from {db} --to NEU.sqlite3"
+
+
 def stop_event(parent: int | None) -> threading.Event:
     """An event set by SIGTERM or SIGINT, or once the process ``parent`` is no longer this
     one's parent (a SIGKILL of the server's master, say): when a watching command stops."""
