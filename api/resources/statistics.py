@@ -96,8 +96,8 @@ class Years(MethodView):
         return _stats().years(g.stammtisch.id)
 
 
-def _part(name: str, key: str, schema: Any, operation_id: str, doc: str) -> None:
-    """``/<key>`` (hyphens for underscores): one part of the period, as the view ``name``."""
+def _part(key: str, schema: Any, operation_id: str, doc: str) -> None:
+    """``/<key>`` (hyphens for underscores): one part of the period."""
 
     def get(self: MethodView, query: dict[str, Any], slug: str) -> Any:
         return cast(dict[str, Any], _period(query))[key]
@@ -105,12 +105,11 @@ def _part(name: str, key: str, schema: Any, operation_id: str, doc: str) -> None
     get.__doc__ = doc
     get = blp.response(200, schema, headers=_STALE_DOC)(get)
     get = blp.arguments(StatisticsQuerySchema, location="query")(get)
-    view = type(name, (MethodView,), {"get": reads(blp, operation_id)(get)})
+    view = type(key.title().replace("_", ""), (MethodView,), {"get": reads(blp, operation_id)(get)})
     blp.route("/" + key.replace("_", "-"))(view)
 
 
 _part(
-    "Verlierer",
     "verlierer",
     VerliererSchema,
     "getVerliererDesJahres",
@@ -120,14 +119,12 @@ _part(
         lowest share lost among those with at least a quarter of the period's games.""",
 )
 _part(
-    "Players",
     "players",
     PlayerStatsSchema(many=True),
     "listPlayerStatistics",
     "Per player: games, halves, Finals, Blattschuss, Deckel, Schock aus, streak, attendance",
 )
 _part(
-    "Categories",
     "categories",
     CategoriesSchema,
     "getDiceCategories",
@@ -137,28 +134,24 @@ _part(
         one; a throw the player could repeat is biased towards good results.""",
 )
 _part(
-    "HeadToHead",
     "head_to_head",
     HeadToHeadSchema(many=True),
     "listFinaleHeadToHead",
     "Finale results for every pair of players that met in a Finale",
 )
 _part(
-    "Records",
     "records",
     RecordsSchema,
     "getRecords",
     "Records: longest games, most Schock aus in a game, most Deckel in a half",
 )
 _part(
-    "Trend",
     "trend",
     TrendSchema(many=True),
     "listGamesLostPerMonth",
     "Games lost per month and player",
 )
 _part(
-    "Attendance",
     "attendance",
     AttendanceSchema(many=True),
     "listAttendance",
