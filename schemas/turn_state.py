@@ -98,13 +98,13 @@ class TurnStateSchema(Schema):
         metadata=doc(
             "The throw-by-throw turn in progress (its throws are in open_turn), or null.",
             {
-                "throws_used": 1,
-                "throws_left": 1,
-                "kept": [1],
-                "dice_in_cup": 2,
                 "blind": False,
                 "can_stop": True,
+                "dice_in_cup": 2,
+                "kept": [1],
                 "next_player": "Clara",
+                "throws_left": 1,
+                "throws_used": 1,
             },
         ),
     )
