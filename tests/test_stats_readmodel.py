@@ -15,13 +15,13 @@ from conftest import make_table
 from test_storage_summary import ORACLE
 
 from api.app import create_app
+from api.bench.snapshot import connection_for
 from api.cli import main
 from api.rules import PRESETS
 from api.rules.simulate import simulate_logs
 from api.storage.records import FACT_COLUMNS
 from dashboard import readmodel, refresher
 from dashboard.readmodel import ReadModel, from_json, refresh
-from dashboard.snapshot import connection_for
 from dashboard.stats import Statistics
 
 NAMES = ["Anna", "Bert", "Clara", "Dieter"]

@@ -13,10 +13,10 @@ import pytest
 from conftest import PLAYERS, make_table
 
 from api.app import create_app
+from api.bench.snapshot import connection_for
 from api.cli import main
 from api.rules import PRESETS, replay_log
 from api.rules.simulate import simulate_logs
-from dashboard.snapshot import connection_for
 
 COLUMNS = (
     "game_id, player_id, lost, finalist, finale_lost, blattschuss, halves_lost, deckel, "

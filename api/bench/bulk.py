@@ -1,10 +1,11 @@
-"""Bulk loading of whole games into DuckDB: the demo and the benchmark.
+"""Bulk loading of whole games into DuckDB: the statistics benchmark and the DuckDB copies of
+the tests (api/bench/snapshot.py).
 
 The service layer stores one game per transaction through the repository, which is right for
 live games but slow for ten years at once (a DuckDB ``executemany`` manages about a thousand
 rows per second here). :class:`BulkLoader` instead collects rows per table, writes them to a
 CSV file and appends each file with one ``INSERT … SELECT FROM read_csv`` (the statements are
-in ``dashboard/load``): several hundred thousand rows per second, no extra dependency.
+in ``api/bench/load``): several hundred thousand rows per second, no extra dependency.
 
 :func:`game_rows` turns a game log into the rows of every table with helper code of the API
 (:class:`~api.domain.runtime.GameRuntime` replays the log, :func:`~api.domain.facts.derive_facts` derives
@@ -28,8 +29,7 @@ from api.rules import parse_header
 from api.storage import GamePlayer, LogEntry
 from api.storage.records import FACT_COLUMNS, TABLE_COLUMNS
 from api.storage.sql import sql_files
-
-from .stats import Connection
+from dashboard.stats import Connection
 
 #: tables in load order, with their columns in table order
 TABLES = TABLE_COLUMNS
@@ -40,8 +40,8 @@ _PLAIN = frozenset({int, float, str})
 
 
 def _statements() -> dict[str, str]:
-    """The statements of ``dashboard/load``, by file name: one per table."""
-    return sql_files("dashboard", "load")
+    """The statements of ``api/bench/load``, by file name: one per table."""
+    return sql_files("api.bench", "load")
 
 
 def _text(value: object) -> str:
