@@ -60,7 +60,7 @@ from typing import Any
 
 from .loadgen import AsyncClient, Client, Player, free_port, percentile
 from .pgserver import Server
-from .procstat import busy_percent, cpu_seconds, machine_ticks, peak_memory_mb
+from .procstat import busy_percent, cpu_by_role, cpu_seconds, machine_ticks, peak_memory_mb
 
 PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
 
@@ -107,6 +107,8 @@ class Figures:
     rate: int = 0  # concurrent clients, turns/s
     cpu_one: float = 0.0
     cpu_many: float = 0.0
+    #: ``cpu_many`` by process role (``worker``, ``refresher``, ``sender``, ``master``)
+    roles: dict[str, float] = field(default_factory=dict)
     cpu_load: float = 0.0  # this process (the clients), concurrent clients, per turn
     load_share: float = 0.0  # this process's CPU while the clients ran, % of one core
     busy: float = 0.0  # the machine's CPU while the clients ran, % of all cores (any process)
@@ -114,6 +116,7 @@ class Figures:
     floor_one: list[float] = field(default_factory=list)  # the same for GET /health
     floor_many: list[float] = field(default_factory=list)
     floor_rate: int = 0
+    cpu_floor: float = 0.0  # server CPU per GET /health, concurrent clients
     peak: float = 0.0  # largest VmHWM of a server process, MB
     rss: float = 0.0  # largest RSS of a server process at the end, MB
     before: tuple[float, float, float] = (0.0, 0.0, 0.0)  # load average before the run
@@ -191,12 +194,19 @@ def start_server(
     cwd = Path(source) if source else ROOT
     env["PYTHONPATH"] = os.pathsep.join([str(cwd), env.get("PYTHONPATH", "")])
     return subprocess.Popen(
-        [sys.executable, *argv],
+        [interpreter(cwd), *argv],
         cwd=cwd,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+
+
+def interpreter(tree: Path) -> str:
+    """The Python of a source tree: its own virtualenv's (``TREE/.venv``, with the packages
+    that tree depends on), else this one's."""
+    own = tree / ".venv" / "bin" / "python"
+    return str(own) if tree != ROOT and own.exists() else sys.executable
 
 
 def wait_ready(port: int) -> None:
@@ -231,12 +241,15 @@ def measure_clients(figures: Figures, on: Servers, clients: int, seconds: float)
     """2. concurrent clients, each its own games, spread over the servers' ports."""
     players = [Player(on.ports[i % len(on.ports)], seed=100 + i) for i in range(clients)]
     db = [on.database] if on.database else []
-    cpu0, own0, db0 = cpu_seconds(*on.pids), time.process_time(), cpu_seconds(*db, reaped=True)
+    roles0, own0, db0 = cpu_by_role(*on.pids), time.process_time(), cpu_seconds(*db, reaped=True)
     started, ticks = time.perf_counter(), machine_ticks()
     figures.rate, figures.many = run_clients([p.turn for p in players], seconds)
     figures.busy = busy_percent(ticks, machine_ticks())
     wall, own = time.perf_counter() - started, time.process_time() - own0
-    figures.cpu_many = (cpu_seconds(*on.pids) - cpu0) / len(figures.many)
+    roles = cpu_by_role(*on.pids)
+    n = len(figures.many)
+    figures.roles = {role: (roles[role] - roles0.get(role, 0.0)) / n for role in roles}
+    figures.cpu_many = sum(figures.roles.values())
     figures.cpu_load = own / len(figures.many)
     figures.load_share = 100 * own / wall
     if db:
@@ -247,11 +260,13 @@ def measure_floor(figures: Figures, on: Servers, turns: int, clients: int, secon
     """3. the framework's floor: a trivial endpoint of the same servers."""
     health = functools.partial(_health, AsyncClient(on.ports[0]))
     figures.floor_one = asyncio.run(_sequence(health, turns))
+    cpu0 = cpu_seconds(*on.pids)
     figures.floor_rate, figures.floor_many = run_clients(
         [functools.partial(_health, AsyncClient(on.ports[i % len(on.ports)]))
          for i in range(clients)],
         seconds,
     )  # fmt: skip
+    figures.cpu_floor = (cpu_seconds(*on.pids) - cpu0) / len(figures.floor_many)
 
 
 ROWS: list[tuple[str, Any]] = [
@@ -264,6 +279,11 @@ ROWS: list[tuple[str, Any]] = [
     ("turns/s ÷ health/s", lambda f: f.rate / max(1, f.floor_rate)),
     ("server CPU per turn, 1 client (ms)", lambda f: f.cpu_one * 1000),
     ("server CPU per turn, 8 clients (ms)", lambda f: f.cpu_many * 1000),
+    ("  of which the workers", lambda f: f.roles.get("worker", 0.0) * 1000),
+    ("  of which the statistics refresher", lambda f: f.roles.get("refresher", 0.0) * 1000),
+    ("  of which the webhook sender", lambda f: f.roles.get("sender", 0.0) * 1000),
+    ("  of which gunicorn's master", lambda f: f.roles.get("master", 0.0) * 1000),
+    ("server CPU per GET /health, 8 clients (ms)", lambda f: f.cpu_floor * 1000),
     ("PostgreSQL CPU per turn, 8 clients (ms)", lambda f: f.cpu_db * 1000),
     ("load generator CPU per turn (ms)", lambda f: f.cpu_load * 1000),
     ("load generator CPU (% of 1 core)", lambda f: f.load_share),

@@ -23,17 +23,41 @@ def cpu_seconds(*pids: int, reaped: bool = False) -> float:
     """User + system CPU time of processes and their live children so far (from /proc);
     ``reaped``: and of the children that ended (counted in their parent's cutime once it
     reaped them: PostgreSQL's backends of connections closed meanwhile)."""
-    total = 0.0
+    return sum(cpu_by_role(*pids, reaped=reaped).values())
+
+
+#: a process of ``schocken serve`` by its command line: (what it runs, its role)
+ROLES = (("stats refresh", "refresher"), ("webhooks send", "sender"))
+
+
+def _role(pid: int, roots: tuple[int, ...]) -> str:
+    if pid in roots:
+        return "master"
+    try:
+        with open(f"/proc/{pid}/cmdline", encoding="utf-8", errors="replace") as fh:
+            command = fh.read().replace("\0", " ")
+    except OSError:
+        return "worker"
+    return next((role for text, role in ROLES if text in command), "worker")
+
+
+def cpu_by_role(*pids: int, reaped: bool = False) -> dict[str, float]:
+    """:func:`cpu_seconds` split by role: ``master`` (the processes given), ``refresher``,
+    ``sender`` (``schocken serve``'s background children) and ``worker`` (every other
+    child: gunicorn's workers, PostgreSQL's backends)."""
+    total: dict[str, float] = {}
     for p in {p for pid in pids for p in tree(pid)}:
         try:
             with open(f"/proc/{p}/stat", encoding="ascii") as fh:
                 fields = fh.read().rpartition(")")[2].split()
         except OSError:
             continue
-        total += int(fields[11]) + int(fields[12])
+        ticks = int(fields[11]) + int(fields[12])
         if reaped and p in pids:
-            total += int(fields[13]) + int(fields[14])
-    return total / os.sysconf("SC_CLK_TCK")
+            ticks += int(fields[13]) + int(fields[14])
+        role = _role(p, pids)
+        total[role] = total.get(role, 0.0) + ticks / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def peak_memory_mb(*pids: int) -> tuple[float, float]:

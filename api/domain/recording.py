@@ -17,8 +17,7 @@ from .base import UseCases
 from .errors import CONCURRENT_CHANGE, Conflict
 from .facts import derive_facts, facts_write, seating_of
 from .names import check_reason
-from .runtime import GameRuntime, header_of
-from .views import GameView, WriteResult
+from .runtime import GameRuntime, GameView, WriteResult, header_of
 
 
 class RecordingUseCases(UseCases):
