@@ -39,7 +39,7 @@ from webargs.flaskparser import FlaskParser, abort
 from werkzeug.routing import BaseConverter, ValidationError
 
 from ..rules import limits
-from .idempotency import WRITE_METHODS
+from .auth import WRITE_METHODS
 from .jsonread import JsonRefused, body_json
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -56,11 +56,10 @@ from webargs.flaskparser import abort
 from ..domain import CONCURRENT_CHANGE, Conflict, Services, utcnow
 from ..storage import Repository, Stammtisch, StorageConflict, StoredResponse
 from . import problems
-from .auth import caller
+from .auth import WRITE_METHODS, caller
 from .context import services
 from .jsonread import JsonRefused, body_json
 
-WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 KEY_HEADER = "Idempotency-Key"
 KEY_PATTERN = r"^[\x21-\x7e]{1,255}$"
 _KEY = re.compile(KEY_PATTERN)
