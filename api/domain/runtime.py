@@ -238,12 +238,13 @@ class GameView:
 
 @dataclass(frozen=True, slots=True)
 class WriteResult:
-    """A recorded entry: its sequence number, the domain events it caused, the new state."""
+    """A recorded entry: its sequence number, the domain events it caused (and their JSON, as
+    the outbox stores them: made once), the new state."""
 
     seq: int
     events: list[DomainEvent]
     game: GameView
+    events_json: list[dict[str, Any]]
 
     def to_dict(self) -> dict[str, Any]:
-        events = [e.to_json() for e in self.events]
-        return {"seq": self.seq, "events": events, "game": self.game.to_dict()}
+        return {"seq": self.seq, "events": self.events_json, "game": self.game.to_dict()}

@@ -81,6 +81,20 @@ def _errors(*codes: int) -> Callable[[F], F]:
     return wrap
 
 
+def _entry(schema: Any, operation: str, required: bool = True) -> Callable[[F], F]:
+    """A write that records an entry (a turn, a throw, a penalty, an undo): the Stammtisch's
+    token first, then the body (``schema``), 201 with the write result, its error answers."""
+
+    def wrap(func: F) -> F:
+        func = blp.doc(security=BEARER, operationId=operation)(func)
+        func = _errors(404, 401, 403, 409)(func)
+        func = blp.response(201, WriteResultSchema)(func)
+        func = blp.arguments(schema, required=required)(func)
+        return write_access(func)
+
+    return wrap
+
+
 @blp.route("")
 class Games(MethodView):
     @read_access
@@ -145,12 +159,7 @@ def _write(slug: str, game_id: int, kind: str, body: dict[str, Any]) -> Response
 
 @blp.route("/<id:game_id>/turns")
 class Turns(MethodView):
-    @write_access
-    @blp.arguments(TurnRequestSchema)
-    @blp.response(201, WriteResultSchema)
-    @_errors(404, 401, 403, 409)
-    @blp.doc(security=BEARER)
-    @blp.doc(operationId="recordTurn")
+    @_entry(TurnRequestSchema, "recordTurn")
     def post(self, data: dict[str, Any], slug: str, game_id: int) -> Response:
         """Record a whole turn (summary or in detail)
 
@@ -163,12 +172,7 @@ class Turns(MethodView):
 
 @blp.route("/<id:game_id>/throws")
 class Throws(MethodView):
-    @write_access
-    @blp.arguments(ThrowRequestSchema)
-    @blp.response(201, WriteResultSchema)
-    @_errors(404, 401, 403, 409)
-    @blp.doc(security=BEARER)
-    @blp.doc(operationId="recordThrow")
+    @_entry(ThrowRequestSchema, "recordThrow")
     def post(self, data: dict[str, Any], slug: str, game_id: int) -> Response:
         """Record a single throw (throw-by-throw clients)
 
@@ -180,12 +184,7 @@ class Throws(MethodView):
 
 @blp.route("/<id:game_id>/penalties")
 class Penalties(MethodView):
-    @write_access
-    @blp.arguments(PenaltyRequestSchema)
-    @blp.response(201, WriteResultSchema)
-    @_errors(404, 401, 403, 409)
-    @blp.doc(security=BEARER)
-    @blp.doc(operationId="recordPenalty")
+    @_entry(PenaltyRequestSchema, "recordPenalty")
     def post(self, data: dict[str, Any], slug: str, game_id: int) -> Response:
         """Record a penalty (Strafdeckel)
 
@@ -196,12 +195,7 @@ class Penalties(MethodView):
 
 @blp.route("/<id:game_id>/undo")
 class Undo(MethodView):
-    @write_access
-    @blp.arguments(UndoRequestSchema, required=False)
-    @blp.response(201, WriteResultSchema)
-    @_errors(404, 401, 403, 409)
-    @blp.doc(security=BEARER)
-    @blp.doc(operationId="undoLastEntry")
+    @_entry(UndoRequestSchema, "undoLastEntry", required=False)
     def post(self, data: dict[str, Any], slug: str, game_id: int) -> Response:
         """Undo the last accepted entry
 
