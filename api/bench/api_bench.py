@@ -43,6 +43,11 @@ the cores) and PostgreSQL's (its backends) are printed beside the servers'::
 
     python -m api.bench.api_bench --postgres
 
+``--profile DIR``: py-spy (``pip install py-spy``; not a dependency of the project) samples
+every server process while the concurrent clients run (only while a thread holds the
+interpreter lock: CPU, not waiting), writes each process's stacks to ``DIR`` and prints, per
+role, where the CPU went (by package and by function, inclusive).
+
 Figures depend on what else runs on the machine: the load average is printed with them
 (before and after each run).
 """
@@ -58,13 +63,22 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .loadgen import AsyncClient, Client, Player, free_port, percentile
 from .pgserver import Server
-from .procstat import busy_percent, cpu_by_role, cpu_seconds, machine_ticks, peak_memory_mb
+from .procstat import (
+    busy_percent,
+    cpu_by_role,
+    cpu_seconds,
+    machine_ticks,
+    peak_memory_mb,
+    role_of,
+    tree,
+)
 
 PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
 
@@ -159,6 +173,11 @@ def parse_args() -> argparse.Namespace:
         "unix socket, fsync=on, synchronous_commit=on)",
     )
     parser.add_argument(
+        "--profile",
+        metavar="DIR",
+        help="sample every server process with py-spy while the clients run; stacks into DIR",
+    )
+    parser.add_argument(
         "--database-url",
         metavar="URL",
         help="also run every set-up on this PostgreSQL server (a new database per run)",
@@ -241,10 +260,14 @@ def measure_one_client(figures: Figures, on: Servers, turns: int) -> None:
     figures.cpu_one = (cpu_seconds(*on.pids) - cpu0) / len(figures.one)
 
 
-def measure_clients(figures: Figures, on: Servers, clients: int, seconds: float) -> None:
-    """2. concurrent clients, each its own games, spread over the servers' ports."""
+def measure_clients(
+    figures: Figures, on: Servers, clients: int, seconds: float, profile: Path | None = None
+) -> None:
+    """2. concurrent clients, each its own games, spread over the servers' ports
+    (``profile``: sampled by py-spy, see :func:`spying`)."""
     players = [Player(on.ports[i % len(on.ports)], seed=100 + i) for i in range(clients)]
     db = [on.database] if on.database else []
+    spies = spying(on.pids, seconds, profile) if profile else []
     roles0, own0, db0 = cpu_by_role(*on.pids), time.process_time(), cpu_seconds(*db, reaped=True)
     started, ticks = time.perf_counter(), machine_ticks()
     figures.rate, figures.many = run_clients([p.turn for p in players], seconds)
@@ -258,6 +281,54 @@ def measure_clients(figures: Figures, on: Servers, clients: int, seconds: float)
     figures.load_share = 100 * own / wall
     if db:
         figures.cpu_db = (cpu_seconds(*db, reaped=True) - db0) / len(figures.many)
+    for spy in spies:
+        spy.wait()
+
+
+def spying(pids: list[int], seconds: float, folder: Path) -> list[subprocess.Popen[bytes]]:
+    """py-spy recording every process of the servers for ``seconds`` (CPU only: ``--gil``),
+    the stacks of each into ``folder/<role>-<pid>.txt``."""
+    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    folder.mkdir(parents=True, exist_ok=True)
+    started = []
+    for pid in {p for root in pids for p in tree(root)}:
+        out = folder / f"{role_of(pid, tuple(pids))}-{pid}.txt"
+        argv = [spy, "record", "--pid", str(pid), "--duration", str(int(seconds)), "--gil"]
+        argv += ["--rate", "200", "--format", "raw", "--nonblocking", "--output", str(out)]
+        started.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    time.sleep(0.5)  # attached before the clients start
+    return started
+
+
+def print_profile(folder: Path, top: int = 25) -> None:
+    """Where the sampled CPU went, per role: its share of all samples, then (inclusive) the
+    packages and our functions it was spent in."""
+    by_role: dict[str, Counter[str]] = {}
+    totals: Counter[str] = Counter()
+    for path in sorted(folder.glob("*.txt")):
+        role = path.stem.split("-")[0]
+        inclusive = by_role.setdefault(role, Counter())
+        for line in path.read_text(encoding="utf-8").splitlines():
+            stack, _, samples = line.rpartition(" ")
+            totals[role] += int(samples)
+            for name in {_frame(frame) for frame in stack.split(";")}:
+                inclusive[name] += int(samples)
+    everything = sum(totals.values()) or 1
+    for role, inclusive in by_role.items():
+        print(f"\n{role}: {100 * totals[role] / everything:.1f} % of the CPU samples")
+        for name, count in inclusive.most_common(top):
+            print(f"  {100 * count / max(1, totals[role]):5.1f} %  {name}")
+
+
+def _frame(frame: str) -> str:
+    """``function (path:line)`` → ``our.module:function``, else the package (py-spy writes
+    paths below the interpreter's and the project's folders relative to them)."""
+    function, _, where = frame.rpartition(" (")
+    path = where.rsplit(":", 1)[0].split("site-packages/")[-1]
+    parts = Path(path.removesuffix(".py")).parts
+    if len(parts) > 1 and parts[0] in ("api", "schemas", "dashboard"):
+        return f"{'.'.join(parts)}:{function}"
+    return parts[0] if parts else frame
 
 
 def measure_floor(figures: Figures, on: Servers, turns: int, clients: int, seconds: float) -> None:
@@ -356,7 +427,8 @@ def measure(target: Target, args: argparse.Namespace) -> Figures:
             on.pids.append(started[-1].pid)
             wait_ready(port)
         measure_one_client(figures, on, args.turns)
-        measure_clients(figures, on, args.clients, args.seconds)
+        profile = Path(args.profile) / target.label.replace(" ", "") if args.profile else None
+        measure_clients(figures, on, args.clients, args.seconds, profile)
         measure_floor(figures, on, args.turns, args.clients, args.seconds)
         figures.peak, figures.rss = peak_memory_mb(*on.pids)
         figures.load = os.getloadavg()
@@ -402,6 +474,9 @@ def main() -> None:
                 runs.append(measure(target, args))
                 print(f"  measured {target.label}: {runs[-1].rate} turns/s", flush=True)
         print_table(runs, args.clients, postgres.described if postgres else "")
+        for folder in sorted(Path(args.profile).glob("*")) if args.profile else ():
+            print(f"\n== profile of {folder.name} (8 clients; py-spy, CPU only)")
+            print_profile(folder)
     finally:
         if postgres:
             postgres.stop()

@@ -30,7 +30,8 @@ def cpu_seconds(*pids: int, reaped: bool = False) -> float:
 ROLES = (("stats refresh", "refresher"), ("webhooks send", "sender"))
 
 
-def _role(pid: int, roots: tuple[int, ...]) -> str:
+def role_of(pid: int, roots: tuple[int, ...]) -> str:
+    """``master`` (one of ``roots``), ``refresher``, ``sender`` or ``worker``."""
     if pid in roots:
         return "master"
     try:
@@ -55,7 +56,7 @@ def cpu_by_role(*pids: int, reaped: bool = False) -> dict[str, float]:
         ticks = int(fields[11]) + int(fields[12])
         if reaped and p in pids:
             ticks += int(fields[13]) + int(fields[14])
-        role = _role(p, pids)
+        role = role_of(p, pids)
         total[role] = total.get(role, 0.0) + ticks / os.sysconf("SC_CLK_TCK")
     return total
 
