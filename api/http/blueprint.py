@@ -12,9 +12,9 @@ sends it slowly holds only its own task (a greenlet of ``schocken serve``), neve
 the pool. A JSON body the one reader refuses (:func:`api.http.jsonread.read_json`: nested deeper
 than ``MAX_JSON_DEPTH``, Python's parser would otherwise hit its recursion limit; text that is
 no Unicode text at all, a lone surrogate escape such as ``"A\\ud800B"``; an integer beyond 64
-bits, e.g. one of 5,000 digits that Python's ``int()`` refuses; ``NaN`` or ``Infinity``) is then
-a 422 with the reader's German sentence, before any other hook reads the body. A body that is
-no JSON at all is left to the view (422 "Kein gültiges JSON.", or 415 for another content
+bits, e.g. one of 5,000 digits that Python's ``int()`` refuses; ``NaN`` or ``Infinity``) is a
+422 with the reader's German sentence once the rate limit has counted the write
+(:func:`init_limits`), before any view reads the body. A body that is no JSON at all is left to the view (422 "Kein gültiges JSON.", or 415 for another content
 type). Oversized bodies are Flask's own 413 (``MAX_CONTENT_LENGTH``).
 
 **Ids in URL paths**: ``<id:…>``, the converter of every route that names a stored row
@@ -44,6 +44,8 @@ from .jsonread import JsonRefused, body_json
 
 F = TypeVar("F", bound=Callable[..., Any])
 C = TypeVar("C", bound=type)
+#: flask-smorest's documented responses of the error statuses the views declare
+ERROR_RESPONSES = {401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND", 409: "CONFLICT"}
 
 if TYPE_CHECKING:
     _Base = object
@@ -97,6 +99,17 @@ class Blueprint(_Base):
     def alt_response(self, status_code: int, **kw: Any) -> Callable[[F], F]:
         """Another documented answer (an error)."""
         return cast(Callable[[F], F], super().alt_response(status_code, **kw))  # type: ignore[misc]
+
+    def errors(self, *codes: int) -> Callable[[F], F]:
+        """The documented error answers of a view (flask-smorest's responses of these
+        statuses, e.g. ``NOT_FOUND``), in the order given."""
+
+        def wrap(func: F) -> F:
+            for code in reversed(codes):
+                func = self.alt_response(code, response=ERROR_RESPONSES[code])(func)
+            return func
+
+        return wrap
 
     def doc(self, **kwargs: Any) -> Callable[[F], F]:
         """Add to the operation's OpenAPI document."""

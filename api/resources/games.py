@@ -69,25 +69,13 @@ blp = Blueprint(
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _errors(*codes: int) -> Callable[[F], F]:
-    """The documented error answers of a view, in the order given."""
-    names = {401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND", 409: "CONFLICT"}
-
-    def wrap(func: F) -> F:
-        for code in reversed(codes):
-            func = blp.alt_response(code, response=names[code])(func)
-        return func
-
-    return wrap
-
-
 def _entry(schema: Any, operation: str, required: bool = True) -> Callable[[F], F]:
     """A write that records an entry (a turn, a throw, a penalty, an undo): the Stammtisch's
     token first, then the body (``schema``), 201 with the write result, its error answers."""
 
     def wrap(func: F) -> F:
         func = blp.doc(security=BEARER, operationId=operation)(func)
-        func = _errors(404, 401, 403, 409)(func)
+        func = blp.errors(404, 401, 403, 409)(func)
         func = blp.response(201, WriteResultSchema)(func)
         func = blp.arguments(schema, required=required)(func)
         return write_access(func)
@@ -100,7 +88,7 @@ class Games(MethodView):
     @read_access
     @blp.arguments(GameListQuerySchema, location="query")
     @blp.response(200, GameListSchema)
-    @_errors(404, 401, 403)
+    @blp.errors(404, 401, 403)
     @blp.doc(security=OPTIONAL_BEARER)
     @blp.doc(operationId="listGames")
     def get(self, query: dict[str, Any], slug: str) -> dict[str, Any]:
@@ -111,7 +99,7 @@ class Games(MethodView):
     @write_access
     @blp.arguments(GameStartSchema)
     @blp.response(201, GameSchema)
-    @_errors(404, 401, 403, 409)
+    @blp.errors(404, 401, 403, 409)
     @blp.doc(security=BEARER)
     @blp.doc(operationId="startGame")
     def post(self, data: dict[str, Any], slug: str) -> dict[str, Any]:
@@ -126,7 +114,7 @@ class Games(MethodView):
 class GameItem(MethodView):
     @read_access
     @blp.response(200, GameSchema)
-    @_errors(404, 401, 403)
+    @blp.errors(404, 401, 403)
     @blp.doc(security=OPTIONAL_BEARER)
     @blp.doc(operationId="getGame")
     def get(self, slug: str, game_id: int) -> dict[str, Any]:
@@ -207,7 +195,7 @@ class Undo(MethodView):
 class Abandon(MethodView):
     @write_access
     @blp.response(200, GameSchema)
-    @_errors(404, 401, 403, 409)
+    @blp.errors(404, 401, 403, 409)
     @blp.doc(security=BEARER)
     @blp.doc(operationId="abandonGame")
     def post(self, slug: str, game_id: int) -> dict[str, Any]:
@@ -224,7 +212,7 @@ class Abandon(MethodView):
 class Undos(MethodView):
     @read_access
     @blp.response(200, UndoRecordSchema(many=True))
-    @_errors(404, 401, 403)
+    @blp.errors(404, 401, 403)
     @blp.doc(security=OPTIONAL_BEARER)
     @blp.doc(operationId="listUndos")
     def get(self, slug: str, game_id: int) -> list[dict[str, Any]]:
@@ -237,7 +225,7 @@ class Undos(MethodView):
 class Log(MethodView):
     @read_access
     @blp.response(200, GameLogSchema)
-    @_errors(404, 401, 403)
+    @blp.errors(404, 401, 403)
     @blp.doc(security=OPTIONAL_BEARER)
     @blp.doc(operationId="exportGameLog")
     def get(self, slug: str, game_id: int) -> dict[str, Any]:

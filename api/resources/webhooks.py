@@ -92,11 +92,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def _op(name: str, *errors: int) -> Callable[[F], F]:
     """The documented error answers (the token's first) and the operation id."""
-    names = {401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND", 409: "CONFLICT"}
 
     def wrap(func: F) -> F:
-        for code in reversed((404, 401, 403, *errors)):
-            func = blp.alt_response(code, response=names[code])(func)
+        func = blp.errors(404, 401, 403, *errors)(func)
         return blp.doc(security=BEARER)(blp.doc(operationId=name)(func))
 
     return wrap
