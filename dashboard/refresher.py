@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import logging
 import os
-import signal
 import threading
 import time
 from typing import TYPE_CHECKING, Any
@@ -102,31 +101,19 @@ def _loop(store: Any, interval: float, stopping: threading.Event | None = None) 
         pause = max(interval, PAUSE_FACTOR * took) if worked else interval
 
 
-def watch(store: Store, interval: float = INTERVAL, parent: int | None = None) -> None:
+def watch(store: Store, stopping: threading.Event, interval: float = INTERVAL) -> None:
     """``schocken stats refresh --watch``: refresh the database of ``store`` (SQLite or
-    PostgreSQL; closed at the end) every
-    ``interval`` seconds until SIGTERM or SIGINT (a round under way ends first), or until the
-    process ``parent`` is no longer this one's parent (the server that started it died)."""
-    stopping = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stopping.set())
+    PostgreSQL; closed at the end) every ``interval`` seconds until ``stopping`` is set
+    (api/cli/base.py: SIGTERM, SIGINT, the server that started it died); a round under way
+    ends first."""
     try:
         os.nice(NICE)
     except OSError:
         pass
-    if parent is not None:
-        threading.Thread(target=_orphaned, args=(parent, stopping), daemon=True).start()
     try:
         _loop(store, interval, stopping)
     finally:
         store.close()
-
-
-def _orphaned(parent: int, stopping: threading.Event) -> None:
-    """Set ``stopping`` once ``parent`` is gone (a SIGKILL of the server's master, say)."""
-    while not stopping.wait(1.0):
-        if os.getppid() != parent:
-            stopping.set()
 
 
 def interval_of(app: Flask) -> float:

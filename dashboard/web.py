@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from flask import Blueprint, Flask, Response, abort, current_app, request, send_file
+from werkzeug.wrappers import Response as BaseResponse
 
 from api.rules import limits, read_number
 
@@ -109,7 +110,7 @@ def blueprint() -> Blueprint:
         return send_file(buffer, mimetype="application/zip", download_name="dashboard.zip")
 
     @bp.route("/dashboard/<path:filename>")
-    def page(filename: str) -> Response:
+    def page(filename: str) -> BaseResponse:
         asset = assets.by_name(filename)
         if asset is not None:
             return _asset(asset)
@@ -123,13 +124,22 @@ def blueprint() -> Blueprint:
     return bp
 
 
-def _encoding() -> str:
-    """The best encoding of a precompressed asset that the browser takes."""
+def best_encoding() -> str:
+    """The best encoding of a precompressed asset that the browser takes, or "identity"."""
     taken = request.accept_encodings
     return next((e for e in assets.ENCODINGS if taken[e] > 0), "identity")
 
 
-def _asset(asset: assets.Asset) -> Response:
+def immutable(response: BaseResponse, encoding: str = "identity") -> BaseResponse:
+    """A hashed asset's answer (``encoding``: how its body is compressed), kept for a year."""
+    if encoding != "identity":
+        response.headers["Content-Encoding"] = encoding
+    response.vary.add("Accept-Encoding")
+    response.headers["Cache-Control"] = assets.IMMUTABLE
+    return response
+
+
+def _asset(asset: assets.Asset) -> BaseResponse:
     """A hashed asset, kept by the browser for a year; Brotli- or gzip-compressed to a browser
     that takes it. From the folder (written there first if missing), or from memory when the
     folder cannot be written (the pages work all the same)."""
@@ -139,17 +149,13 @@ def _asset(asset: assets.Asset) -> Response:
             write_assets(folder)
         except OSError as err:
             current_app.logger.warning("dashboard assets not written: %s", err)
-    encoding = _encoding()
+    encoding = best_encoding()
     name = asset.name + assets.ENCODINGS.get(encoding, "")
     if folder is not None and (folder / name).exists():
         response = send_file(folder / name, mimetype=asset.mimetype, conditional=True)
     else:
         response = Response(asset.encoded(encoding), mimetype=asset.mimetype)
-    if encoding != "identity":
-        response.headers["Content-Encoding"] = encoding
-    response.vary.add("Accept-Encoding")
-    response.headers["Cache-Control"] = assets.IMMUTABLE
-    return response
+    return immutable(response, encoding)
 
 
 def check_folder(folder: Path) -> None:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from marshmallow import Schema, ValidationError, fields, validate
 
@@ -27,6 +27,8 @@ PRINTABLE = validate.Regexp(
     r"^[^\x00-\x1f\x7f]*$",
     error="Nur druckbare Zeichen, keine Zeilenumbrüche oder Steuerzeichen.",
 )
+FieldT = TypeVar("FieldT", bound=fields.Field[Any])
+
 PLAYER_NAME = [validate.Length(min=1, max=MAX_NAME), PRINTABLE]
 
 
@@ -81,6 +83,16 @@ def within(limit: Limit) -> validate.Range:
 def doc(description: str, example: Any, **extra: Any) -> dict[str, Any]:
     """The metadata every field carries: an English description and an example."""
     return {"description": description, "example": example, **extra}
+
+
+def opt(kind: Callable[..., FieldT], description: str, example: Any, **kw: Any) -> FieldT:
+    """A field of ``kind`` with its description and example."""
+    return kind(metadata=doc(description, example), **kw)
+
+
+def req(kind: Callable[..., FieldT], description: str, example: Any, **kw: Any) -> FieldT:
+    """A required field of ``kind`` with its description and example."""
+    return kind(required=True, metadata=doc(description, example), **kw)
 
 
 class IsoDateTime(fields.String):
@@ -187,53 +199,41 @@ def notation_field(description: str) -> fields.String:
 class PageSchema(Schema):
     """One page of a list; a subclass adds ``items`` (the page's rows) and ``total``."""
 
-    page = Int(required=True, metadata=doc("This page number.", 1))
-    page_size = Int(required=True, metadata=doc("Page size.", 20))
+    page = req(Int, "This page number.", 1)
+    page_size = req(Int, "Page size.", 20)
 
 
 class SenderHealthSchema(Schema):
-    due = Int(required=True, metadata=doc("Webhook deliveries due now (of active webhooks).", 0))
-    oldest_due_seconds = fields.Float(
-        required=True,
+    due = req(Int, "Webhook deliveries due now (of active webhooks).", 0)
+    oldest_due_seconds = req(
+        fields.Float,
+        "Seconds since the oldest of them came due (null: none).",
+        None,
         allow_none=True,
-        metadata=doc("Seconds since the oldest of them came due (null: none).", None),
     )
-    waiting_seconds = fields.Float(
-        required=True,
+    waiting_seconds = req(
+        fields.Float,
+        "Seconds the oldest due delivery of a webhook with no attempt in flight has waited "
+        "for the sender (null: none; a slow receiver's own backlog does not count).",
+        None,
         allow_none=True,
-        metadata=doc(
-            "Seconds the oldest due delivery of a webhook with no attempt in flight has waited "
-            "for the sender (null: none; a slow receiver's own backlog does not count).",
-            None,
-        ),
     )
-    behind = Bool(
-        required=True,
-        metadata=doc(
-            "The sender is behind: that wait is over WEBHOOK_BEHIND_SECONDS (default 30).",
-            False,
-        ),
+    behind = req(
+        Bool, "The sender is behind: that wait is over WEBHOOK_BEHIND_SECONDS (default 30).", False
     )
 
 
 class HealthSchema(Schema):
-    status = fields.String(
-        required=True,
-        metadata=doc("'ok', or 'degraded' (with 503) when the database cannot write.", "ok"),
+    status = req(
+        fields.String, "'ok', or 'degraded' (with 503) when the database cannot write.", "ok"
     )
-    version = fields.String(
-        metadata=doc("Version of the server (only with the admin token).", "0.1.0")
-    )
-    storage = fields.String(
-        required=True,
-        metadata=doc("Kind of store: sqlite, postgresql or memory.", "sqlite"),
-    )
-    database = fields.String(
-        metadata=doc(
-            "Only when degraded and asked with the admin token: why the database cannot "
-            "write (for the operator; may name a file or host).",
-            "SQLite: database or disk is full",
-        )
+    version = opt(fields.String, "Version of the server (only with the admin token).", "0.1.0")
+    storage = req(fields.String, "Kind of store: sqlite, postgresql or memory.", "sqlite")
+    database = opt(
+        fields.String,
+        "Only when degraded and asked with the admin token: why the database cannot "
+        "write (for the operator; may name a file or host).",
+        "SQLite: database or disk is full",
     )
     sender = fields.Nested(
         SenderHealthSchema,
@@ -256,28 +256,23 @@ class ErrorSchema(Schema):
             format="uri-reference",
         ),
     )
-    title = fields.String(
-        required=True,
-        metadata=doc(
-            "Short German summary of the code, the same every time.", "Nicht an der Reihe"
-        ),
+    title = req(
+        fields.String,
+        "Short German summary of the code, the same every time.",
+        "Nicht an der Reihe",
     )
-    status = Int(required=True, metadata=doc("The HTTP status code.", 409))
-    detail = fields.String(
-        required=True,
-        metadata=doc(
-            "What went wrong, in German, for the player; for a rule violation it names the rule.",
-            "Ben ist nicht an der Reihe, sondern Anna.",
-        ),
+    status = req(Int, "The HTTP status code.", 409)
+    detail = req(
+        fields.String,
+        "What went wrong, in German, for the player; for a rule violation it names the rule.",
+        "Ben ist nicht an der Reihe, sondern Anna.",
     )
-    code = fields.String(
-        required=True,
+    code = req(
+        fields.String,
+        "Stable machine-readable code of the problem (snake_case); branch on this. "
+        "Before API 0.9 it was the numeric status, which is `status` now.",
+        "turn_not_yours",
         validate=validate.OneOf(sorted(CATALOGUE)),
-        metadata=doc(
-            "Stable machine-readable code of the problem (snake_case); branch on this. "
-            "Before API 0.9 it was the numeric status, which is `status` now.",
-            "turn_not_yours",
-        ),
     )
     message = fields.String(
         required=True,
@@ -287,11 +282,10 @@ class ErrorSchema(Schema):
             deprecated=True,
         ),
     )
-    errors = fields.Dict(
+    errors = opt(
+        fields.Dict,
+        "Field errors by location (json, query, headers) and field name, whenever a field "
+        "of the request is at fault (422 and 409 alike).",
+        {"json": {"player": ["Ben ist nicht an der Reihe, sondern Anna."]}},
         keys=fields.String(),
-        metadata=doc(
-            "Field errors by location (json, query, headers) and field name, whenever a field "
-            "of the request is at fault (422 and 409 alike).",
-            {"json": {"player": ["Ben ist nicht an der Reihe, sondern Anna."]}},
-        ),
     )

@@ -14,7 +14,7 @@ from marshmallow import Schema, fields, validate
 
 from api.rules import PAYLOADS, EventData, EventKind
 
-from .common import doc
+from .common import req
 
 #: payload fields whose key in the event's ``data`` differs from their name, per kind (a
 #: Deckel move's ``source`` is sent as ``from``; a game start's ``source`` keeps its name)
@@ -66,23 +66,20 @@ def _kinds_doc() -> str:
 class DomainEventSchema(Schema):
     """Something the entry caused, with a German sentence a client can show as it is."""
 
-    kind = fields.String(
-        required=True,
+    kind = req(
+        fields.String,
+        _kinds_doc(),
+        EventKind.ROUND_LOST.value,
         validate=validate.OneOf(EVENT_KINDS),
-        metadata=doc(_kinds_doc(), EventKind.ROUND_LOST.value),
     )
-    message = fields.String(
-        required=True,
-        metadata=doc(
-            "German sentence for the players.",
-            "Dieter bekommt 4 Deckel aus der Mitte – Schock 4 von Anna.",
-        ),
+    message = req(
+        fields.String,
+        "German sentence for the players.",
+        "Dieter bekommt 4 Deckel aus der Mitte – Schock 4 von Anna.",
     )
-    data = fields.Dict(
+    data = req(
+        fields.Dict,
+        "Machine-readable details; keys depend on the kind (player, deckel, from, …).",
+        {"player": "Dieter", "deckel": 4, "from": "mitte", "best": "Anna"},
         keys=fields.String(),
-        required=True,
-        metadata=doc(
-            "Machine-readable details; keys depend on the kind (player, deckel, from, …).",
-            {"player": "Dieter", "deckel": 4, "from": "mitte", "best": "Anna"},
-        ),
     )

@@ -18,7 +18,9 @@ from .common import (
     dice_field,
     different,
     doc,
+    opt,
     player_field,
+    req,
     within,
 )
 from .rules import RulesConfigSchema
@@ -65,12 +67,11 @@ class ThrowDetailSchema(Schema):
     aside = dice_field(
         "Pips of this throw set aside afterwards (herauslegen).", [1], minimum=0, maximum=3
     )
-    sixes = Int(
+    sixes = opt(
+        Int,
+        "Sixes turned (umdrehen): 1 = two sixes become one 1, 2 = three sixes become two 1s.",
+        0,
         validate=validate.Range(0, 2),
-        metadata=doc(
-            "Sixes turned (umdrehen): 1 = two sixes become one 1, 2 = three sixes become two 1s.",
-            0,
-        ),
     )
 
 
@@ -84,23 +85,19 @@ class TurnRequestSchema(Schema):
         minimum=2,
         maximum=3,
     )
-    throws = Int(
+    throws = opt(
+        Int,
+        "Summary: throws used, 1 to turn.limit (the round's limit set by the starter; "
+        "while the starter throws, their cap options.max_throws).",
+        3,
         validate=within(limits.THROWS),
-        metadata=doc(
-            "Summary: throws used, 1 to turn.limit (the round's limit set by the starter; "
-            "while the starter throws, their cap options.max_throws).",
-            3,
-        ),
     )
-    hand = Bool(
-        metadata=doc(
-            "Summary: 'aus der Hand', the final throw threw all dice. Missing means throws == 1.",
-            False,
-        )
+    hand = opt(
+        Bool,
+        "Summary: 'aus der Hand', the final throw threw all dice. Missing means throws == 1.",
+        False,
     )
-    blind = Bool(
-        metadata=doc("Announced blind (if the house rules allow it): exactly one throw.", False)
-    )
+    blind = opt(Bool, "Announced blind (if the house rules allow it): exactly one throw.", False)
     detail = fields.List(
         fields.Nested(ThrowDetailSchema),
         validate=validate.Length(min=1, max=limits.THROWS.high),
@@ -140,19 +137,20 @@ class ThrowRequestSchema(Schema):
         minimum=0,
         maximum=3,
     )
-    sixes = Int(
+    sixes = opt(
+        Int,
+        "Sixes turned (umdrehen) after this throw; the player must throw again.",
+        0,
         validate=validate.Range(0, 2),
-        metadata=doc("Sixes turned (umdrehen) after this throw; the player must throw again.", 0),
     )
-    blind = Bool(metadata=doc("This first throw is blind: the turn ends with it.", False))
-    stop = Bool(
-        metadata=doc(
-            "The player stops after this throw (or, without dice, after their last one). A "
-            "turn also ends at turn.limit, with a blind throw, or when another player's throw "
-            "or turn arrives; stop is required when turn.must_stop is true and always allowed "
-            "while turn.open.can_stop is (turn-closing rules: the games tag).",
-            False,
-        )
+    blind = opt(Bool, "This first throw is blind: the turn ends with it.", False)
+    stop = opt(
+        Bool,
+        "The player stops after this throw (or, without dice, after their last one). A "
+        "turn also ends at turn.limit, with a blind throw, or when another player's throw "
+        "or turn arrives; stop is required when turn.must_stop is true and always allowed "
+        "while turn.open.can_stop is (turn-closing rules: the games tag).",
+        False,
     )
 
     @validates_schema
@@ -168,25 +166,32 @@ class ThrowRequestSchema(Schema):
 
 class PenaltyRequestSchema(Schema):
     player = player_field("Who broke a rule.", "Bert", required=True)
-    deckel = Int(
+    deckel = opt(
+        Int,
+        "Strafdeckel (penalty Deckel); missing means the house rules' amount.",
+        1,
         validate=within(limits.PENALTY),
-        metadata=doc("Strafdeckel (penalty Deckel); missing means the house rules' amount.", 1),
     )
-    reason = fields.String(
-        required=True,
+    reason = req(
+        fields.String,
+        "Why, in the players' words.",
+        "zu frühes Aufdecken",
         validate=validate.Length(min=1, max=MAX_REASON),
-        metadata=doc("Why, in the players' words.", "zu frühes Aufdecken"),
     )
 
 
 class UndoRequestSchema(Schema):
-    by = fields.String(
+    by = opt(
+        fields.String,
+        "Who undid the entry (kept in the audit record).",
+        "Dieter",
         validate=validate.Length(min=1, max=80),
-        metadata=doc("Who undid the entry (kept in the audit record).", "Dieter"),
     )
-    reason = fields.String(
+    reason = opt(
+        fields.String,
+        "Why (kept in the audit record).",
+        "vertippt",
         validate=validate.Length(min=1, max=200),
-        metadata=doc("Why (kept in the audit record).", "vertippt"),
     )
 
 
@@ -195,9 +200,11 @@ class GameListQuerySchema(Schema):
         limits.YEAR,
         metadata=doc("Only games played in this calendar year (at the table).", 2026),
     )
-    status = fields.String(
+    status = opt(
+        fields.String,
+        "Only running or only finished games.",
+        "finished",
         validate=validate.OneOf(("running", "finished")),
-        metadata=doc("Only running or only finished games.", "finished"),
     )
     player_id = TextNumber(limits.ID, metadata=doc("Only games this player (id) took part in.", 1))
     page = TextNumber(limits.PAGE, load_default=1, metadata=doc("Page, from 1.", 1))
@@ -223,11 +230,10 @@ class GameLogSchema(Schema):
             format="date-time",
         )
     )
-    rules = fields.Raw(
-        metadata=doc(
-            "House rules {preset, overrides} (validated by the rules engine).",
-            {"preset": "standard", "overrides": {}},
-        )
+    rules = opt(
+        fields.Raw,
+        "House rules {preset, overrides} (validated by the rules engine).",
+        {"preset": "standard", "overrides": {}},
     )
     players = fields.List(
         fields.String(validate=PLAYER_NAME, metadata=doc("Name.", "Anna")),
@@ -240,11 +246,7 @@ class GameLogSchema(Schema):
             uniqueItems=True,
         ),
     )
-    starter = fields.String(
-        required=True,
-        validate=PLAYER_NAME,
-        metadata=doc("Opens the first round.", "Anna"),
-    )
+    starter = req(fields.String, "Opens the first round.", "Anna", validate=PLAYER_NAME)
     events = fields.List(
         fields.Dict(keys=fields.String(), metadata=doc("One event.", {"player": "Anna"})),
         load_default=list,

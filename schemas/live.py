@@ -7,7 +7,7 @@ from marshmallow import Schema, fields, validate
 
 from api.rules import limits
 
-from .common import TextNumber, UtcDateTime, doc
+from .common import TextNumber, UtcDateTime, doc, opt, req
 from .events import EVENT_KINDS
 
 
@@ -25,40 +25,32 @@ class EventStreamQuerySchema(Schema):
 
 
 class EventStreamHeadersSchema(Schema):
-    last_event_id = fields.String(
+    last_event_id = opt(
+        fields.String,
+        "Resume after this id (EventSource sends the last `id:` it got when it "
+        "reconnects); a value that is no number of the id's range (ASCII digits, at most "
+        "2**63 − 1) is ignored.",
+        "12",
         data_key="Last-Event-ID",
-        metadata=doc(
-            "Resume after this id (EventSource sends the last `id:` it got when it "
-            "reconnects); a value that is no number of the id's range (ASCII digits, at most "
-            "2**63 − 1) is ignored.",
-            "12",
-        ),
     )
 
 
 class LiveEventSchema(Schema):
     """One domain event as a stream message's ``data:`` line (one line of JSON)."""
 
-    kind = fields.String(
-        required=True,
+    kind = req(
+        fields.String,
+        "The domain event (also the message's `event:` name).",
+        "turn_recorded",
         validate=validate.OneOf(EVENT_KINDS),
-        metadata=doc("The domain event (also the message's `event:` name).", "turn_recorded"),
     )
-    message = fields.String(
-        required=True, metadata=doc("German sentence for the table.", "Anna würfelt Schock aus.")
+    message = req(fields.String, "German sentence for the table.", "Anna würfelt Schock aus.")
+    data = req(fields.Dict, "The event's payload (see the kinds).", {})
+    game_id = req(fields.Integer, "The game.", 7)
+    seq = req(fields.Integer, "The log entry's sequence number in its game (the id per game).", 12)
+    position = req(
+        fields.Integer,
+        "The entry's place in the Stammtisch's event log (the id per Stammtisch).",
+        40,
     )
-    data = fields.Dict(required=True, metadata=doc("The event's payload (see the kinds).", {}))
-    game_id = fields.Integer(required=True, metadata=doc("The game.", 7))
-    seq = fields.Integer(
-        required=True,
-        metadata=doc("The log entry's sequence number in its game (the id per game).", 12),
-    )
-    position = fields.Integer(
-        required=True,
-        metadata=doc(
-            "The entry's place in the Stammtisch's event log (the id per Stammtisch).", 40
-        ),
-    )
-    recorded_at = UtcDateTime(
-        required=True, metadata=doc("When the entry was stored.", "2026-12-01T20:15:00+00:00")
-    )
+    recorded_at = req(UtcDateTime, "When the entry was stored.", "2026-12-01T20:15:00+00:00")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import fields, validate
 
-from .common import ErrorSchema, Int, doc
+from .common import ErrorSchema, Int, doc, req
 from .game_state import GameSchema
 
 _STALE = (
@@ -16,19 +16,15 @@ _STALE = (
 class PreconditionFailedSchema(ErrorSchema):
     """412: the game moved on since the version sent in If-Match; nothing was recorded."""
 
-    type = fields.String(
-        required=True,
-        metadata=doc("The problem's type.", "/api/v1/problems/precondition_failed"),
-    )
-    title = fields.String(
-        required=True, metadata=doc("Short German summary.", "Spiel inzwischen weitergeführt")
-    )
-    status = Int(required=True, validate=validate.Equal(412), metadata=doc("Always 412.", 412))
-    detail = fields.String(required=True, metadata=doc("What happened, in German.", _STALE))
-    code = fields.String(
-        required=True,
+    type = req(fields.String, "The problem's type.", "/api/v1/problems/precondition_failed")
+    title = req(fields.String, "Short German summary.", "Spiel inzwischen weitergeführt")
+    status = req(Int, "Always 412.", 412, validate=validate.Equal(412))
+    detail = req(fields.String, "What happened, in German.", _STALE)
+    code = req(
+        fields.String,
+        "Always precondition_failed.",
+        "precondition_failed",
         validate=validate.Equal("precondition_failed"),
-        metadata=doc("Always precondition_failed.", "precondition_failed"),
     )
     message = fields.String(
         required=True,

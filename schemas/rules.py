@@ -21,7 +21,7 @@ from api.rules import (
     Ties,
 )
 
-from .common import Bool, Int, dice_field, doc, list_of, notation_field, within
+from .common import Bool, Int, dice_field, doc, list_of, notation_field, opt, req, within
 
 #: the engine's presets, in its order
 PRESET_NAMES: tuple[str, ...] = tuple(PRESETS)
@@ -51,13 +51,17 @@ def _subset(values: tuple[str, ...], description: str) -> fields.List[str]:
 class OverridesSchema(Schema):
     """Every house-rule option (schemas/GAMELOG.md table); each overrides the preset's value."""
 
-    deckel = Int(
+    deckel = opt(
+        Int,
+        "Deckel in the game (beer mats, the penalty tokens); usually 13.",
+        15,
         validate=within(OPTION_LIMITS["deckel"]),
-        metadata=doc("Deckel in the game (beer mats, the penalty tokens); usually 13.", 15),
     )
-    max_throws = Int(
+    max_throws = opt(
+        Int,
+        "Most throws the round's starter may use (Bördeschock: 5).",
+        3,
         validate=within(OPTION_LIMITS["max_throws"]),
-        metadata=doc("Most throws the round's starter may use (Bördeschock: 5).", 3),
     )
     sixes_turning = _flag("Two sixes of one throw may be turned into a one (umdrehen).")
     ones_only_aside = _flag("Only ones may be set aside.")
@@ -99,10 +103,12 @@ class OverridesSchema(Schema):
         "Who opens the Finale (the decider between the two half losers).",
     )
     blind = _flag("Blind allowed: one throw, the round's best result counts double.")
-    penalty = Int(
+    penalty = opt(
+        Int,
+        "Strafdeckel (penalty Deckel) per violation; null: no fixed amount.",
+        1,
         allow_none=True,
         validate=within(OPTION_LIMITS["penalty"]),
-        metadata=doc("Strafdeckel (penalty Deckel) per violation; null: no fixed amount.", 1),
     )
     penalty_mode = _choice(
         _values(PenaltyMode), "A penalty gives Deckel, or makes the offender lose the round."
@@ -113,14 +119,13 @@ class OverridesSchema(Schema):
 class RulesConfigSchema(Schema):
     """House rules as a preset plus single overridden options (schemas/GAMELOG.md, rules.overrides)."""
 
-    preset = fields.String(
+    preset = opt(
+        fields.String,
+        "Name of the preset the house rules start from (a full set of options; see "
+        "GET /api/v1/rules/presets).",
+        "wolbeck",
         load_default="standard",
         validate=validate.OneOf(PRESET_NAMES),
-        metadata=doc(
-            "Name of the preset the house rules start from (a full set of options; see "
-            "GET /api/v1/rules/presets).",
-            "wolbeck",
-        ),
     )
     overrides = fields.Nested(
         OverridesSchema,
@@ -137,26 +142,19 @@ class RulesConfigSchema(Schema):
 
 
 class OptionSchema(Schema):
-    key = fields.String(required=True, metadata=doc("Option key.", "deckel"))
-    value = fields.Raw(
-        required=True,
-        allow_none=True,
-        metadata=doc("Option value (number, boolean, text, list or null).", 13),
+    key = req(fields.String, "Option key.", "deckel")
+    value = req(
+        fields.Raw, "Option value (number, boolean, text, list or null).", 13, allow_none=True
     )
-    description = fields.String(
-        required=True,
-        metadata=doc("German explanation.", OPTION_HELP["deckel"]),
-    )
+    description = req(fields.String, "German explanation.", OPTION_HELP["deckel"])
 
 
 class PresetSchema(Schema):
-    name = fields.String(required=True, metadata=doc("Preset name.", "standard"))
-    description = fields.String(
-        required=True,
-        metadata=doc(
-            "German description of the preset's origin.",
-            "Rheinische Grundregeln (Knobeln – Schocken, die Regeln)",
-        ),
+    name = req(fields.String, "Preset name.", "standard")
+    description = req(
+        fields.String,
+        "German description of the preset's origin.",
+        "Rheinische Grundregeln (Knobeln – Schocken, die Regeln)",
     )
     options = list_of(
         OptionSchema,
@@ -173,12 +171,11 @@ class EvaluateRequestSchema(Schema):
         maximum=3,
         required=True,
     )
-    hand = Bool(
+    hand = opt(
+        Bool,
+        "'Aus der Hand': all dice fell in one single throw, nothing set aside or turned.",
+        False,
         load_default=True,
-        metadata=doc(
-            "'Aus der Hand': all dice fell in one single throw, nothing set aside or turned.",
-            False,
-        ),
     )
     rules = fields.Nested(
         RulesConfigSchema,
@@ -192,31 +189,21 @@ class EvaluateRequestSchema(Schema):
 
 class EvaluationSchema(Schema):
     dice = notation_field("Canonical notation, pips ascending.")
-    hand = Bool(required=True, metadata=doc("From the hand (aus der Hand).", False))
-    category = fields.String(
-        required=True,
-        metadata=doc(
-            "schock_aus (1-1-1), schock (1-1-h), general (three of a kind), strasse (a run), "
-            "zahl (anything else) or special (Jule, Neuner, … by house rule).",
-            "schock",
-        ),
+    hand = req(Bool, "From the hand (aus der Hand).", False)
+    category = req(
+        fields.String,
+        "schock_aus (1-1-1), schock (1-1-h), general (three of a kind), strasse (a run), "
+        "zahl (anything else) or special (Jule, Neuner, … by house rule).",
+        "schock",
     )
-    name = fields.String(required=True, metadata=doc("German name of the result.", "Schock 4"))
-    deckel = Int(
-        required=True,
-        metadata=doc(
-            "Deckel (beer mats, the penalty tokens) the round's worst player receives when "
-            "this is the best result.",
-            4,
-        ),
+    name = req(fields.String, "German name of the result.", "Schock 4")
+    deckel = req(
+        Int,
+        "Deckel (beer mats, the penalty tokens) the round's worst player receives when "
+        "this is the best result.",
+        4,
     )
-    takes_all = Bool(
-        required=True,
-        metadata=doc(
-            "The result takes every Deckel (Schock aus): the worst player loses the half.", False
-        ),
+    takes_all = req(
+        Bool, "The result takes every Deckel (Schock aus): the worst player loses the half.", False
     )
-    key = Int(
-        required=True,
-        metadata=doc("Comparison key under these rules: higher beats lower.", 4400),
-    )
+    key = req(Int, "Comparison key under these rules: higher beats lower.", 4400)

@@ -6,7 +6,7 @@ from marshmallow import Schema, fields, validate
 
 from api.domain.stammtische import NAME_MAX, SLUG_PATTERN, SLUG_RULE
 
-from .common import PRINTABLE, Bool, UtcDateTime, doc, list_of
+from .common import PRINTABLE, Bool, UtcDateTime, doc, list_of, opt, req
 from .rules import RulesConfigSchema
 from .webhooks import WebhookSchema
 
@@ -15,20 +15,17 @@ NAME = [validate.Length(min=1, max=NAME_MAX), PRINTABLE]
 
 
 class StammtischCreateSchema(Schema):
-    name = fields.String(
-        required=True,
+    name = req(
+        fields.String,
+        "Display name of the Stammtisch (a group of regulars that plays together).",
+        "Knobelrunde Zur Post",
         validate=NAME,
-        metadata=doc(
-            "Display name of the Stammtisch (a group of regulars that plays together).",
-            "Knobelrunde Zur Post",
-        ),
     )
-    slug = fields.String(
+    slug = opt(
+        fields.String,
+        "URL name; lowercase letters, digits, hyphens. Derived from the name when missing.",
+        "zur-post",
         validate=SLUG,
-        metadata=doc(
-            "URL name; lowercase letters, digits, hyphens. Derived from the name when missing.",
-            "zur-post",
-        ),
     )
     rules = fields.Nested(
         RulesConfigSchema,
@@ -38,20 +35,19 @@ class StammtischCreateSchema(Schema):
             {"preset": "standard", "overrides": {"deckel": 15}},
         ),
     )
-    private = Bool(
+    private = opt(
+        Bool,
+        "Statistics and games readable only with the token; without it a private "
+        "Stammtisch answers 404, as if it did not exist. Default false: public, i.e. its "
+        "games and statistics are readable by anyone and it is listed on the public "
+        "dashboard at once (the pub form asks when a Stammtisch is created).",
+        False,
         load_default=False,
-        metadata=doc(
-            "Statistics and games readable only with the token; without it a private "
-            "Stammtisch answers 404, as if it did not exist. Default false: public, i.e. its "
-            "games and statistics are readable by anyone and it is listed on the public "
-            "dashboard at once (the pub form asks when a Stammtisch is created).",
-            False,
-        ),
     )
 
 
 class StammtischUpdateSchema(Schema):
-    name = fields.String(validate=NAME, metadata=doc("New display name.", "Knobelrunde Post"))
+    name = opt(fields.String, "New display name.", "Knobelrunde Post", validate=NAME)
     rules = fields.Nested(
         RulesConfigSchema,
         metadata=doc(
@@ -59,31 +55,27 @@ class StammtischUpdateSchema(Schema):
             {"preset": "wolbeck", "overrides": {}},
         ),
     )
-    private = Bool(metadata=doc("Make statistics private or public.", True))
+    private = opt(Bool, "Make statistics private or public.", True)
 
 
 class StammtischSchema(Schema):
-    slug = fields.String(required=True, metadata=doc("URL name.", "zur-post"))
-    name = fields.String(required=True, metadata=doc("Display name.", "Knobelrunde Zur Post"))
+    slug = req(fields.String, "URL name.", "zur-post")
+    name = req(fields.String, "Display name.", "Knobelrunde Zur Post")
     rules = fields.Nested(
         RulesConfigSchema,
         required=True,
         metadata=doc("Current house rules.", {"preset": "standard", "overrides": {}}),
     )
-    private = Bool(required=True, metadata=doc("Reads need the token.", False))
-    created_at = UtcDateTime(
-        required=True, metadata=doc("When it was created (UTC).", "2026-11-27T19:00:00+00:00")
-    )
+    private = req(Bool, "Reads need the token.", False)
+    created_at = req(UtcDateTime, "When it was created (UTC).", "2026-11-27T19:00:00+00:00")
 
 
 class StammtischCreatedSchema(StammtischSchema):
-    token = fields.String(
-        required=True,
-        metadata=doc(
-            "Secret write token, shown only in this response (stored as a hash). Send it as "
-            "'Authorization: Bearer <token>' with every write.",
-            "q3Vb2m1tXo0Kf8r0Yw1a6JxH0J4sQf9e3cQxkq1lZ2A",
-        ),
+    token = req(
+        fields.String,
+        "Secret write token, shown only in this response (stored as a hash). Send it as "
+        "'Authorization: Bearer <token>' with every write.",
+        "q3Vb2m1tXo0Kf8r0Yw1a6JxH0J4sQf9e3cQxkq1lZ2A",
     )
 
 

@@ -13,7 +13,7 @@ from marshmallow import Schema, fields
 
 from api.rules import Half, limits
 
-from .common import TextNumber, doc, either, list_of
+from .common import TextNumber, doc, either, list_of, opt, req
 
 Int = fields.Integer
 Float = fields.Float
@@ -55,51 +55,41 @@ class StatisticsQuerySchema(Schema):
 
 
 class YearSchema(Schema):
-    year = Int(required=True, metadata=doc("Calendar year at the table.", 2024))
-    games = Int(required=True, metadata=doc("Finished games in that year.", 52))
+    year = req(Int, "Calendar year at the table.", 2024)
+    games = req(Int, "Finished games in that year.", 52)
 
 
 class OverviewSchema(Schema):
-    year = Int(allow_none=True, metadata=doc("The year asked for; null means all time.", 2024))
-    games = Int(required=True, metadata=doc("Finished games in the period.", 52))
-    rounds = Int(required=True, metadata=doc("Rounds played in them (repeated ones too).", 1180))
-    turns = Int(required=True, metadata=doc("Turns (Würfe) recorded in them.", 4185))
-    blattschuss = Int(
-        required=True,
-        metadata=doc("Games ended by a Blattschuss (one player lost both halves).", 8),
-    )
-    finals = Int(
-        required=True, metadata=doc("Games decided in a Finale (the two half losers).", 44)
-    )
-    players = Int(required=True, metadata=doc("Players who sat at a finished game.", 9))
+    year = opt(Int, "The year asked for; null means all time.", 2024, allow_none=True)
+    games = req(Int, "Finished games in the period.", 52)
+    rounds = req(Int, "Rounds played in them (repeated ones too).", 1180)
+    turns = req(Int, "Turns (Würfe) recorded in them.", 4185)
+    blattschuss = req(Int, "Games ended by a Blattschuss (one player lost both halves).", 8)
+    finals = req(Int, "Games decided in a Finale (the two half losers).", 44)
+    players = req(Int, "Players who sat at a finished game.", 9)
     first_game = _date("Start of the first finished game")
     last_game = _date("Start of the last finished game")
 
 
 class RankingRowSchema(Schema):
-    rank = Int(
-        required=True,
-        metadata=doc(
-            "Place in the Verlierer des Jahres ranking: more games lost first; ties go to the "
-            "higher share lost, then more halves lost; equal on all three share a place.",
-            1,
-        ),
+    rank = req(
+        Int,
+        "Place in the Verlierer des Jahres ranking: more games lost first; ties go to the "
+        "higher share lost, then more halves lost; equal on all three share a place.",
+        1,
     )
-    player_id = Int(required=True, metadata=doc("The player's id.", 3))
-    name = Str(required=True, metadata=doc("The player's current name.", "Clara"))
-    games_played = Int(required=True, metadata=doc("Finished games the player sat at.", 47))
-    games_lost = Int(required=True, metadata=doc("Games the player lost (and paid for).", 12))
-    share_lost = Float(required=True, metadata=doc("games_lost / games_played.", 0.2553))
-    halves_lost = Int(
-        required=True, metadata=doc("Halves (Hälfte 1 and 2) lost; the Finale not counted.", 20)
-    )
-    safe_rank = Int(
+    player_id = req(Int, "The player's id.", 3)
+    name = req(Str, "The player's current name.", "Clara")
+    games_played = req(Int, "Finished games the player sat at.", 47)
+    games_lost = req(Int, "Games the player lost (and paid for).", 12)
+    share_lost = req(Float, "games_lost / games_played.", 0.2553)
+    halves_lost = req(Int, "Halves (Hälfte 1 and 2) lost; the Finale not counted.", 20)
+    safe_rank = opt(
+        Int,
+        "Place among the safest players (lowest share lost, then more games, then fewer "
+        "halves lost); null when the player has fewer than min_games games.",
+        9,
         allow_none=True,
-        metadata=doc(
-            "Place among the safest players (lowest share lost, then more games, then fewer "
-            "halves lost); null when the player has fewer than min_games games.",
-            9,
-        ),
     )
 
 
@@ -111,50 +101,35 @@ class VerliererSchema(Schema):
         "every criterion; empty without games).",
     )
     safest = list_of(RankingRowSchema, "The safest player(s): safe_rank 1.")
-    min_games = Int(
-        required=True,
-        metadata=doc(
-            "Games needed to count as safest: a quarter of the period's games, rounded up, "
-            "at least 1.",
-            13,
-        ),
+    min_games = req(
+        Int,
+        "Games needed to count as safest: a quarter of the period's games, rounded up, at least 1.",
+        13,
     )
 
 
 class PlayerStatsSchema(Schema):
-    rank = Int(
-        required=True,
-        metadata=doc("Place in the Verlierer des Jahres ranking (see /verlierer).", 8),
+    rank = req(Int, "Place in the Verlierer des Jahres ranking (see /verlierer).", 8)
+    safe_rank = opt(
+        Int, "Place among the safest players; null with too few games.", 1, allow_none=True
     )
-    safe_rank = Int(
-        allow_none=True,
-        metadata=doc("Place among the safest players; null with too few games.", 1),
+    player_id = req(Int, "The player's id.", 1)
+    name = req(Str, "The player's current name.", "Anna")
+    games_played = req(Int, "Finished games the player sat at.", 52)
+    games_lost = req(Int, "Games lost.", 2)
+    share_lost = req(Float, "games_lost / games_played.", 0.0385)
+    halves_lost = req(Int, "Halves (Hälfte 1 and 2) lost.", 6)
+    finals_played = req(Int, "Finals played (as a half loser).", 6)
+    finals_lost = req(Int, "Finals lost.", 2)
+    blattschuss = req(Int, "Games lost by Blattschuss (both halves lost).", 0)
+    deckel = req(Int, "Deckel received in total (rounds and penalties).", 341)
+    deckel_per_game = req(Float, "deckel / games_played.", 6.56)
+    schock_aus = req(Int, "Schock aus (1-1-1) thrown.", 9)
+    turns = req(Int, "Turns taken.", 536)
+    longest_without_loss = req(
+        Int, "Longest run of consecutive games the player sat at without losing one.", 23
     )
-    player_id = Int(required=True, metadata=doc("The player's id.", 1))
-    name = Str(required=True, metadata=doc("The player's current name.", "Anna"))
-    games_played = Int(required=True, metadata=doc("Finished games the player sat at.", 52))
-    games_lost = Int(required=True, metadata=doc("Games lost.", 2))
-    share_lost = Float(required=True, metadata=doc("games_lost / games_played.", 0.0385))
-    halves_lost = Int(required=True, metadata=doc("Halves (Hälfte 1 and 2) lost.", 6))
-    finals_played = Int(required=True, metadata=doc("Finals played (as a half loser).", 6))
-    finals_lost = Int(required=True, metadata=doc("Finals lost.", 2))
-    blattschuss = Int(
-        required=True, metadata=doc("Games lost by Blattschuss (both halves lost).", 0)
-    )
-    deckel = Int(
-        required=True, metadata=doc("Deckel received in total (rounds and penalties).", 341)
-    )
-    deckel_per_game = Float(required=True, metadata=doc("deckel / games_played.", 6.56))
-    schock_aus = Int(required=True, metadata=doc("Schock aus (1-1-1) thrown.", 9))
-    turns = Int(required=True, metadata=doc("Turns taken.", 536))
-    longest_without_loss = Int(
-        required=True,
-        metadata=doc("Longest run of consecutive games the player sat at without losing one.", 23),
-    )
-    attendance = Float(
-        required=True,
-        metadata=doc("Share of the period's finished games the player sat at.", 1.0),
-    )
+    attendance = req(Float, "Share of the period's finished games the player sat at.", 1.0)
     first_game = _date("The player's first finished game in the period")
     last_game = _date("The player's last finished game in the period")
 
@@ -163,17 +138,17 @@ _CATEGORY_DOC = "schock_aus, schock (Schock 6 to 2), general, strasse (Straße) 
 
 
 class CategoryCountsSchema(Schema):
-    schock_aus = Float(required=True, metadata=doc("Schock aus (1-1-1).", 1))
-    schock = Float(required=True, metadata=doc("Schock 6 to 2 (1-1-x).", 42))
-    general = Float(required=True, metadata=doc("General (three of a kind, not 1-1-1).", 17))
-    strasse = Float(required=True, metadata=doc("Straße (three in a row).", 74))
-    zahl = Float(required=True, metadata=doc("Zahl (everything else).", 525))
+    schock_aus = req(Float, "Schock aus (1-1-1).", 1)
+    schock = req(Float, "Schock 6 to 2 (1-1-x).", 42)
+    general = req(Float, "General (three of a kind, not 1-1-1).", 17)
+    strasse = req(Float, "Straße (three in a row).", 74)
+    zahl = req(Float, "Zahl (everything else).", 525)
 
 
 class CategoryThrowsSchema(Schema):
-    player_id = Int(allow_none=True, metadata=doc("The player's id; null for the total.", 1))
-    name = Str(required=True, metadata=doc("The player's name, or Alle for the total.", "Anna"))
-    throws = Int(required=True, metadata=doc("Fair single throws counted.", 659))
+    player_id = opt(Int, "The player's id; null for the total.", 1, allow_none=True)
+    name = req(Str, "The player's name, or Alle for the total.", "Anna")
+    throws = req(Int, "Fair single throws counted.", 659)
     counts = fields.Nested(
         CategoryCountsSchema, required=True, metadata=doc("Observed throws per category.", {})
     )
@@ -185,12 +160,10 @@ class CategoryThrowsSchema(Schema):
 
 
 class CategorySchema(Schema):
-    category = Str(required=True, metadata=doc(f"The category: {_CATEGORY_DOC}.", "schock"))
-    name = Str(required=True, metadata=doc("German name.", "Schock (6 bis 2)"))
-    probability = Float(
-        required=True, metadata=doc("Exact probability of one throw of three dice.", 0.0694)
-    )
-    outcomes = Int(required=True, metadata=doc("Outcomes of the 216 equally likely ones.", 15))
+    category = req(Str, f"The category: {_CATEGORY_DOC}.", "schock")
+    name = req(Str, "German name.", "Schock (6 bis 2)")
+    probability = req(Float, "Exact probability of one throw of three dice.", 0.0694)
+    outcomes = req(Int, "Outcomes of the 216 equally likely ones.", 15)
 
 
 class CategoriesSchema(Schema):
@@ -210,44 +183,38 @@ class CategoriesSchema(Schema):
 
 
 class HeadToHeadSchema(Schema):
-    player_a_id = Int(required=True, metadata=doc("Id of the first player (the smaller id).", 4))
-    player_a = Str(required=True, metadata=doc("Name of the first player.", "Dieter"))
-    player_b_id = Int(required=True, metadata=doc("Id of the second player.", 7))
-    player_b = Str(required=True, metadata=doc("Name of the second player.", "Gabi"))
-    finals = Int(required=True, metadata=doc("Finals the two played against each other.", 5))
-    wins_a = Int(required=True, metadata=doc("Finals the first player won.", 3))
-    wins_b = Int(required=True, metadata=doc("Finals the second player won.", 2))
+    player_a_id = req(Int, "Id of the first player (the smaller id).", 4)
+    player_a = req(Str, "Name of the first player.", "Dieter")
+    player_b_id = req(Int, "Id of the second player.", 7)
+    player_b = req(Str, "Name of the second player.", "Gabi")
+    finals = req(Int, "Finals the two played against each other.", 5)
+    wins_a = req(Int, "Finals the first player won.", 3)
+    wins_b = req(Int, "Finals the second player won.", 2)
 
 
 class LongestGameSchema(Schema):
-    game_id = Int(required=True, metadata=doc("The game's id.", 219))
+    game_id = req(Int, "The game's id.", 219)
     played_local = _date("Start of the game")
-    rounds = Int(required=True, metadata=doc("Rounds played (repeated ones too).", 52))
-    turns = Int(required=True, metadata=doc("Turns recorded.", 132))
-    loser = Str(required=True, metadata=doc("Who lost the game.", "Anna"))
+    rounds = req(Int, "Rounds played (repeated ones too).", 52)
+    turns = req(Int, "Turns recorded.", 132)
+    loser = req(Str, "Who lost the game.", "Anna")
 
 
 class SchockAusRecordSchema(Schema):
-    game_id = Int(required=True, metadata=doc("The game's id.", 225))
+    game_id = req(Int, "The game's id.", 225)
     played_local = _date("Start of the game")
-    player_id = Int(required=True, metadata=doc("The player's id.", 7))
-    name = Str(required=True, metadata=doc("The player's name.", "Gabi"))
-    schock_aus = Int(required=True, metadata=doc("Schock aus the player threw in that game.", 2))
+    player_id = req(Int, "The player's id.", 7)
+    name = req(Str, "The player's name.", "Gabi")
+    schock_aus = req(Int, "Schock aus the player threw in that game.", 2)
 
 
 class DeckelRecordSchema(Schema):
-    game_id = Int(required=True, metadata=doc("The game's id.", 219))
+    game_id = req(Int, "The game's id.", 219)
     played_local = _date("Start of the game")
-    half = Str(
-        required=True,
-        metadata=doc(
-            f"{either(Half)} (the decider between the half losers).",
-            Half.HALF1.value,
-        ),
-    )
-    player_id = Int(required=True, metadata=doc("The player's id.", 1))
-    name = Str(required=True, metadata=doc("The player's name.", "Anna"))
-    deckel = Int(required=True, metadata=doc("Deckel the player received in that half.", 44))
+    half = req(Str, f"{either(Half)} (the decider between the half losers).", Half.HALF1.value)
+    player_id = req(Int, "The player's id.", 1)
+    name = req(Str, "The player's name.", "Anna")
+    deckel = req(Int, "Deckel the player received in that half.", 44)
 
 
 class RecordsSchema(Schema):
@@ -261,20 +228,18 @@ class RecordsSchema(Schema):
 
 
 class TrendSchema(Schema):
-    month = Str(required=True, metadata=doc("Month at the table, YYYY-MM.", "2024-03"))
-    player_id = Int(required=True, metadata=doc("The loser's id.", 3))
-    name = Str(required=True, metadata=doc("The loser's name.", "Clara"))
-    games_lost = Int(
-        required=True, metadata=doc("Games the player lost that month (never 0: absent).", 2)
-    )
+    month = req(Str, "Month at the table, YYYY-MM.", "2024-03")
+    player_id = req(Int, "The loser's id.", 3)
+    name = req(Str, "The loser's name.", "Clara")
+    games_lost = req(Int, "Games the player lost that month (never 0: absent).", 2)
 
 
 class AttendanceSchema(Schema):
-    year = Int(required=True, metadata=doc("Calendar year at the table.", 2024))
-    player_id = Int(required=True, metadata=doc("The player's id.", 7))
-    name = Str(required=True, metadata=doc("The player's name.", "Gabi"))
-    games_played = Int(required=True, metadata=doc("Finished games the player sat at.", 24))
-    games = Int(required=True, metadata=doc("Finished games of the Stammtisch that year.", 52))
+    year = req(Int, "Calendar year at the table.", 2024)
+    player_id = req(Int, "The player's id.", 7)
+    name = req(Str, "The player's name.", "Gabi")
+    games_played = req(Int, "Finished games the player sat at.", 24)
+    games = req(Int, "Finished games of the Stammtisch that year.", 52)
 
 
 class StatisticsSchema(Schema):

@@ -19,6 +19,8 @@ from .common import (
     doc,
     either,
     list_of,
+    opt,
+    req,
 )
 
 _URL = (
@@ -64,89 +66,65 @@ class WebhookCreateSchema(Schema):
 class WebhookUpdateSchema(Schema):
     url = _url(False)
     kinds = _kinds(False)
-    active = Bool(metadata=doc("Pause (false) or resume (true) deliveries.", True))
+    active = opt(Bool, "Pause (false) or resume (true) deliveries.", True)
     description = _description()
 
 
 class WebhookSchema(Schema):
-    id = Int(required=True, metadata=doc("Webhook id.", 1))
-    url = fields.String(required=True, metadata=doc(_URL, "https://chat.example/hooks/schocken"))
+    id = req(Int, "Webhook id.", 1)
+    url = req(fields.String, _URL, "https://chat.example/hooks/schocken")
     kinds = fields.List(
         fields.String(), required=True, metadata=doc(_KINDS, ["game_lost", "half_lost"])
     )
-    active = Bool(
-        required=True,
-        metadata=doc("Deliveries are made (a paused webhook gets none for new events).", True),
-    )
-    description = fields.String(required=True, metadata=doc("Your note.", "Discord #stammtisch"))
-    created_at = UtcDateTime(
-        required=True, metadata=doc("When registered (UTC).", "2026-11-27T19:00:00+00:00")
-    )
+    active = req(Bool, "Deliveries are made (a paused webhook gets none for new events).", True)
+    description = req(fields.String, "Your note.", "Discord #stammtisch")
+    created_at = req(UtcDateTime, "When registered (UTC).", "2026-11-27T19:00:00+00:00")
 
 
 class WebhookCreatedSchema(WebhookSchema):
-    secret = fields.String(
-        required=True,
-        metadata=doc(
-            "The signing secret, shown only now (and when rotated): `whsec_` + base64 of 32 "
-            "bytes. The HMAC key is the base64-decoded part after `whsec_`.",
-            "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
-        ),
+    secret = req(
+        fields.String,
+        "The signing secret, shown only now (and when rotated): `whsec_` + base64 of 32 "
+        "bytes. The HMAC key is the base64-decoded part after `whsec_`.",
+        "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
     )
 
 
 class DeliverySchema(Schema):
-    id = Int(required=True, metadata=doc("Delivery id (for redelivery).", 7))
-    message_id = fields.String(
-        required=True,
-        metadata=doc(
-            "The idempotency id the receiver gets as `webhook-id`: the same on every attempt "
-            "and redelivery (`<webhook>-<position>-<index>`; a ping `<webhook>-ping-<id>`).",
-            "1-42-0",
-        ),
+    id = req(Int, "Delivery id (for redelivery).", 7)
+    message_id = req(
+        fields.String,
+        "The idempotency id the receiver gets as `webhook-id`: the same on every attempt "
+        "and redelivery (`<webhook>-<position>-<index>`; a ping `<webhook>-ping-<id>`).",
+        "1-42-0",
     )
-    kind = fields.String(
-        required=True, metadata=doc("The event's kind (`ping` for a test).", "game_lost")
+    kind = req(fields.String, "The event's kind (`ping` for a test).", "game_lost")
+    position = req(
+        Int, "The event's entry: its position in the Stammtisch's stream.", 42, allow_none=True
     )
-    position = Int(
-        required=True,
-        allow_none=True,
-        metadata=doc("The event's entry: its position in the Stammtisch's stream.", 42),
-    )
-    event_index = Int(required=True, metadata=doc("The event's index within the entry.", 0))
+    event_index = req(Int, "The event's index within the entry.", 0)
     state = fields.String(
         required=True,
         metadata=doc(f"{either(_STATES)}.", "delivered", enum=list(_STATES)),
     )
-    attempts = Int(required=True, metadata=doc("Attempts made so far.", 1))
-    next_attempt_at = UtcDateTime(
-        required=True,
-        metadata=doc("Pending: when it is tried next (UTC).", "2026-11-27T19:00:10+00:00"),
+    attempts = req(Int, "Attempts made so far.", 1)
+    next_attempt_at = req(
+        UtcDateTime, "Pending: when it is tried next (UTC).", "2026-11-27T19:00:10+00:00"
     )
-    last_status = Int(
-        required=True,
-        allow_none=True,
-        metadata=doc("The receiver's HTTP status at the last attempt (null: none).", 200),
+    last_status = req(
+        Int, "The receiver's HTTP status at the last attempt (null: none).", 200, allow_none=True
     )
-    last_error = fields.String(
-        required=True,
-        allow_none=True,
-        metadata=doc("Why the last attempt failed (null: it did not).", None),
+    last_error = req(
+        fields.String, "Why the last attempt failed (null: it did not).", None, allow_none=True
     )
-    last_attempt_at = UtcDateTime(
-        required=True, allow_none=True, metadata=doc("Last attempt (UTC).", None)
-    )
-    delivered_at = UtcDateTime(
-        required=True, allow_none=True, metadata=doc("When a 2xx came (UTC).", None)
-    )
-    created_at = UtcDateTime(
-        required=True, metadata=doc("When the event was stored (UTC).", "2026-11-27T19:00:00+00:00")
-    )
+    last_attempt_at = req(UtcDateTime, "Last attempt (UTC).", None, allow_none=True)
+    delivered_at = req(UtcDateTime, "When a 2xx came (UTC).", None, allow_none=True)
+    created_at = req(UtcDateTime, "When the event was stored (UTC).", "2026-11-27T19:00:00+00:00")
 
 
 class DeliveryListSchema(PageSchema):
     items = list_of(DeliverySchema, "This page.")
-    total = Int(required=True, metadata=doc("Deliveries of this webhook.", 42))
+    total = req(Int, "Deliveries of this webhook.", 42)
 
 
 class DeliveryListQuerySchema(Schema):

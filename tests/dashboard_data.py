@@ -29,11 +29,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from api.bench.snapshot import sqlite_to_duckdb
 from api.domain.facts import Seating, summarize
 from api.storage import SQLiteStore
 from api.storage.records import FACT_COLUMNS
 from api.storage.sqlite.rows import encode
-from dashboard.snapshot import sqlite_to_duckdb
 
 PLAYERS = [
     (1, 1, "Anna"),
@@ -217,5 +217,5 @@ def _summarize(store: SQLiteStore) -> None:
 
 
 def cursor(store: SQLiteStore) -> Any:
-    """A DuckDB copy of the store's tables (what the statistics read; see dashboard/snapshot)."""
+    """A DuckDB copy of the store's tables (what the statistics read; see api/bench/snapshot.py)."""
     return sqlite_to_duckdb(store.repository())

@@ -16,10 +16,10 @@ from test_api_serve import Server
 from test_web_browser import browser_type_launch_args  # noqa: F401 - Debian's Chromium, skip/fail
 
 from api.app import create_app
+from api.bench.snapshot import connection_for
 from api.storage import MemoryStore
 from dashboard.demo import create_demo
 from dashboard.site import build_site
-from dashboard.snapshot import connection_for
 from dashboard.stats import Statistics
 
 pytestmark = pytest.mark.browser

@@ -14,6 +14,7 @@ from dashboard_data import cursor, make_store
 from werkzeug.serving import make_server
 
 from api.app import create_app
+from api.bench.snapshot import connection_for
 from api.cli import main
 from api.rules import PRESETS
 from api.rules.simulate import simulate_logs
@@ -22,7 +23,6 @@ from dashboard import assets, figures
 from dashboard.demo import create_demo
 from dashboard.readmodel import refresh
 from dashboard.site import build_site
-from dashboard.snapshot import connection_for
 from dashboard.stats import Statistics
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,13 +15,13 @@ from conftest import make_table
 from test_storage_summary import ORACLE
 
 from api.app import create_app
+from api.bench.snapshot import connection_for
 from api.cli import main
 from api.rules import PRESETS
 from api.rules.simulate import simulate_logs
 from api.storage.records import FACT_COLUMNS
 from dashboard import readmodel, refresher
 from dashboard.readmodel import ReadModel, from_json, refresh
-from dashboard.snapshot import connection_for
 from dashboard.stats import Statistics
 
 NAMES = ["Anna", "Bert", "Clara", "Dieter"]
@@ -77,7 +77,7 @@ def full(app):
 
 def oracle(app):
     """Every period computed from a copy of every table in which the per-player summary rows
-    are those of the SQL oracle (tests/player_game_summary.sql), not the stored ones."""
+    are those of the SQL oracle (migration 0003's view), not the stored ones."""
     columns = ", ".join(FACT_COLUMNS["player_game_facts"])
     with connection_for(app.extensions["schocken"].store.repository()) as conn:
         conn.execute(f"CREATE TEMP TABLE oracle AS {ORACLE}")

@@ -20,6 +20,7 @@ from flask import Flask
 from storage_contract import NOW, game_row, new_game, turn_row
 
 from api.app import create_app
+from api.bench.snapshot import connection_for
 from api.rules import PRESETS
 from api.rules.simulate import simulate_logs
 from api.storage import (
@@ -35,7 +36,6 @@ from api.storage.records import FACT_COLUMNS, RESPONSE_COLUMNS, TABLE_COLUMNS
 from api.storage.sql import migrations as duckdb_migrations
 from api.storage.sql import statements
 from api.storage.sqlite.sql import migrations
-from dashboard.snapshot import connection_for
 
 ROOT = Path(__file__).resolve().parents[1]
 

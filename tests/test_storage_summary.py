@@ -1,7 +1,8 @@
 """The per-player summary of finished games (player_game_facts, migration 0003) that the
 statistics read instead of the per-turn tables: written with the facts of the entry that
-finishes a game, gone when an undo reopens it, equal to an independent SQL definition
-(tests/player_game_summary.sql) on every column, after recording and after a rebuild."""
+finishes a game, gone when an undo reopens it, equal to an independent SQL definition (the
+view of api/storage/migrations/0003_player_game_facts.sql) on every column, after recording
+and after a rebuild."""
 
 from __future__ import annotations
 
@@ -12,10 +13,10 @@ import pytest
 from conftest import PLAYERS, make_table
 
 from api.app import create_app
+from api.bench.snapshot import connection_for
 from api.cli import main
 from api.rules import PRESETS, replay_log
 from api.rules.simulate import simulate_logs
-from dashboard.snapshot import connection_for
 
 COLUMNS = (
     "game_id, player_id, lost, finalist, finale_lost, blattschuss, halves_lost, deckel, "
@@ -23,7 +24,14 @@ COLUMNS = (
 )
 
 
-ORACLE = (Path(__file__).parent / "player_game_summary.sql").read_text(encoding="utf-8")
+#: an independent definition of the per-player summary in SQL, from the other fact tables: the
+#: view of migration 0003, the oracle for api/facts.summarize, which derives the rows since 0005
+MIGRATION = Path(__file__).parents[1] / "api/storage/migrations/0003_player_game_facts.sql"
+ORACLE = (
+    MIGRATION.read_text(encoding="utf-8")
+    .split("CREATE VIEW player_game_summary AS\n")[1]
+    .split(";")[0]
+)
 
 #: the stores the summary is checked on (through the DuckDB copy the statistics read)
 FILES = {"sqlite": "s.sqlite3", "postgresql": None}

@@ -43,16 +43,12 @@ import json
 import math
 import os
 import statistics
-import tempfile
 import urllib.request
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from .api_bench import start_server, wait_ready
 from .dashboard_bench import launch
-from .form_bench import Table, log_in
-from .loadgen import free_port
+from .form_bench import Table, log_in, served_table
 
 PAGE_KB = 150
 READY = "() => window.SchockenEngine.ready.then(() => ({...window.SchockenEngine.timings}))"
@@ -341,24 +337,16 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     load_before = os.getloadavg()
-    with tempfile.TemporaryDirectory(prefix="engine-browser-bench-") as tmp:
-        port = free_port()
-        server = start_server(port, Path(tmp) / "bench.sqlite3", "default")
-        try:
-            wait_ready(port)
-            table = Table(f"http://127.0.0.1:{port}")
-            game = table.new_game()
-            with sync_playwright() as pw:
-                browser = launch(pw)
-                link, files = invite_link(browser, table, game)
-                sizes = {e: engine_bytes(table.base, files, e) for e in ("br, gzip", "gzip")}
-                results = {cpu: measure(browser, link, cpu, args.runs) for cpu in (1.0, 4.0)}
-                offline = {cpu: taps_offline(browser, table, cpu, args.turns) for cpu in (1.0, 4.0)}
-                online = taps_online(browser, table, args.turns)
-                browser.close()
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+    with served_table("engine-browser-bench-") as table:
+        game = table.new_game()
+        with sync_playwright() as pw:
+            browser = launch(pw)
+            link, files = invite_link(browser, table, game)
+            sizes = {e: engine_bytes(table.base, files, e) for e in ("br, gzip", "gzip")}
+            results = {cpu: measure(browser, link, cpu, args.runs) for cpu in (1.0, 4.0)}
+            offline = {cpu: taps_offline(browser, table, cpu, args.turns) for cpu in (1.0, 4.0)}
+            online = taps_online(browser, table, args.turns)
+            browser.close()
     print(f"the rules engine in Chromium (Pyodide), game page via invite link, {args.runs} runs")
     print(
         f"engine files ({len(files)}): {sizes['br, gzip'] / 1e6:.2f} MB with Brotli, "

@@ -35,6 +35,8 @@ import statistics
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +86,21 @@ class Table:
         body = {"players": PLAYERS, "starter": "Anna", "rules": {"preset": "standard"}}
         game = self.call("POST", f"/api/v1/stammtische/{self.slug}/games", body)
         return f"/s/{self.slug}/spiel/{game['id']}"
+
+
+@contextmanager
+def served_table(prefix: str) -> Iterator[Table]:
+    """A server on a new SQLite file in a temporary folder, and a :class:`Table` on it; the
+    server stops at the end."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        port = free_port()
+        server = start_server(port, Path(tmp) / "bench.sqlite3", "default")
+        try:
+            wait_ready(port)
+            yield Table(f"http://127.0.0.1:{port}")
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
 
 
 def log_in(page: Any, table: Table) -> None:
@@ -196,23 +213,13 @@ def main() -> None:
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    with tempfile.TemporaryDirectory(prefix="form-bench-") as tmp:
-        port = free_port()
-        server = start_server(port, Path(tmp) / "bench.sqlite3", "default")
-        try:
-            wait_ready(port)
-            table = Table(f"http://127.0.0.1:{port}")
-            print(
-                f"pub form, 390×664, tap on '1 Wurf' → next turn's input usable, {args.turns} turns"
-            )
-            with sync_playwright() as pw:
-                browser = launch(pw)
-                for label, network in (("loopback", None), ("Fast 3G", FAST_3G)):
-                    measure(browser, table, label, network, args.turns)
-                browser.close()
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+    with served_table("form-bench-") as table:
+        print(f"pub form, 390×664, tap on '1 Wurf' → next turn's input usable, {args.turns} turns")
+        with sync_playwright() as pw:
+            browser = launch(pw)
+            for label, network in (("loopback", None), ("Fast 3G", FAST_3G)):
+                measure(browser, table, label, network, args.turns)
+            browser.close()
     print(f"targets: p50 ≤ {LOOPBACK_MS} ms on loopback, ≤ {FAST_3G_MS} ms on Fast 3G")
     print("load average: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
 

@@ -238,6 +238,15 @@ def _settings(n: int) -> settings:
     )
 
 
+def _run(one: Any, app: Any, report: Report) -> dict[str, Any]:
+    """Run a fuzz test against the app, then close it; the report with the first changes."""
+    try:
+        one()
+    finally:
+        _close(app)
+    return report.to_dict() | {"changes": report.changed[:5]}
+
+
 def fuzz_imports(n: int = 50) -> dict[str, Any]:
     app, base, auth, _game = _seeded()
     report = Report()
@@ -247,11 +256,7 @@ def fuzz_imports(n: int = 50) -> dict[str, Any]:
     def one(doc: Any) -> None:
         _send(app, report, base + "/imports", doc, auth)
 
-    try:
-        one()
-    finally:
-        _close(app)
-    return report.to_dict() | {"changes": report.changed[:5]}
+    return _run(one, app, report)
 
 
 def fuzz_turn_detail(n: int = 50) -> dict[str, Any]:
@@ -268,11 +273,7 @@ def fuzz_turn_detail(n: int = 50) -> dict[str, Any]:
             )
         _send(app, report, f"{base}/games/{game}/{'throws' if single else 'turns'}", event, auth)
 
-    try:
-        one()
-    finally:
-        _close(app)
-    return report.to_dict() | {"changes": report.changed[:5]}
+    return _run(one, app, report)
 
 
 def fuzz_engine(n: int = 100) -> dict[str, Any]:

@@ -6,7 +6,7 @@ beside SQLite on the same set-based SQL, a period over HTTP, memory.
 
 1. Simulate one pool of weekly games for ten years (6 to 8 of 8 players, through the engine)
    and bulk-load it as Stammtisch 1 into a DuckDB file with the API's tables
-   (:class:`dashboard.bulk.BulkLoader`). Every other Stammtisch replays the pool's games in
+   (:class:`api.bench.bulk.BulkLoader`). Every other Stammtisch replays the pool's games in
    its own order with its own players, written by ``INSERT … SELECT`` (``stats_bench.sql``).
 2. The tables the statistics read (not the per-turn ones) are copied into a SQLite database
    of the API's schema (:class:`~api.storage.SQLiteStore`): the row store of the server.
@@ -45,13 +45,13 @@ from api.storage import SQLiteStore
 from api.storage.records import TABLE_COLUMNS
 from api.storage.sql import migrations
 from api.storage.sql import queries as named_queries
-from dashboard.bulk import BulkLoader, game_rows
 from dashboard.demo import fridays
 from dashboard.periods import period_rows
 from dashboard.readmodel import feed
 from dashboard.site import build_site
 from dashboard.stats import PARAMS, SET_QUERIES, queries
 
+from .bulk import BulkLoader, game_rows
 from .procstat import children_cpu, loadavg, peak_mb
 from .stats_bench_pg import Source, incremental_times
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import click
 
-from .base import command, print_counts
+from .base import command, duckdb_hint, print_counts
 from .database import database_url_option, pick_url
 from .server import DB_HELP
 
@@ -47,11 +47,7 @@ def _backup_sqlite(db: str, folder: str, verb: str) -> int:
         print(f"{verb} abgebrochen: keine Datenbank {db}.", file=sys.stderr)
         return 1
     if is_duckdb_file(db):
-        print(
-            f"{verb} abgebrochen: {db} ist eine DuckDB-Datei; erst umwandeln: "
-            f"schocken convert --from {db} --to NEU.sqlite3",
-            file=sys.stderr,
-        )
+        print(f"{verb} abgebrochen: {duckdb_hint(db)}", file=sys.stderr)
         return 1
     try:
         store = SQLiteStore(db)

@@ -13,8 +13,11 @@ cause (:class:`Refused`, no traceback) and exit code 1.
 
 from __future__ import annotations
 
+import os
+import signal
 import sqlite3
 import sys
+import threading
 from collections.abc import Callable
 from typing import IO, Any
 
@@ -83,3 +86,25 @@ def transfer(
     print_counts(counts)
     print(done(counts))
     return 0
+
+
+def duckdb_hint(db: str) -> str:
+    """What to do with a database file of the retired DuckDB store."""
+    return f"{db} ist eine DuckDB-Datei: erst umwandeln mit schocken convert --from {db} --to NEU.sqlite3"
+
+
+def stop_event(parent: int | None) -> threading.Event:
+    """An event set by SIGTERM or SIGINT, or once the process ``parent`` is no longer this
+    one's parent (a SIGKILL of the server's master, say): when a watching command stops."""
+    stopping = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stopping.set())
+    if parent is not None:
+        threading.Thread(target=_orphaned, args=(parent, stopping), daemon=True).start()
+    return stopping
+
+
+def _orphaned(parent: int, stopping: threading.Event) -> None:
+    while not stopping.wait(1.0):
+        if os.getppid() != parent:
+            stopping.set()

@@ -19,16 +19,13 @@ import click
 
 from api.rules import count
 
-from .base import Group, command
+from .base import Group, command, duckdb_hint
 from .database import database_url_option, open_database, pick_url
 
 if TYPE_CHECKING:
     from ..storage import PostgresStore, SQLiteStore
 
 DB_HELP = "SQLite database file (default: the server's, instance/schocken.sqlite3)"
-DUCKDB_HINT = (
-    "{db} ist eine DuckDB-Datei: erst umwandeln mit schocken convert --from {db} --to NEU.sqlite3"
-)
 PROGRESS_HELP = "show the bar even without a terminal"
 
 
@@ -87,7 +84,7 @@ def _store(db: str | None, database_url: str | None) -> SQLiteStore | PostgresSt
         )
         return None
     if is_duckdb_file(db):
-        print(DUCKDB_HINT.format(db=db), file=sys.stderr)
+        print(duckdb_hint(db), file=sys.stderr)
         return None
     return open_database(None, db)
 
@@ -194,7 +191,7 @@ def demo(
     url = pick_url(database_url, db)
     db = url or _database(db)
     if not url and is_duckdb_file(db):
-        print(DUCKDB_HINT.format(db=db), file=sys.stderr)
+        print(duckdb_hint(db), file=sys.stderr)
         return 1
     store = open_database(url, db)
     if url:

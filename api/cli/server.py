@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .base import command
+from .base import command, duckdb_hint
 from .database import database_url_option, pick_url
 
 if TYPE_CHECKING:
@@ -44,11 +44,7 @@ def open_app(db: str | None, url: str | None = None) -> Flask | None:
     from ..storage.convert import ConvertError, is_duckdb_file
 
     if db and is_duckdb_file(db):
-        print(
-            f"{db} ist eine DuckDB-Datei: erst umwandeln mit "
-            f"schocken convert --from {db} --to NEU.sqlite3",
-            file=sys.stderr,
-        )
+        print(duckdb_hint(db), file=sys.stderr)
         return None
     where = {"DATABASE_URL": url} if url else {"DATABASE": db, "DATABASE_URL": None} if db else {}
     try:

@@ -14,7 +14,7 @@ import click
 
 from api.rules import count
 
-from .base import Group
+from .base import Group, stop_event
 from .database import database_url_option, open_database, pick_url
 
 stats = Group("stats", short_help="the statistics read model", help="The statistics read model.")
@@ -58,7 +58,7 @@ def refresh_command(
         if everything:
             (refresh_url(url, everything) if url else
              refresh_file(db or default_database(), everything, processes))  # fmt: skip
-        watching(open_database(url, db or default_database()), interval, parent)
+        watching(open_database(url, db or default_database()), stop_event(parent), interval)
         return 0
 
     started = time.perf_counter()

@@ -12,8 +12,6 @@ where ``WEBHOOK_LOOPBACK`` allows them (api/config.py; unset: not on PostgreSQL)
 from __future__ import annotations
 
 import logging
-import os
-import signal
 import sys
 import threading
 from datetime import timedelta
@@ -21,7 +19,7 @@ from typing import Any
 
 import click
 
-from .base import Group
+from .base import Group, stop_event
 from .database import database_url_option, open_database, pick_url
 
 webhooks = Group("webhooks", short_help="the webhook sender", help="Webhooks of the Stammtische.")
@@ -56,12 +54,7 @@ def send_command(
     logging.basicConfig(level=logging.WARNING, format="webhooks: %(message)s")
     url = pick_url(database_url, db)
     store: Any = open_database(url, db or default_database())
-    stopping = threading.Event()
-    if watch:
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, lambda *_: stopping.set())
-        if parent is not None:
-            threading.Thread(target=_orphaned, args=(parent, stopping), daemon=True).start()
+    stopping = stop_event(parent) if watch else threading.Event()
     repo = store.repository()
     config = settings()
     sender = Sender(
@@ -120,13 +113,6 @@ def _loop(sender: Any, repo: Any, watch: bool, interval: float, stopping: thread
     if not watch:
         print(f"{sent} Zustellung(en) versucht.", file=sys.stderr)
     return 0
-
-
-def _orphaned(parent: int, stopping: threading.Event) -> None:
-    """Set ``stopping`` once ``parent`` is gone (a SIGKILL of the server's master, say)."""
-    while not stopping.wait(1.0):
-        if os.getppid() != parent:
-            stopping.set()
 
 
 COMMANDS = (webhooks,)

@@ -44,8 +44,6 @@ from .jsonread import JsonRefused, body_json
 
 F = TypeVar("F", bound=Callable[..., Any])
 C = TypeVar("C", bound=type)
-#: flask-smorest's documented responses of the error statuses the views declare
-ERROR_RESPONSES = {401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND", 409: "CONFLICT"}
 
 if TYPE_CHECKING:
     _Base = object
@@ -99,17 +97,6 @@ class Blueprint(_Base):
     def alt_response(self, status_code: int, **kw: Any) -> Callable[[F], F]:
         """Another documented answer (an error)."""
         return cast(Callable[[F], F], super().alt_response(status_code, **kw))  # type: ignore[misc]
-
-    def errors(self, *codes: int) -> Callable[[F], F]:
-        """The documented error answers of a view (flask-smorest's responses of these
-        statuses, e.g. ``NOT_FOUND``), in the order given."""
-
-        def wrap(func: F) -> F:
-            for code in reversed(codes):
-                func = self.alt_response(code, response=ERROR_RESPONSES[code])(func)
-            return func
-
-        return wrap
 
     def doc(self, **kwargs: Any) -> Callable[[F], F]:
         """Add to the operation's OpenAPI document."""

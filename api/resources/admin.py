@@ -23,14 +23,11 @@ from flask_smorest import Api
 from ..domain import Conflict
 from ..domain.backup import backup_folder, tar_folder
 from ..http.auth import check_admin
-from ..http.blueprint import Blueprint
 from ..storage import MemoryStore
+from .access import blueprint
 
-blp = Blueprint(
-    "admin",
-    __name__,
-    url_prefix="/api/v1/admin",
-    description="Server administration: a consistent backup while the server runs.",
+blp = blueprint(
+    __name__, "/admin", "Server administration: a consistent backup while the server runs."
 )
 
 ADMIN_SCHEME = {

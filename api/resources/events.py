@@ -14,11 +14,11 @@ from schemas.live import EventStreamHeadersSchema, EventStreamQuerySchema, LiveE
 
 from ..domain.events import Access
 from ..http.auth import OPTIONAL_BEARER, bearer_token
-from ..http.blueprint import Blueprint
 from ..http.context import services
 from ..http.hub import CLIENT_FULL
 from ..http.sse import HEADERS, HUB_KEY, RETRY_MS, EventStream, StreamSettings
 from ..rules import limits, read_number
+from .access import STAMMTISCH, blueprint
 
 #: seconds a client told 503 (every stream of the process taken) waits before it tries again
 RETRY_AFTER = 5
@@ -57,11 +57,8 @@ Stammtisch is made private, or, when it was opened with the key, once the key ch
 allows); 429 (`too_many_client_streams`, `Retry-After`) when it holds \
 `EVENT_STREAMS_PER_CLIENT` streams of the client's address."""
 
-blp = Blueprint(
-    "events",
-    __name__,
-    url_prefix="/api/v1/stammtische/<slug>",
-    description="Live events (Server-Sent Events) of a Stammtisch or of one game.",
+blp = blueprint(
+    __name__, STAMMTISCH, "Live events (Server-Sent Events) of a Stammtisch or of one game."
 )
 
 _STREAM_RESPONSE: dict[str, Any] = {
@@ -103,23 +100,6 @@ _STREAM_RESPONSE: dict[str, Any] = {
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _documented(operation_id: str, summary: str) -> Callable[[F], F]:
-    def wrap(func: F) -> F:
-        func = blp.alt_response(503, response="SERVICE_UNAVAILABLE")(func)
-        func = blp.alt_response(429, response="TOO_MANY_REQUESTS")(func)
-        func = blp.alt_response(404, response="NOT_FOUND")(func)
-        func = blp.alt_response(401, response="UNAUTHORIZED")(func)
-        func = blp.alt_response(422, response="UNPROCESSABLE_ENTITY")(func)
-        return blp.doc(
-            operationId=operation_id,
-            summary=summary,
-            security=OPTIONAL_BEARER,
-            responses={"200": _STREAM_RESPONSE},
-        )(func)
-
-    return wrap
-
-
 def _last_event_id(query: dict[str, Any], headers: dict[str, Any]) -> int | None:
     """The id to resume after: ``Last-Event-ID`` (read as every number from text is, within
     the ids' range; anything else is ignored), else the query's ``last_event_id``."""
@@ -152,6 +132,27 @@ def _access(func: F) -> F:
     return view  # type: ignore[return-value]  # same signature, wrapped
 
 
+def _documented(operation_id: str, summary: str) -> Callable[[F], F]:
+    """Outermost decorator of a stream: who may follow, the query and headers, the document."""
+
+    def wrap(func: F) -> F:
+        func = blp.alt_response(503, response="SERVICE_UNAVAILABLE")(func)
+        func = blp.alt_response(429, response="TOO_MANY_REQUESTS")(func)
+        func = blp.alt_response(404, response="NOT_FOUND")(func)
+        func = blp.alt_response(401, response="UNAUTHORIZED")(func)
+        func = blp.alt_response(422, response="UNPROCESSABLE_ENTITY")(func)
+        func = blp.doc(
+            operationId=operation_id,
+            summary=summary,
+            security=OPTIONAL_BEARER,
+            responses={"200": _STREAM_RESPONSE},
+        )(func)
+        func = blp.arguments(EventStreamHeadersSchema, location="headers")(func)
+        return _access(blp.arguments(EventStreamQuerySchema, location="query")(func))
+
+    return wrap
+
+
 def _stream(game_id: int | None, query: dict[str, Any], headers: dict[str, Any]) -> Response:
     cursor = services().open_stream(g.stammtisch, game_id, _last_event_id(query, headers))
     hub = current_app.extensions.get(HUB_KEY)
@@ -178,9 +179,6 @@ def _stream(game_id: int | None, query: dict[str, Any], headers: dict[str, Any])
 
 @blp.route("/events")
 class StammtischEvents(MethodView):
-    @_access
-    @blp.arguments(EventStreamQuerySchema, location="query")
-    @blp.arguments(EventStreamHeadersSchema, location="headers")
     @_documented("streamStammtischEvents", "Follow the Stammtisch's events live (SSE)")
     def get(self, query: dict[str, Any], headers: dict[str, Any], slug: str) -> Response:
         """Every game's domain events of the Stammtisch; ids are positions in its log."""
@@ -189,9 +187,6 @@ class StammtischEvents(MethodView):
 
 @blp.route("/games/<id:game_id>/events")
 class GameEvents(MethodView):
-    @_access
-    @blp.arguments(EventStreamQuerySchema, location="query")
-    @blp.arguments(EventStreamHeadersSchema, location="headers")
     @_documented("streamGameEvents", "Follow a game's events live (SSE)")
     def get(
         self, query: dict[str, Any], headers: dict[str, Any], slug: str, game_id: int

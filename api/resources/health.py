@@ -14,12 +14,12 @@ from schemas import HealthSchema
 
 from ..domain.base import utcnow
 from ..http.auth import check_admin
-from ..http.blueprint import Blueprint
 from ..http.context import services
 from ..http.errors import RETRY_AFTER, log_unavailable
 from ..storage import StorageUnavailable
+from .access import blueprint
 
-blp = Blueprint("health", __name__, url_prefix="/api/v1", description="Is the API up?")
+blp = blueprint(__name__, "", "Is the API up?")
 
 
 @blp.route("/health")

@@ -9,29 +9,17 @@ from flask.views import MethodView
 
 from schemas import GameLogSchema, GameSchema
 
-from ..http.auth import BEARER, write_access
-from ..http.blueprint import Blueprint
 from ..http.context import services
+from .access import STAMMTISCH, blueprint, writes
 
-blp = Blueprint(
-    "imports",
-    __name__,
-    url_prefix="/api/v1/stammtische/<slug>/imports",
-    description="Import game logs (schemas/GAMELOG.md v1).",
-)
+blp = blueprint(__name__, f"{STAMMTISCH}/imports", "Import game logs (schemas/GAMELOG.md v1).")
 
 
 @blp.route("")
 class Imports(MethodView):
-    @write_access
+    @writes(blp, "importGameLog", 409)
     @blp.arguments(GameLogSchema)
     @blp.response(201, GameSchema)
-    @blp.alt_response(404, response="NOT_FOUND")
-    @blp.alt_response(401, response="UNAUTHORIZED")
-    @blp.alt_response(403, response="FORBIDDEN")
-    @blp.alt_response(409, response="CONFLICT")
-    @blp.doc(security=BEARER)
-    @blp.doc(operationId="importGameLog")
     def post(self, doc: dict[str, Any], slug: str) -> dict[str, Any]:
         """Import a game log
 

@@ -9,13 +9,10 @@ from flask.views import MethodView
 from schemas import EvaluateRequestSchema, EvaluationSchema, PresetSchema
 
 from ..domain import catalog
-from ..http.blueprint import Blueprint
+from .access import blueprint
 
-blp = Blueprint(
-    "rules",
-    __name__,
-    url_prefix="/api/v1/rules",
-    description="House rules (Hausregeln): presets and the evaluation of results.",
+blp = blueprint(
+    __name__, "/rules", "House rules (Hausregeln): presets and the evaluation of results."
 )
 
 

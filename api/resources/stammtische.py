@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from flask import g
@@ -15,27 +16,15 @@ from schemas import (
     StammtischUpdateSchema,
 )
 
-from ..http.auth import BEARER, OPTIONAL_BEARER, read_access, write_access
-from ..http.blueprint import Blueprint
 from ..http.context import services
 from ..storage import Stammtisch
+from .access import blueprint, reads, writes
 
-blp = Blueprint(
-    "stammtische",
+blp = blueprint(
     __name__,
-    url_prefix="/api/v1/stammtische",
-    description="A Stammtisch (group of regulars) with its house rules; owns players and games.",
+    "/stammtische",
+    "A Stammtisch (group of regulars) with its house rules; owns players and games.",
 )
-
-
-def _dump(st: Stammtisch) -> dict[str, Any]:
-    return {
-        "slug": st.slug,
-        "name": st.name,
-        "rules": st.rules,
-        "private": st.private,
-        "created_at": st.created_at,
-    }
 
 
 @blp.route("")
@@ -49,48 +38,32 @@ class Stammtische(MethodView):
 
         The response carries the write token once; only its hash is stored."""
         st, token = services().create_stammtisch(data)
-        return {**_dump(st), "token": token}
+        return {**asdict(st), "token": token}
 
 
 @blp.route("/<slug>")
 class StammtischItem(MethodView):
-    @read_access
+    @reads(blp, "getStammtisch")
     @blp.response(200, StammtischSchema)
-    @blp.alt_response(404, response="NOT_FOUND")
-    @blp.alt_response(401, response="UNAUTHORIZED")
-    @blp.alt_response(403, response="FORBIDDEN")
-    @blp.doc(security=OPTIONAL_BEARER)
-    @blp.doc(operationId="getStammtisch")
-    def get(self, slug: str) -> dict[str, Any]:
+    def get(self, slug: str) -> Stammtisch:
         """Read a Stammtisch (a private one needs its token; without it: 404)"""
-        return _dump(g.stammtisch)
+        st: Stammtisch = g.stammtisch
+        return st
 
-    @write_access
+    @writes(blp, "updateStammtisch")
     @blp.arguments(StammtischUpdateSchema)
     @blp.response(200, StammtischSchema)
-    @blp.alt_response(404, response="NOT_FOUND")
-    @blp.alt_response(401, response="UNAUTHORIZED")
-    @blp.alt_response(403, response="FORBIDDEN")
-    @blp.doc(security=BEARER)
-    @blp.doc(operationId="updateStammtisch")
-    def patch(self, data: dict[str, Any], slug: str) -> dict[str, Any]:
+    def patch(self, data: dict[str, Any], slug: str) -> Stammtisch:
         """Update name, house rules or privacy
 
         New house rules apply only to games started afterwards."""
-        svc = services()
-        st = g.stammtisch
-        return _dump(svc.update_stammtisch(st, data))
+        return services().update_stammtisch(g.stammtisch, data)
 
 
 @blp.route("/<slug>/key")
 class StammtischKey(MethodView):
-    @write_access
+    @writes(blp, "rotateStammtischKey")
     @blp.response(201, StammtischKeySchema)
-    @blp.alt_response(404, response="NOT_FOUND")
-    @blp.alt_response(401, response="UNAUTHORIZED")
-    @blp.alt_response(403, response="FORBIDDEN")
-    @blp.doc(security=BEARER)
-    @blp.doc(operationId="rotateStammtischKey")
     def post(self, slug: str) -> dict[str, Any]:
         """Replace the write token
 
@@ -101,4 +74,4 @@ class StammtischKey(MethodView):
         same as `schocken key rotate <slug>` and the form's "Schlüssel erneuern"."""
         svc = services()
         st, token = svc.rotate_key(g.stammtisch)
-        return {**_dump(st), "token": token, "webhooks": svc.webhooks(st)}
+        return {**asdict(st), "token": token, "webhooks": svc.webhooks(st)}

@@ -10,8 +10,7 @@ Stammtisch's statistics need its token, like its games.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, cast
 
 from flask import Response, after_this_request, g
 from flask.views import MethodView
@@ -31,17 +30,13 @@ from schemas.statistics import (
     YearSchema,
 )
 
-from ..http.auth import OPTIONAL_BEARER, read_access
-from ..http.blueprint import Blueprint
 from ..http.context import services
+from .access import STAMMTISCH, blueprint, reads
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-blp = Blueprint(
-    "statistics",
+blp = blueprint(
     __name__,
-    url_prefix="/api/v1/stammtische/<slug>/statistics",
-    description=(
+    f"{STAMMTISCH}/statistics",
+    (
         "Statistics of a Stammtisch per calendar year or all time: Verlierer des Jahres, "
         "per player numbers, Finale head-to-head, records, trend, attendance, dice luck."
     ),
@@ -82,21 +77,11 @@ def _period(query: dict[str, Any]) -> kinds.Period:
     return _stats().collect(g.stammtisch.id, query.get("year"))
 
 
-def _doc(func: F) -> F:
-    """The responses every statistics view shares (after the success response)."""
-    func = blp.alt_response(404, response="NOT_FOUND")(func)
-    func = blp.alt_response(401, response="UNAUTHORIZED")(func)
-    func = blp.alt_response(403, response="FORBIDDEN")(func)
-    return blp.doc(security=OPTIONAL_BEARER)(func)
-
-
 @blp.route("")
 class AllStatistics(MethodView):
-    @read_access
+    @reads(blp, "getStatistics")
     @blp.arguments(StatisticsQuerySchema, location="query")
     @blp.response(200, StatisticsSchema, headers=_STALE_DOC)
-    @_doc
-    @blp.doc(operationId="getStatistics")
     def get(self, query: dict[str, Any], slug: str) -> kinds.Period:
         """Every statistic of one period (what a dashboard page shows)"""
         return _period(query)
@@ -104,100 +89,71 @@ class AllStatistics(MethodView):
 
 @blp.route("/years")
 class Years(MethodView):
-    @read_access
+    @reads(blp, "listStatisticsYears")
     @blp.response(200, YearSchema(many=True), headers=_STALE_DOC)
-    @_doc
-    @blp.doc(operationId="listStatisticsYears")
     def get(self, slug: str) -> list[kinds.Row]:
         """Years with finished games, newest first"""
         return _stats().years(g.stammtisch.id)
 
 
-@blp.route("/verlierer")
-class Verlierer(MethodView):
-    @read_access
-    @blp.arguments(StatisticsQuerySchema, location="query")
-    @blp.response(200, VerliererSchema, headers=_STALE_DOC)
-    @_doc
-    @blp.doc(operationId="getVerliererDesJahres")
-    def get(self, query: dict[str, Any], slug: str) -> kinds.Verlierer:
-        """Verlierer des Jahres: the ranking by games lost, and the safest player
+def _part(key: str, schema: Any, operation_id: str, doc: str) -> None:
+    """``/<key>`` (hyphens for underscores): one part of the period."""
+
+    def get(self: MethodView, query: dict[str, Any], slug: str) -> Any:
+        return cast(dict[str, Any], _period(query))[key]
+
+    get.__doc__ = doc
+    get = blp.response(200, schema, headers=_STALE_DOC)(get)
+    get = blp.arguments(StatisticsQuerySchema, location="query")(get)
+    view = type(key.title().replace("_", ""), (MethodView,), {"get": reads(blp, operation_id)(get)})
+    blp.route("/" + key.replace("_", "-"))(view)
+
+
+_part(
+    "verlierer",
+    VerliererSchema,
+    "getVerliererDesJahres",
+    """Verlierer des Jahres: the ranking by games lost, and the safest player
 
         Ties: higher share of games lost, then more halves lost. The safest player has the
-        lowest share lost among those with at least a quarter of the period's games."""
-        return _period(query)["verlierer"]
-
-
-@blp.route("/players")
-class Players(MethodView):
-    @read_access
-    @blp.arguments(StatisticsQuerySchema, location="query")
-    @blp.response(200, PlayerStatsSchema(many=True), headers=_STALE_DOC)
-    @_doc
-    @blp.doc(operationId="listPlayerStatistics")
-    def get(self, query: dict[str, Any], slug: str) -> list[kinds.Row]:
-        """Per player: games, halves, Finals, Blattschuss, Deckel, Schock aus, streak, attendance"""
-        return _period(query)["players"]
-
-
-@blp.route("/categories")
-class Categories(MethodView):
-    @read_access
-    @blp.arguments(StatisticsQuerySchema, location="query")
-    @blp.response(200, CategoriesSchema, headers=_STALE_DOC)
-    @_doc
-    @blp.doc(operationId="getDiceCategories")
-    def get(self, query: dict[str, Any], slug: str) -> kinds.Categories:
-        """Dice luck: fair single throws against the exact one-throw probabilities
+        lowest share lost among those with at least a quarter of the period's games.""",
+)
+_part(
+    "players",
+    PlayerStatsSchema(many=True),
+    "listPlayerStatistics",
+    "Per player: games, halves, Finals, Blattschuss, Deckel, Schock aus, streak, attendance",
+)
+_part(
+    "categories",
+    CategoriesSchema,
+    "getDiceCategories",
+    """Dice luck: fair single throws against the exact one-throw probabilities
 
         Counted are single throws from the hand that were blind or forced by a throw limit of
-        one; a throw the player could repeat is biased towards good results."""
-        return _period(query)["categories"]
-
-
-@blp.route("/head-to-head")
-class HeadToHead(MethodView):
-    @read_access
-    @blp.arguments(StatisticsQuerySchema, location="query")
-    @blp.response(200, HeadToHeadSchema(many=True), headers=_STALE_DOC)
-    @_doc
-    @blp.doc(operationId="listFinaleHeadToHead")
-    def get(self, query: dict[str, Any], slug: str) -> list[kinds.Row]:
-        """Finale results for every pair of players that met in a Finale"""
-        return _period(query)["head_to_head"]
-
-
-@blp.route("/records")
-class Records(MethodView):
-    @read_access
-    @blp.arguments(StatisticsQuerySchema, location="query")
-    @blp.response(200, RecordsSchema, headers=_STALE_DOC)
-    @_doc
-    @blp.doc(operationId="getRecords")
-    def get(self, query: dict[str, Any], slug: str) -> kinds.Records:
-        """Records: longest games, most Schock aus in a game, most Deckel in a half"""
-        return _period(query)["records"]
-
-
-@blp.route("/trend")
-class Trend(MethodView):
-    @read_access
-    @blp.arguments(StatisticsQuerySchema, location="query")
-    @blp.response(200, TrendSchema(many=True), headers=_STALE_DOC)
-    @_doc
-    @blp.doc(operationId="listGamesLostPerMonth")
-    def get(self, query: dict[str, Any], slug: str) -> list[kinds.Row]:
-        """Games lost per month and player"""
-        return _period(query)["trend"]
-
-
-@blp.route("/attendance")
-class Attendance(MethodView):
-    @read_access
-    @blp.arguments(StatisticsQuerySchema, location="query")
-    @blp.response(200, AttendanceSchema(many=True), headers=_STALE_DOC)
-    @_doc
-    @blp.doc(operationId="listAttendance")
-    def get(self, query: dict[str, Any], slug: str) -> list[kinds.Row]:
-        """Games per player and calendar year"""
-        return _period(query)["attendance"]
+        one; a throw the player could repeat is biased towards good results.""",
+)
+_part(
+    "head_to_head",
+    HeadToHeadSchema(many=True),
+    "listFinaleHeadToHead",
+    "Finale results for every pair of players that met in a Finale",
+)
+_part(
+    "records",
+    RecordsSchema,
+    "getRecords",
+    "Records: longest games, most Schock aus in a game, most Deckel in a half",
+)
+_part(
+    "trend",
+    TrendSchema(many=True),
+    "listGamesLostPerMonth",
+    "Games lost per month and player",
+)
+_part(
+    "attendance",
+    AttendanceSchema(many=True),
+    "listAttendance",
+    "Games per player and calendar year",
+)

@@ -3,8 +3,7 @@ delivery log, redeliver, ping. Every operation needs the Stammtisch's token."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from flask import g
 from flask.views import MethodView
@@ -20,10 +19,9 @@ from schemas.webhooks import (
 )
 
 from ..domain.sender import SCHEDULE, TIMEOUT
-from ..http.auth import BEARER, write_access
-from ..http.blueprint import Blueprint
 from ..http.context import services
 from ..storage.webhook_records import Delivery, Webhook
+from .access import STAMMTISCH, blueprint, writes
 
 
 def _schedule() -> str:
@@ -80,39 +78,20 @@ the same `webhook-id`. A paused webhook (`active: false`) gets no deliveries for
 those already pending wait until it is resumed. Rotating the Stammtisch's key pauses every \
 webhook (resume them with the new key)."""
 
-blp = Blueprint(
-    "webhooks",
-    __name__,
-    url_prefix="/api/v1/stammtische/<slug>/webhooks",
-    description=WEBHOOKS,
-)
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _op(name: str, *errors: int) -> Callable[[F], F]:
-    """The documented error answers (the token's first) and the operation id."""
-
-    def wrap(func: F) -> F:
-        func = blp.errors(404, 401, 403, *errors)(func)
-        return blp.doc(security=BEARER)(blp.doc(operationId=name)(func))
-
-    return wrap
+blp = blueprint(__name__, f"{STAMMTISCH}/webhooks", WEBHOOKS)
 
 
 @blp.route("")
 class Webhooks(MethodView):
-    @write_access
+    @writes(blp, "listWebhooks")
     @blp.response(200, WebhookSchema(many=True))
-    @_op("listWebhooks")
     def get(self, slug: str) -> list[Webhook]:
         """List the webhooks (without their secrets)"""
         return services().webhooks(g.stammtisch)
 
-    @write_access
+    @writes(blp, "addWebhook", 409)
     @blp.arguments(WebhookCreateSchema)
     @blp.response(201, WebhookCreatedSchema)
-    @_op("addWebhook", 409)
     def post(self, data: dict[str, Any], slug: str) -> Webhook:
         """Register a webhook (the answer holds its signing secret, shown only now)"""
         return services().add_webhook(g.stammtisch, data)
@@ -120,24 +99,21 @@ class Webhooks(MethodView):
 
 @blp.route("/<id:webhook_id>")
 class WebhookItem(MethodView):
-    @write_access
+    @writes(blp, "getWebhook")
     @blp.response(200, WebhookSchema)
-    @_op("getWebhook")
     def get(self, slug: str, webhook_id: int) -> Webhook:
         """Read a webhook"""
         return services().webhook(g.stammtisch, webhook_id)
 
-    @write_access
+    @writes(blp, "updateWebhook")
     @blp.arguments(WebhookUpdateSchema)
     @blp.response(200, WebhookSchema)
-    @_op("updateWebhook")
     def patch(self, data: dict[str, Any], slug: str, webhook_id: int) -> Webhook:
         """Change URL, kinds, note, or pause / resume"""
         return services().update_webhook(g.stammtisch, webhook_id, data)
 
-    @write_access
+    @writes(blp, "deleteWebhook")
     @blp.response(204)
-    @_op("deleteWebhook")
     def delete(self, slug: str, webhook_id: int) -> None:
         """Delete a webhook and its delivery log"""
         services().delete_webhook(g.stammtisch, webhook_id)
@@ -145,9 +121,8 @@ class WebhookItem(MethodView):
 
 @blp.route("/<id:webhook_id>/secret")
 class WebhookSecret(MethodView):
-    @write_access
+    @writes(blp, "rotateWebhookSecret")
     @blp.response(200, WebhookCreatedSchema)
-    @_op("rotateWebhookSecret")
     def post(self, slug: str, webhook_id: int) -> Webhook:
         """Rotate the signing secret: a new one, shown only now, signs every delivery from now"""
         return services().rotate_secret(g.stammtisch, webhook_id)
@@ -155,9 +130,8 @@ class WebhookSecret(MethodView):
 
 @blp.route("/<id:webhook_id>/ping")
 class WebhookPing(MethodView):
-    @write_access
+    @writes(blp, "pingWebhook")
     @blp.response(202, DeliverySchema)
-    @_op("pingWebhook")
     def post(self, slug: str, webhook_id: int) -> Delivery:
         """Send a test event (kind `ping`) now; its delivery shows in the log"""
         return services().ping(g.stammtisch, webhook_id)
@@ -165,10 +139,9 @@ class WebhookPing(MethodView):
 
 @blp.route("/<id:webhook_id>/deliveries")
 class Deliveries(MethodView):
-    @write_access
+    @writes(blp, "listWebhookDeliveries")
     @blp.arguments(DeliveryListQuerySchema, location="query")
     @blp.response(200, DeliveryListSchema)
-    @_op("listWebhookDeliveries")
     def get(self, query: dict[str, Any], slug: str, webhook_id: int) -> dict[str, Any]:
         """The delivery log, newest first: state, attempts, last answer"""
         page, size = query["page"], query["page_size"]
@@ -178,9 +151,8 @@ class Deliveries(MethodView):
 
 @blp.route("/<id:webhook_id>/deliveries/<id:delivery_id>/redeliver")
 class Redeliver(MethodView):
-    @write_access
+    @writes(blp, "redeliverWebhookDelivery")
     @blp.response(202, DeliverySchema)
-    @_op("redeliverWebhookDelivery")
     def post(self, slug: str, webhook_id: int, delivery_id: int) -> Delivery:
         """Deliver again: one more attempt now, with the same `webhook-id`"""
         return services().redeliver(g.stammtisch, webhook_id, delivery_id)

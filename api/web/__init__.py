@@ -55,7 +55,9 @@ from pathlib import Path
 from flask import Blueprint, Flask
 
 from ..http.headers import SessionCookies
-from . import (
+
+# the modules register their hooks and pages on bp
+from . import (  # noqa: F401
     engine,
     games,
     home,
@@ -72,21 +74,6 @@ from . import (
 from .blueprint import bp
 
 SECRET_FILE = "secret_key"
-#: the modules that register their hooks and pages on :data:`bp`
-MODULES = (
-    session,
-    home,
-    keys,
-    invite,
-    stammtisch,
-    regeln,
-    players,
-    new_game,
-    games,
-    offline,
-    tv,
-    engine,
-)
 
 
 def _secret_key(app: Flask) -> str:

@@ -40,10 +40,11 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from flask import abort, request, send_file, url_for
+from flask import abort, send_file, url_for
 from werkzeug.wrappers import Response
 
-from dashboard.assets import ENCODINGS, IMMUTABLE, Asset
+from dashboard.assets import ENCODINGS, Asset
+from dashboard.web import best_encoding, immutable
 
 from ..http.headers import ENGINE_WORKER_CSP
 from .blueprint import bp
@@ -150,31 +151,15 @@ def engine_urls() -> dict[str, str]:
 bp.add_app_template_global(engine_urls)
 
 
-def _encoding(name: str) -> str:
-    """The best precompressed variant of ``name`` that the browser takes, or "identity"."""
-    if name not in COMPRESSED:
-        return "identity"
-    taken = request.accept_encodings
-    return next((e for e in ENCODINGS if taken[e] > 0), "identity")
-
-
-def _immutable(response: Response, encoding: str = "identity") -> Response:
-    if encoding != "identity":
-        response.headers["Content-Encoding"] = encoding
-    response.vary.add("Accept-Encoding")
-    response.headers["Cache-Control"] = IMMUTABLE
-    return response
-
-
 @bp.get("/engine/pyodide/<version>/<filename>")
 def engine_runtime(version: str, filename: str) -> Response:
     """A file of the vendored Pyodide, Brotli- or gzip-compressed to a browser that takes it."""
     if version != pyodide_version() or filename not in RUNTIME:
         abort(404)
-    encoding = _encoding(filename)
+    encoding = best_encoding() if filename in COMPRESSED else "identity"
     path = VENDOR / (filename + ENCODINGS.get(encoding, ""))
     mimetype = MIMETYPES[Path(filename).suffix]
-    return _immutable(send_file(path, mimetype=mimetype, conditional=True), encoding)
+    return immutable(send_file(path, mimetype=mimetype, conditional=True), encoding)
 
 
 @bp.get("/engine/<digest>.zip")
@@ -182,7 +167,7 @@ def engine_bundle(digest: str) -> Response:
     """The engine bundle (:func:`bundle`); only under its current hash."""
     if digest != bundle_digest():
         abort(404)
-    return _immutable(Response(bundle(), mimetype="application/zip"))
+    return immutable(Response(bundle(), mimetype="application/zip"))
 
 
 @bp.get("/engine/worker/<digest>.js")
@@ -193,7 +178,7 @@ def engine_worker(digest: str) -> Response:
         abort(404)
     response = Response(body, mimetype="text/javascript")
     response.headers["Content-Security-Policy"] = ENGINE_WORKER_CSP
-    return _immutable(response)
+    return immutable(response)
 
 
 def precompress(folder: Path = VENDOR) -> None:

@@ -7,13 +7,12 @@ from typing import Any
 from flask import flash, redirect, render_template, request, session, url_for
 from flask.typing import ResponseReturnValue
 
-from ..domain import DomainError
 from ..http.context import services
 from ..rules import MAX_NAME
 from ..storage import Stammtisch
 from .blueprint import bp
 from .forms import FormErrors
-from .prg import reject, rejected
+from .prg import refused, reject, rejected
 from .session import logged_in_to_stammtisch
 
 #: the session's note that the page after "Hinzufügen" keeps the focus in the name field (set
@@ -52,11 +51,8 @@ def players(st: Stammtisch) -> ResponseReturnValue:
     errors = FormErrors()
     _check_name(name, errors, "name")
     if not errors:
-        try:
+        with refused(errors, "name"):
             services().add_player(st, name)
-        except DomainError as err:
-            errors.add("name", err.message)
-        else:
             flash(f"{name} spielt jetzt mit.", "ok")
             session[FOCUS_NEW] = True
             return redirect(url_for("web.players", slug=st.slug))
@@ -81,11 +77,8 @@ def player(st: Stammtisch, player_id: int) -> ResponseReturnValue:
         name = (request.form.get("name") or "").strip()
         _check_name(name, errors, target)
         if not errors:
-            try:
+            with refused(errors, target):
                 svc.update_player(st, player_id, {"name": name})
-            except DomainError as err:
-                errors.add(target, err.message)
-            else:
                 if name != current.name:
                     flash(f"{current.name} heißt jetzt {name}.", "ok")
         if errors:

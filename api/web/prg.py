@@ -11,12 +11,15 @@ only) and the messages; Flask's cookie is signed, not encrypted.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit
 
 from flask import redirect, request, session
 from werkzeug.wrappers import Response
 
+from ..domain import DomainError
 from .forms import FormErrors
 
 KEY = "rejected"
@@ -42,3 +45,13 @@ def rejected() -> tuple[int, FormErrors, dict[str, Any]]:
     session.pop(KEY)
     errors = FormErrors({str(k): list(v) for k, v in dict(kept.get("errors") or {}).items()})
     return int(kept.get("status") or 422), errors, dict(kept.get("entered") or {})
+
+
+@contextmanager
+def refused(errors: FormErrors, field: str) -> Iterator[None]:
+    """A use case's refusal inside (:class:`~api.domain.DomainError`) becomes the form's
+    message on ``field``; the rest of the block runs only when nothing was refused."""
+    try:
+        yield
+    except DomainError as err:
+        errors.add(field, err.message)

@@ -8,7 +8,6 @@ from typing import Any
 from flask import current_app, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
-from ..domain import DomainError
 from ..domain.stammtische import NAME_MAX
 from ..http.context import services
 from ..rules import OPTION_NAMES, PRESETS, SchockenError, limits, read_number, ruleset_from_config
@@ -22,7 +21,7 @@ from .forms import (
     presets,
     selected_overrides,
 )
-from .prg import reject, rejected
+from .prg import refused, reject, rejected
 from .session import logged_in_to_stammtisch
 
 PAGE_SIZE = 20
@@ -112,11 +111,8 @@ def edit_rules(st: Stammtisch) -> ResponseReturnValue:
         errors = FormErrors()
         entered, data = stammtisch_form(errors)
         if not errors:
-            try:
+            with refused(errors, "rules"):
                 services().update_stammtisch(st, data)
-            except DomainError as err:
-                errors.add("rules", err.message)
-            else:
                 flash("Gespeichert. Neue Hausregeln gelten ab dem nächsten Spiel.", "ok")
                 return redirect(url_for("web.stammtisch", slug=st.slug))
         return reject(url_for("web.edit_rules", slug=st.slug), 422, errors, form=entered)

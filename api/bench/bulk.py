@@ -1,10 +1,11 @@
-"""Bulk loading of whole games into DuckDB: the demo and the benchmark.
+"""Bulk loading of whole games into DuckDB: the statistics benchmark and the DuckDB copies of
+the tests (api/bench/snapshot.py).
 
 The service layer stores one game per transaction through the repository, which is right for
 live games but slow for ten years at once (a DuckDB ``executemany`` manages about a thousand
 rows per second here). :class:`BulkLoader` instead collects rows per table, writes them to a
 CSV file and appends each file with one ``INSERT … SELECT FROM read_csv`` (the statements are
-in ``dashboard/load``): several hundred thousand rows per second, no extra dependency.
+in ``api/bench/load``): several hundred thousand rows per second, no extra dependency.
 
 :func:`game_rows` turns a game log into the rows of every table with helper code of the API
 (:class:`~api.domain.runtime.GameRuntime` replays the log, :func:`~api.domain.facts.derive_facts` derives
@@ -28,8 +29,7 @@ from api.rules import parse_header
 from api.storage import GamePlayer, LogEntry
 from api.storage.records import FACT_COLUMNS, TABLE_COLUMNS
 from api.storage.sql import sql_files
-
-from .stats import Connection
+from dashboard.stats import Connection
 
 #: tables in load order, with their columns in table order
 TABLES = TABLE_COLUMNS
@@ -40,15 +40,8 @@ _PLAIN = frozenset({int, float, str})
 
 
 def _statements() -> dict[str, str]:
-    """The statements of ``dashboard/load``, by file name: one per table, plus ``game_ids``."""
-    return sql_files("dashboard", "load")
-
-
-def reserve_game_ids(conn: Connection, count: int) -> list[int]:
-    """``count`` fresh game ids from the sequence the API uses (so later API games never clash)."""
-    if count <= 0:
-        return []
-    return [row[0] for row in conn.execute(_statements()["game_ids"], {"count": count}).fetchall()]
+    """The statements of ``api/bench/load``, by file name: one per table."""
+    return sql_files("api.bench", "load")
 
 
 def _text(value: object) -> str:
@@ -77,8 +70,6 @@ class BulkLoader:
         self.batch_rows = batch_rows
         self.tables = tables  # the columns of each table in the target (a subset: the read model)
         self.rows: dict[str, list[Sequence[Any]]] = {t: [] for t in tables}
-        #: rows already as CSV lines (``Repository.stats_csv``), written as they are
-        self.lines: dict[str, list[str]] = {t: [] for t in tables}
         self.loaded: dict[str, int] = dict.fromkeys(tables, 0)
         self._dir = tempfile.TemporaryDirectory(prefix="schocken-bulk-")
 
@@ -88,32 +79,22 @@ class BulkLoader:
         if len(buffer) >= self.batch_rows:
             self._flush_table(table)
 
-    def add_lines(self, table: str, lines: list[str]) -> None:
-        """Rows as CSV lines (every value quoted, NULL as ``\\N``)."""
-        self.lines[table].extend(lines)
-        if len(self.lines[table]) >= self.batch_rows:
-            self._flush_table(table)
-
     def add_game(self, rows: Mapping[str, Iterable[Sequence[Any]]]) -> None:
         for table, table_rows in rows.items():
             self.add(table, table_rows)
 
     def _flush_table(self, table: str) -> None:
-        rows, lines = self.rows[table], self.lines[table]
-        if not rows and not lines:
+        rows = self.rows[table]
+        if not rows:
             return
         path = Path(self._dir.name) / f"{table}.csv"
         with path.open("w", encoding="utf-8", newline="") as fh:
             writer = csv.writer(fh, lineterminator="\n")
             writer.writerows([v if type(v) in _PLAIN else _text(v) for v in row] for row in rows)
-            if lines:
-                fh.write("\n".join(lines))
-                fh.write("\n")
         columns = dict.fromkeys(self.tables[table], "VARCHAR")
         self.conn.execute(_statements()[table], {"path": str(path), "columns": columns})
-        self.loaded[table] += len(rows) + len(lines)
+        self.loaded[table] += len(rows)
         rows.clear()
-        lines.clear()
         path.unlink()
 
     def flush(self) -> dict[str, int]:

@@ -1,14 +1,13 @@
-"""Statistics on whatever store the app runs on.
+"""A DuckDB copy of whatever store the app runs on, for the tests and the benchmarks.
 
-The statistics are DuckDB SQL. The SQLite store (the store of record) and the in-memory
-fake (tests, the contract test) have no DuckDB, so their rows are copied into a fresh in-memory DuckDB with the same schema (the API's DuckDB migrations)
-and the queries run there: the same numbers, no second implementation. SQLite's rows arrive
-as stored (JSON text, ISO timestamps, 0/1 booleans), read in one transaction, and DuckDB's
-load casts them to the column types. Every call copies everything: no request path uses it
-any more (the statistics read the read model, dashboard/readmodel.py, which loads only the
-tables and Stammtische it needs); it stays for the storage tests, which check the per-player
-summary against the SQL oracle (tests/player_game_summary.sql) and SQLite's rows against
-DuckDB's on a copy of every table.
+The statistics are DuckDB SQL. The SQLite store (the store of record) and the in-memory fake
+have no DuckDB, so their rows are copied into a fresh in-memory DuckDB with the same schema
+(the API's DuckDB migrations) and the queries run there: the same numbers, no second
+implementation. SQLite's rows arrive as stored (JSON text, ISO timestamps, 0/1 booleans), read
+in one transaction, and DuckDB's load casts them to the column types. Every call copies
+everything: no request path uses it (the statistics read the read model,
+dashboard/readmodel.py); the storage tests check with it the per-player summary against the
+SQL oracle (migration 0003's view) and SQLite's rows against DuckDB's on a copy of every table.
 """
 
 from __future__ import annotations
@@ -22,9 +21,9 @@ import duckdb
 from api.storage import MemoryRepository, Repository, SQLiteRepository
 from api.storage.records import FACT_COLUMNS
 from api.storage.sql import migrations
+from dashboard.stats import Connection
 
 from .bulk import TABLES, BulkLoader
-from .stats import Connection
 
 if TYPE_CHECKING:
     from api.storage.postgres import PostgresRepository
