@@ -63,7 +63,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -76,8 +75,8 @@ from .procstat import (
     cpu_seconds,
     machine_ticks,
     peak_memory_mb,
-    role_of,
-    tree,
+    print_profile,
+    spying,
 )
 
 PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
@@ -283,52 +282,6 @@ def measure_clients(
         figures.cpu_db = (cpu_seconds(*db, reaped=True) - db0) / len(figures.many)
     for spy in spies:
         spy.wait()
-
-
-def spying(pids: list[int], seconds: float, folder: Path) -> list[subprocess.Popen[bytes]]:
-    """py-spy recording every process of the servers for ``seconds`` (CPU only: ``--gil``),
-    the stacks of each into ``folder/<role>-<pid>.txt``."""
-    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
-    folder.mkdir(parents=True, exist_ok=True)
-    started = []
-    for pid in {p for root in pids for p in tree(root)}:
-        out = folder / f"{role_of(pid, tuple(pids))}-{pid}.txt"
-        argv = [spy, "record", "--pid", str(pid), "--duration", str(int(seconds)), "--gil"]
-        argv += ["--rate", "200", "--format", "raw", "--nonblocking", "--output", str(out)]
-        started.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-    time.sleep(0.5)  # attached before the clients start
-    return started
-
-
-def print_profile(folder: Path, top: int = 25) -> None:
-    """Where the sampled CPU went, per role: its share of all samples, then (inclusive) the
-    packages and our functions it was spent in."""
-    by_role: dict[str, Counter[str]] = {}
-    totals: Counter[str] = Counter()
-    for path in sorted(folder.glob("*.txt")):
-        role = path.stem.split("-")[0]
-        inclusive = by_role.setdefault(role, Counter())
-        for line in path.read_text(encoding="utf-8").splitlines():
-            stack, _, samples = line.rpartition(" ")
-            totals[role] += int(samples)
-            for name in {_frame(frame) for frame in stack.split(";")}:
-                inclusive[name] += int(samples)
-    everything = sum(totals.values()) or 1
-    for role, inclusive in by_role.items():
-        print(f"\n{role}: {100 * totals[role] / everything:.1f} % of the CPU samples")
-        for name, count in inclusive.most_common(top):
-            print(f"  {100 * count / max(1, totals[role]):5.1f} %  {name}")
-
-
-def _frame(frame: str) -> str:
-    """``function (path:line)`` → ``our.module:function``, else the package (py-spy writes
-    paths below the interpreter's and the project's folders relative to them)."""
-    function, _, where = frame.rpartition(" (")
-    path = where.rsplit(":", 1)[0].split("site-packages/")[-1]
-    parts = Path(path.removesuffix(".py")).parts
-    if len(parts) > 1 and parts[0] in ("api", "schemas", "dashboard"):
-        return f"{'.'.join(parts)}:{function}"
-    return parts[0] if parts else frame
 
 
 def measure_floor(figures: Figures, on: Servers, turns: int, clients: int, seconds: float) -> None:
