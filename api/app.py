@@ -32,8 +32,8 @@ from .config import (
 )
 from .domain import GameCache
 from .http import init_http
+from .http.blueprint import register_converters
 from .http.errors import SchockenApi
-from .http.numbers import register_converters
 from .resources import admin, register, statistics
 from .startup import StartupError, check_database, describe, make_folder
 from .storage import open_store
@@ -119,7 +119,7 @@ def _build(app: Flask, store: Store) -> None:
     app.extensions["schocken"] = AppState(store, GameCache(app.config["GAME_CACHE_SIZE"]))
 
     api = SchockenApi(app)
-    register_converters(app, api)  # <id:…> in the routes below (api/http/numbers.py)
+    register_converters(app, api)  # <id:…> in the routes below (api/http/blueprint.py)
     api.spec.components.security_scheme(
         "bearerAuth",
         {

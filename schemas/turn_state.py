@@ -1,6 +1,6 @@
 """The turn state every game answer carries: whose turn, the round's opener and throw limit,
 the open throw-by-throw turn, and whether the client must send ``stop``
-(:mod:`api.rules.turnstate`). The turn-closing rules themselves are written once, in the
+(:func:`api.rules.turn_state`). The turn-closing rules themselves are written once, in the
 description of the games tag (``api/resources/games.py``)."""
 
 from __future__ import annotations

@@ -299,6 +299,21 @@ def test_replace_changes_single_options_and_keeps_the_preset_and_the_other_overr
     assert err.value.field == "deckel"
 
 
+def test_a_game_s_expanded_rules_are_built_once_with_one_evaluation_table():
+    """Every game stores its rules expanded (every option as an override): building them again
+    (a new game, a replay) gives the ruleset built first, whose evaluation table is made once;
+    other rules give another ruleset."""
+    expanded = {"preset": "standard", "overrides": PRESETS["standard"].options()}
+    first = ruleset_from_config(expanded)
+    evaluate((1, 1, 1), False, first)  # builds and keeps its evaluation table
+    table = first._evaluations
+    assert table is not None
+    again = ruleset_from_config({"preset": "standard", "overrides": dict(expanded["overrides"])})
+    assert again is first and again._evaluations is table
+    other = ruleset_from_config({"preset": "standard", "overrides": {"deckel": 15}})
+    assert other is not first and other != first and other.deckel == 15
+
+
 def test_the_config_of_a_ruleset_outside_the_presets_names_its_options():
     """to_config keeps only the options that differ from the preset: with no such preset,
     every option that has a value."""

@@ -1,4 +1,4 @@
-"""The turn state (api/rules/turnstate.py): whose turn, the round's opener and limit, the open
+"""The turn state (api/rules/throws.py: turn_state): whose turn, the round's opener and limit, the open
 turn's throws and kept dice, and whether ``stop`` is needed — checked against what the engine
 then accepts or refuses, in set pieces per rule system and over random throw-by-throw games."""
 

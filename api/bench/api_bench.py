@@ -2,10 +2,12 @@
 
 Run: ``python -m api.bench.api_bench [--turns 300] [--seconds 15] [--clients 8] [--servers
 default,2] [--before TREE[:W]] [--rounds N]``. The "before" column is another source tree's
-``schocken serve`` (e.g. main's, with the same virtualenv)::
+``schocken serve`` (e.g. an older main's), run by that tree's own virtualenv ``TREE/.venv``
+when it has one (with the packages that tree depends on), else by this one::
 
-    mkdir /tmp/main && git archive main | tar -x -C /tmp/main
-    python -m api.bench.api_bench --before /tmp/main --rounds 2
+    git worktree add --detach /tmp/before be3c487
+    python3 -m venv /tmp/before/.venv && /tmp/before/.venv/bin/pip install -e /tmp/before
+    python -m api.bench.api_bench --before /tmp/before --rounds 3
 
 For every server set-up (``--servers default,4``: ``schocken serve`` with its defaults, or
 with that many worker processes; ``--before``: the other tree's first) it starts the server on a fresh
@@ -17,9 +19,11 @@ connections (a connection the server closes is opened again, inside the measured
 2. ``--clients`` concurrent clients, each playing its own games, for ``--seconds``: turns/s
    and p99 (target ≥ 1,000 turns/s, p99 ≤ 50 ms on 2 cores);
 3. the same two figures for ``GET /api/v1/health`` (the framework's floor; target: turns/s ≥
-   0.30 × health/s);
-4. server CPU per turn (all processes), the peak memory of the largest server process
-   (VmHWM; target ≤ 200 MB per worker); the load average after each run.
+   0.40 × health/s);
+4. server CPU per turn (all processes: gunicorn's master and workers, the statistics
+   refresher, the webhook sender; each role's share printed below the sum) and per GET
+   /health, the peak memory of the largest server process (VmHWM; target ≤ 200 MB per
+   worker); the load average before and after each run.
 
 The set-ups run one after the other (``--rounds``: alternating, that many times: the
 machine's other load then falls on both) and are printed side by side.
@@ -38,6 +42,11 @@ database: SQLite × 1, SQLite × 2, PG × 1, PG × 2 side by side in one run (ta
 the cores) and PostgreSQL's (its backends) are printed beside the servers'::
 
     python -m api.bench.api_bench --postgres
+
+``--profile DIR``: py-spy (``pip install py-spy``; not a dependency of the project) samples
+every server process while the concurrent clients run (only while a thread holds the
+interpreter lock: CPU, not waiting), writes each process's stacks to ``DIR`` and prints, per
+role, where the CPU went (by package and by function, inclusive).
 
 Figures depend on what else runs on the machine: the load average is printed with them
 (before and after each run).
@@ -60,7 +69,15 @@ from typing import Any
 
 from .loadgen import AsyncClient, Client, Player, free_port, percentile
 from .pgserver import Server
-from .procstat import busy_percent, cpu_seconds, machine_ticks, peak_memory_mb
+from .procstat import (
+    busy_percent,
+    cpu_by_role,
+    cpu_seconds,
+    machine_ticks,
+    peak_memory_mb,
+    print_profile,
+    spying,
+)
 
 PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
 
@@ -107,6 +124,8 @@ class Figures:
     rate: int = 0  # concurrent clients, turns/s
     cpu_one: float = 0.0
     cpu_many: float = 0.0
+    #: ``cpu_many`` by process role (``worker``, ``refresher``, ``sender``, ``master``)
+    roles: dict[str, float] = field(default_factory=dict)
     cpu_load: float = 0.0  # this process (the clients), concurrent clients, per turn
     load_share: float = 0.0  # this process's CPU while the clients ran, % of one core
     busy: float = 0.0  # the machine's CPU while the clients ran, % of all cores (any process)
@@ -114,6 +133,7 @@ class Figures:
     floor_one: list[float] = field(default_factory=list)  # the same for GET /health
     floor_many: list[float] = field(default_factory=list)
     floor_rate: int = 0
+    cpu_floor: float = 0.0  # server CPU per GET /health, concurrent clients
     peak: float = 0.0  # largest VmHWM of a server process, MB
     rss: float = 0.0  # largest RSS of a server process at the end, MB
     before: tuple[float, float, float] = (0.0, 0.0, 0.0)  # load average before the run
@@ -150,6 +170,11 @@ def parse_args() -> argparse.Namespace:
         action="store_true",
         help="also run every set-up on PostgreSQL: a throwaway cluster started here (initdb, "
         "unix socket, fsync=on, synchronous_commit=on)",
+    )
+    parser.add_argument(
+        "--profile",
+        metavar="DIR",
+        help="sample every server process with py-spy while the clients run; stacks into DIR",
     )
     parser.add_argument(
         "--database-url",
@@ -191,12 +216,19 @@ def start_server(
     cwd = Path(source) if source else ROOT
     env["PYTHONPATH"] = os.pathsep.join([str(cwd), env.get("PYTHONPATH", "")])
     return subprocess.Popen(
-        [sys.executable, *argv],
+        [interpreter(cwd), *argv],
         cwd=cwd,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+
+
+def interpreter(tree: Path) -> str:
+    """The Python of a source tree: its own virtualenv's (``TREE/.venv``, with the packages
+    that tree depends on), else this one's."""
+    own = tree / ".venv" / "bin" / "python"
+    return str(own) if tree != ROOT and own.exists() else sys.executable
 
 
 def wait_ready(port: int) -> None:
@@ -227,31 +259,42 @@ def measure_one_client(figures: Figures, on: Servers, turns: int) -> None:
     figures.cpu_one = (cpu_seconds(*on.pids) - cpu0) / len(figures.one)
 
 
-def measure_clients(figures: Figures, on: Servers, clients: int, seconds: float) -> None:
-    """2. concurrent clients, each its own games, spread over the servers' ports."""
+def measure_clients(
+    figures: Figures, on: Servers, clients: int, seconds: float, profile: Path | None = None
+) -> None:
+    """2. concurrent clients, each its own games, spread over the servers' ports
+    (``profile``: sampled by py-spy, see :func:`spying`)."""
     players = [Player(on.ports[i % len(on.ports)], seed=100 + i) for i in range(clients)]
     db = [on.database] if on.database else []
-    cpu0, own0, db0 = cpu_seconds(*on.pids), time.process_time(), cpu_seconds(*db, reaped=True)
+    spies = spying(on.pids, seconds, profile) if profile else []
+    roles0, own0, db0 = cpu_by_role(*on.pids), time.process_time(), cpu_seconds(*db, reaped=True)
     started, ticks = time.perf_counter(), machine_ticks()
     figures.rate, figures.many = run_clients([p.turn for p in players], seconds)
     figures.busy = busy_percent(ticks, machine_ticks())
     wall, own = time.perf_counter() - started, time.process_time() - own0
-    figures.cpu_many = (cpu_seconds(*on.pids) - cpu0) / len(figures.many)
+    roles = cpu_by_role(*on.pids)
+    n = len(figures.many)
+    figures.roles = {role: (roles[role] - roles0.get(role, 0.0)) / n for role in roles}
+    figures.cpu_many = sum(figures.roles.values())
     figures.cpu_load = own / len(figures.many)
     figures.load_share = 100 * own / wall
     if db:
         figures.cpu_db = (cpu_seconds(*db, reaped=True) - db0) / len(figures.many)
+    for spy in spies:
+        spy.wait()
 
 
 def measure_floor(figures: Figures, on: Servers, turns: int, clients: int, seconds: float) -> None:
     """3. the framework's floor: a trivial endpoint of the same servers."""
     health = functools.partial(_health, AsyncClient(on.ports[0]))
     figures.floor_one = asyncio.run(_sequence(health, turns))
+    cpu0 = cpu_seconds(*on.pids)
     figures.floor_rate, figures.floor_many = run_clients(
         [functools.partial(_health, AsyncClient(on.ports[i % len(on.ports)]))
          for i in range(clients)],
         seconds,
     )  # fmt: skip
+    figures.cpu_floor = (cpu_seconds(*on.pids) - cpu0) / len(figures.floor_many)
 
 
 ROWS: list[tuple[str, Any]] = [
@@ -264,6 +307,11 @@ ROWS: list[tuple[str, Any]] = [
     ("turns/s ÷ health/s", lambda f: f.rate / max(1, f.floor_rate)),
     ("server CPU per turn, 1 client (ms)", lambda f: f.cpu_one * 1000),
     ("server CPU per turn, 8 clients (ms)", lambda f: f.cpu_many * 1000),
+    ("  of which the workers", lambda f: f.roles.get("worker", 0.0) * 1000),
+    ("  of which the statistics refresher", lambda f: f.roles.get("refresher", 0.0) * 1000),
+    ("  of which the webhook sender", lambda f: f.roles.get("sender", 0.0) * 1000),
+    ("  of which gunicorn's master", lambda f: f.roles.get("master", 0.0) * 1000),
+    ("server CPU per GET /health, 8 clients (ms)", lambda f: f.cpu_floor * 1000),
     ("PostgreSQL CPU per turn, 8 clients (ms)", lambda f: f.cpu_db * 1000),
     ("load generator CPU per turn (ms)", lambda f: f.cpu_load * 1000),
     ("load generator CPU (% of 1 core)", lambda f: f.load_share),
@@ -283,7 +331,7 @@ def ceiling(f: Figures) -> float:
 
 
 def print_table(runs: list[Figures], clients: int, database: str) -> None:
-    """The runs side by side (targets: ≥ 1,000 turns/s, p99 ≤ 50 ms, ratio ≥ 0.30, ≤ 200 MB;
+    """The runs side by side (targets: ≥ 1,000 turns/s, p99 ≤ 50 ms, ratio ≥ 0.40, ≤ 200 MB;
     2 processes ≥ 1.4 × the turns/s of 1)."""
     print(f"{os.cpu_count()} cores; {clients} clients; load from pid {os.getpid()}")
     print(
@@ -332,7 +380,8 @@ def measure(target: Target, args: argparse.Namespace) -> Figures:
             on.pids.append(started[-1].pid)
             wait_ready(port)
         measure_one_client(figures, on, args.turns)
-        measure_clients(figures, on, args.clients, args.seconds)
+        profile = Path(args.profile) / target.label.replace(" ", "") if args.profile else None
+        measure_clients(figures, on, args.clients, args.seconds, profile)
         measure_floor(figures, on, args.turns, args.clients, args.seconds)
         figures.peak, figures.rss = peak_memory_mb(*on.pids)
         figures.load = os.getloadavg()
@@ -378,6 +427,9 @@ def main() -> None:
                 runs.append(measure(target, args))
                 print(f"  measured {target.label}: {runs[-1].rate} turns/s", flush=True)
         print_table(runs, args.clients, postgres.described if postgres else "")
+        for folder in sorted(Path(args.profile).glob("*")) if args.profile else ():
+            print(f"\n== profile of {folder.name} (8 clients; py-spy, CPU only)")
+            print_profile(folder)
     finally:
         if postgres:
             postgres.stop()

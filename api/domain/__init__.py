@@ -12,7 +12,6 @@ turn costs one engine step, not a replay of the whole game.
 
 from ..table.entry import describe_entry
 from .base import utcnow
-from .cache import GameCache
 from .errors import (
     CONCURRENT_CHANGE,
     DATABASE_UNREACHABLE,
@@ -25,9 +24,9 @@ from .errors import (
     Unauthorized,
     unavailable_message,
 )
+from .runtime import GameCache, GameView, WriteResult
 from .services import Services
 from .stammtische import hash_token, slugify
-from .views import GameView, WriteResult
 
 __all__ = [
     "CONCURRENT_CHANGE",

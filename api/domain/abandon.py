@@ -12,7 +12,7 @@ from ..storage import FactsWrite, Stammtisch
 from ..storage.records import ROW_TABLES
 from .base import UseCases
 from .errors import Conflict
-from .views import GameView
+from .runtime import GameView
 
 #: the facts of a game called off: none (the statistics forget it)
 NO_ROWS = FactsWrite(None, replace={table: [] for table in ROW_TABLES})

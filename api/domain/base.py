@@ -10,10 +10,9 @@ from typing import Any
 
 from ..rules import InvalidRules, Ruleset, ruleset_from_config
 from ..storage import GameRecord, Repository, Stammtisch
-from .cache import GameCache
 from .errors import Conflict, Invalid, NotFound
 from .facts import derive_facts, seating_of
-from .runtime import GameRuntime, effective_entries, header_of
+from .runtime import GameCache, GameRuntime, effective_entries, header_of
 
 ABANDONED = "Dieses Spiel wurde abgebrochen; es nimmt keine Einträge mehr."
 

@@ -23,8 +23,7 @@ from .base import UseCases, rules_of
 from .errors import Conflict, Invalid
 from .facts import NO_FACTS, Seating, derive_facts, facts_write
 from .names import check_free, check_reason, new_name
-from .runtime import GameRuntime
-from .views import GameView
+from .runtime import GameRuntime, GameView
 
 
 def moment(played_at: str | None, now: datetime) -> tuple[datetime, datetime, int]:

@@ -17,8 +17,7 @@ from .base import UseCases
 from .errors import CONCURRENT_CHANGE, Conflict
 from .facts import derive_facts, facts_write, seating_of
 from .names import check_reason
-from .runtime import GameRuntime, header_of
-from .views import GameView, WriteResult
+from .runtime import GameRuntime, GameView, WriteResult, header_of
 
 
 class RecordingUseCases(UseCases):
@@ -37,10 +36,10 @@ class RecordingUseCases(UseCases):
             events = rt.feed(entry)
             facts = derive_facts(seating_of(record), rt, rt.facts)
             self._append(entry, facts_write(facts, rt.facts))
-            self._announce(st, entry, events)
+            payload = self._announce(st, entry, events)
             rt.facts = facts
             self._cache_after_commit(game_id, rt)
-            return WriteResult(entry.seq, events, GameView(record, st.slug, rt))
+            return WriteResult(entry.seq, events, GameView(record, st.slug, rt), payload)
 
     def _append(self, entry: LogEntry, facts: FactsWrite) -> None:
         """The entry and its facts (a taken sequence number cannot happen while this
@@ -50,12 +49,15 @@ class RecordingUseCases(UseCases):
         except StorageConflict as err:
             raise Conflict(CONCURRENT_CHANGE, code="concurrent_change") from err
 
-    def _announce(self, st: Stammtisch, entry: LogEntry, events: list[DomainEvent]) -> None:
+    def _announce(
+        self, st: Stammtisch, entry: LogEntry, events: list[DomainEvent]
+    ) -> list[dict[str, Any]]:
         """The entry's events into the outbox, in the write's transaction (the event streams
-        and webhooks read them from there); an entry without events writes none."""
-        if events:
-            payload = [event.to_json() for event in events]
+        and webhooks read them from there; an entry without events writes none); their JSON."""
+        payload = [event.to_json() for event in events]
+        if payload:
             self.repo.append_events(st.id, entry.game_id, entry.seq, payload, entry.recorded_at)
+        return payload
 
     def undo(self, st: Stammtisch, game_id: int, data: dict[str, Any]) -> WriteResult:
         """Undo the last effective entry; the log keeps an ``undo`` entry as audit record."""
@@ -81,10 +83,10 @@ class RecordingUseCases(UseCases):
                 f"Rückgängig gemacht: {describe_entry(target.kind, target.body)}.",
                 Undone(target.seq, target.kind, target.body),
             )
-            self._announce(st, entry, [event])
+            payload = self._announce(st, entry, [event])
             new_rt.facts = facts
             self._cache_after_commit(game_id, new_rt)
-            return WriteResult(seq, [event], GameView(record, st.slug, new_rt))
+            return WriteResult(seq, [event], GameView(record, st.slug, new_rt), payload)
 
     def undo_history(self, st: Stammtisch, game_id: int) -> list[dict[str, Any]]:
         """Every undo of the game: what was undone, by whom, why, when."""

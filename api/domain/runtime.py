@@ -8,10 +8,18 @@ a rule.
 
 An ``undo`` entry removes the last effective entry: the runtime for the remaining entries is
 replayed from the start, so an undone throw can reopen the previous player's turn.
+
+Each server process keeps the runtimes of recently used games (:class:`GameCache`), checked
+against the game's stored version on every use; what a use case answers about a game is a
+:class:`GameView` of its runtime (a :class:`WriteResult` for a recorded entry).
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,12 +32,12 @@ from ..rules import (
     Ruleset,
     SchockenError,
     TurnState,
+    feed_entry,
     new_game,
     ruleset_from_config,
     turn_state,
 )
 from ..storage import GameRecord, LogEntry
-from ..table.play import feed_entry
 
 
 def header_of(record: GameRecord) -> GameHeader:
@@ -124,7 +132,7 @@ class GameRuntime:
     # ------------------------------------------------------------------ views
     def turn_state(self) -> TurnState | None:
         """Whose turn, the round's opener and limit, the open turn, whether ``stop`` is needed
-        (:mod:`api.rules.turnstate`); None once the game is over."""
+        (:func:`api.rules.turn_state`); None once the game is over."""
         return turn_state(self.game, self.open_turn)
 
     def turn_commands(self) -> list[tuple[RecordTurn, int]]:
@@ -133,3 +141,110 @@ class GameRuntime:
             for c, s in zip(self.game.commands, self.cmd_seqs, strict=True)
             if isinstance(c, RecordTurn)
         ]
+
+
+# ---------------------------------------------------------------------------- the cache
+
+
+@dataclass
+class GameCache:
+    """Per process: engine state of recently used games.
+
+    Nothing correctness depends on lives here alone: several server processes write to one
+    database, so a cached state is used only after checking its ``last_seq`` against the
+    game's stored version (``Repository.game_version``, inside the write transaction for a
+    write), and a state is put here only after the transaction that read or wrote it
+    committed (``Repository.on_commit``). The locks protect the runtime objects of this
+    process (one thread feeds or reads a game's runtime at a time; striped: a fixed set);
+    writes of every process are serialised by the database's write lock."""
+
+    size: int = 256
+    _items: OrderedDict[int, GameRuntime] = field(default_factory=OrderedDict)
+    # re-entrant: a write's reads under the lock (``GameUseCases.game`` inside a write that
+    # api/http/idempotency.py opened) take it again
+    _locks: tuple[threading.RLock, ...] = field(
+        default_factory=lambda: tuple(threading.RLock() for _ in range(64))
+    )
+    _guard: threading.Lock = field(default_factory=threading.Lock)
+
+    @contextmanager
+    def locked(self, key: int) -> Iterator[None]:
+        """Hold the lock of a game (its id) or of a Stammtisch's players (minus its id)."""
+        with self._locks[key % len(self._locks)]:
+            yield
+
+    def get(self, game_id: int) -> GameRuntime | None:
+        with self._guard:
+            rt = self._items.get(game_id)
+            if rt is not None:
+                self._items.move_to_end(game_id)
+            return rt
+
+    def put(self, game_id: int, rt: GameRuntime) -> None:
+        with self._guard:
+            self._items[game_id] = rt
+            self._items.move_to_end(game_id)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def drop(self, game_id: int) -> None:
+        with self._guard:
+            self._items.pop(game_id, None)
+
+
+# ---------------------------------------------------------------------------- the answers
+
+
+@dataclass(frozen=True, slots=True)
+class GameView:
+    """A game's state for clients. The JSON-ready ``data`` is taken when the view is made,
+    under the game's lock, so serialising it later never races a concurrent write."""
+
+    record: GameRecord
+    stammtisch: str
+    runtime: GameRuntime
+    data: dict[str, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "data", self._snapshot())
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.data
+
+    def _snapshot(self) -> dict[str, Any]:
+        rt = self.runtime
+        game = rt.game
+        turn = rt.turn_state()
+        return {
+            "id": self.record.id,
+            "number": self.record.number,
+            "stammtisch": self.stammtisch,
+            "played_at": self.record.played_at,
+            "year": self.record.year,
+            "status": "abandoned"
+            if self.record.status == "abandoned"
+            else ("finished" if game.finished else "running"),
+            "source": self.record.source,
+            "players": list(game.players),
+            "starter": game.first_starter,
+            "rules": rt.rules_config(),
+            "options": rt.rules_options(),
+            "seq": rt.last_seq,
+            "open_turn": None if rt.open_turn is None else rt.open_turn.to_json(),
+            "turn": None if turn is None else turn.to_json(),
+            "outcome": game.outcome().to_json(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class WriteResult:
+    """A recorded entry: its sequence number, the domain events it caused (and their JSON, as
+    the outbox stores them: made once), the new state."""
+
+    seq: int
+    events: list[DomainEvent]
+    game: GameView
+    events_json: list[dict[str, Any]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seq": self.seq, "events": self.events_json, "game": self.game.to_dict()}

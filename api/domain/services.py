@@ -2,7 +2,7 @@
 
 Each aggregate has its own module (``stammtische``, ``players``, ``games``, ``recording``,
 ``rebuild``); :class:`Services` joins them over one repository (one request), the process's
-:class:`~api.domain.cache.GameCache` and a clock. The rules catalogue needs no storage and is
+:class:`~api.domain.runtime.GameCache` and a clock. The rules catalogue needs no storage and is
 plain functions (``api/domain/catalog.py``).
 """
 

@@ -1,9 +1,29 @@
-"""The Blueprint every resource uses: flask-smorest's, with our body parsing rules and types.
+"""What every resource's routes stand on: the Blueprint (flask-smorest's, with our body parsing
+rules and types), the request body read and checked first, and the ``<id:…>`` path converter.
 
 flask-smorest ships no type information, so to mypy its Blueprint is ``Any`` and every view it
 decorates would become untyped. :class:`Blueprint` therefore states the signatures of the
 decorators the resources use (each keeps the decorated function's type) and delegates to
 flask-smorest at run time; for the type checker its base is ``object``.
+
+**The body first** (:func:`init_body`): the whole body of a write is read before anything else
+of the request (the rate limit, the key's look-up) takes a database connection, so a client that
+sends it slowly holds only its own task (a greenlet of ``schocken serve``), never a connection of
+the pool. A JSON body the one reader refuses (:func:`api.http.jsonread.read_json`: nested deeper
+than ``MAX_JSON_DEPTH``, Python's parser would otherwise hit its recursion limit; text that is
+no Unicode text at all, a lone surrogate escape such as ``"A\\ud800B"``; an integer beyond 64
+bits, e.g. one of 5,000 digits that Python's ``int()`` refuses; ``NaN`` or ``Infinity``) is a
+422 with the reader's German sentence once the rate limit has counted the write
+(:func:`init_limits`), before any view reads the body. A body that is no JSON at all is left to the view (422 "Kein gültiges JSON.", or 415 for another content
+type). Oversized bodies are Flask's own 413 (``MAX_CONTENT_LENGTH``).
+
+**Ids in URL paths**: ``<id:…>``, the converter of every route that names a stored row
+(:class:`IdConverter`). A path id is ASCII digits only, within :data:`api.rules.limits.ID` (1 to
+2**63 − 1, what SQLite's INTEGER and PostgreSQL's BIGINT hold). Anything else — ``0``, ``²``,
+``٣``, 2**63, five thousand digits — matches no route: a 404 (problem+json under ``/api/``, the
+German error page elsewhere), never a value the database refuses. werkzeug's own ``int``
+converter would pass 2**63 on to the database and call ``int()`` on any number of digits. The
+OpenAPI document describes such a parameter as an ``int64`` integer from 1 to 2**63 − 1.
 """
 
 from __future__ import annotations
@@ -13,10 +33,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import flask_smorest as smorest
-from flask import request
+from flask import Flask, request
 from marshmallow import RAISE, missing
 from webargs.flaskparser import FlaskParser, abort
+from werkzeug.routing import BaseConverter, ValidationError
 
+from ..rules import limits
+from .auth import WRITE_METHODS
 from .jsonread import JsonRefused, body_json
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -108,3 +131,74 @@ class Blueprint(_Base):
             return cast(F, view)
 
         return wrap
+
+
+def _read_body() -> None:
+    """The whole body of a write first (see the module's description), kept for the views
+    (werkzeug's cache; a form is parsed from it as well)."""
+    if request.method in WRITE_METHODS:
+        request.get_data(cache=True)
+
+
+def _check_json() -> None:
+    """Under ``/api/``, a JSON body the one reader refuses is a 422 (after the rate limit took
+    its token: a refused body counts as a write)."""
+    if request.method not in WRITE_METHODS or not request.path.startswith("/api/"):
+        return
+    if not request.get_data(cache=True):
+        return
+    try:
+        body_json()
+    except JsonRefused as err:
+        if err.malformed:
+            return  # not JSON: the view says so (422, or 415 for another content type)
+        abort(422, message=err.message, messages={"json": {err.where: [err.message]}})
+
+
+def init_body(app: Flask) -> None:
+    """First of the app's ``before_request`` functions (see :func:`_read_body`)."""
+    app.before_request(_read_body)
+
+
+def init_limits(app: Flask) -> None:
+    """After the rate limit's hook: the body check (see :func:`_check_json`)."""
+    app.before_request(_check_json)
+
+
+#: the converter's name in a rule: ``/games/<id:game_id>``
+ID_CONVERTER = "id"
+
+
+class IdConverter(BaseConverter):
+    """``<id:name>``: a stored row's id (see the module's description)."""
+
+    #: ASCII digits only, at most as many as the largest id has: a longer one is no id (404);
+    #: so ``int()`` reads every match exactly, and only the range is left to check
+    regex = f"[0-9]{{1,{len(str(limits.ID.high))}}}"
+    weight = 50  # as werkzeug's number converters: a literal segment beside it wins
+
+    def to_python(self, value: str) -> int:
+        number = int(value)
+        if not limits.ID.low <= number <= limits.ID.high:
+            raise ValidationError()
+        return number
+
+    def to_url(self, value: Any) -> str:
+        return str(int(value))
+
+
+def id_parameter_schema(converter: IdConverter) -> dict[str, Any]:
+    """The OpenAPI schema of an ``<id:…>`` path parameter."""
+    return {
+        "type": "integer",
+        "format": "int64",
+        "minimum": limits.ID.low,
+        "maximum": limits.ID.high,
+    }
+
+
+def register_converters(app: Flask, api: Any) -> None:
+    """Make ``<id:…>`` known to the app's routes and to the OpenAPI document: call before any
+    blueprint with such a route is registered."""
+    app.url_map.converters[ID_CONVERTER] = IdConverter
+    api.register_converter(IdConverter, id_parameter_schema)

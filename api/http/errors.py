@@ -26,26 +26,19 @@ from werkzeug.exceptions import HTTPException, default_exceptions
 
 from schemas import ErrorSchema
 
-from ..domain import (
-    Conflict,
-    DomainError,
-    Forbidden,
-    Invalid,
-    NotFound,
-    Unauthorized,
-    unavailable_message,
-)
+from .. import domain
+from ..domain import DomainError
 from ..rules import RuleViolation, SchockenError
 from ..storage import StorageUnavailable, StorageUnreachable
 from . import problems
 
 #: the one table from a use case's error to its HTTP status
 STATUS: dict[type[DomainError], int] = {
-    NotFound: 404,
-    Conflict: 409,
-    Invalid: 422,
-    Unauthorized: 401,
-    Forbidden: 403,
+    domain.NotFound: 404,
+    domain.Conflict: 409,
+    domain.Invalid: 422,
+    domain.Unauthorized: 401,
+    domain.Forbidden: 403,
 }
 
 
@@ -107,7 +100,7 @@ class SchockenApi(Api):  # type: ignore[misc]  # flask-smorest ships no type inf
     def handle_unavailable(self, error: StorageUnavailable) -> Any:
         log_unavailable(error)
         code = "database_unreachable" if isinstance(error, StorageUnreachable) else None
-        exc = _http(503, unavailable_message(error), code=code or "storage_unavailable")
+        exc = _http(503, domain.unavailable_message(error), code=code or "storage_unavailable")
         exc.data["headers"] = {"Retry-After": str(RETRY_AFTER)}  # type: ignore[attr-defined]
         return self.handle_http_exception(exc)
 

@@ -12,7 +12,9 @@
   ``no-referrer`` would make browsers send ``Origin: null`` there, which defeats any origin
   check (a proxy's, or a later defence in depth next to the CSRF token);
 * ``Strict-Transport-Security`` only on HTTPS requests: a laptop serving plain HTTP on the
-  pub's Wi-Fi must stay reachable.
+  pub's Wi-Fi must stay reachable; for the same reason the session cookie (the pub form's
+  login, signed) is ``Secure`` when the request came over HTTPS, or always with
+  ``SESSION_COOKIE_SECURE`` (:class:`SessionCookies`).
 
 A header the response already set is kept.
 """
@@ -24,7 +26,8 @@ import hashlib
 import re
 from collections.abc import Iterable
 
-from flask import request
+from flask import Flask, Request, has_request_context, request
+from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 from werkzeug.wrappers import Response
 
 REFERRER_POLICY = "same-origin"
@@ -97,12 +100,29 @@ def secure_html(response: Response) -> Response:
     return response
 
 
+class SessionCookies(SecureCookieSessionInterface):
+    """Flask's signed session cookie, ``Secure`` when configured so (``SESSION_COOKIE_SECURE``)
+    or when the request is HTTPS (see the module's description). A request without the cookie
+    (every API client's) gets a new, empty session without building the cookie's signer."""
+
+    def open_session(self, app: Flask, request: Request) -> SecureCookieSession | None:
+        if app.secret_key and not request.cookies.get(self.get_cookie_name(app)):
+            return self.session_class()
+        return super().open_session(app, request)
+
+    def get_cookie_secure(self, app: Flask) -> bool:
+        if app.config.get("SESSION_COOKIE_SECURE"):
+            return True
+        return has_request_context() and request.is_secure
+
+
 __all__ = [
     "ENGINE_WORKER_CSP",
     "HEADERS",
     "HSTS",
     "REFERRER_POLICY",
     "STRICT_CSP",
+    "SessionCookies",
     "content_security_policy",
     "csp_for",
     "secure",

@@ -56,11 +56,10 @@ from webargs.flaskparser import abort
 from ..domain import CONCURRENT_CHANGE, Conflict, Services, utcnow
 from ..storage import Repository, Stammtisch, StorageConflict, StoredResponse
 from . import problems
-from .auth import caller
+from .auth import WRITE_METHODS, caller
 from .context import services
 from .jsonread import JsonRefused, body_json
 
-WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 KEY_HEADER = "Idempotency-Key"
 KEY_PATTERN = r"^[\x21-\x7e]{1,255}$"
 _KEY = re.compile(KEY_PATTERN)
@@ -123,11 +122,13 @@ def if_match_allows(header: str, seq: int) -> bool:
 def _seq_of(response: Response) -> int | None:
     """The game version an answer shows: ``seq`` of a game, ``game.seq`` of a write result
     (noted by the view as ``g.game_seq``; otherwise read from the body)."""
-    if response.mimetype != "application/json" or not 200 <= response.status_code < 300:
+    if not 200 <= response.status_code < 300:
         return None
     noted = g.get("game_seq")
     if isinstance(noted, int):
         return noted
+    if response.mimetype != "application/json":
+        return None
     data = response.get_json(silent=True)
     if isinstance(data, dict) and isinstance(data.get("game"), dict):
         data = data["game"]

@@ -24,9 +24,8 @@ from schemas import (
 )
 
 from ..domain import WriteResult
-from ..http.auth import BEARER, OPTIONAL_BEARER, read_access, write_access
-from ..http.blueprint import Blueprint
 from ..http.context import services
+from .access import STAMMTISCH, blueprint, reads, writes
 
 TURN_RULES = """Games: two halves (Hälften), maybe a Finale; recorded turn by turn or throw by \
 throw. Every write returns the new state and the domain events it caused.
@@ -58,48 +57,36 @@ again (stop and other players' entries get 409).
 While a turn is open, a penalty is refused with 409 (send `stop` first, then the penalty), \
 and so is a whole turn by the open turn's own player; `undo` removes its last throw."""
 
-blp = Blueprint(
-    "games",
-    __name__,
-    url_prefix="/api/v1/stammtische/<slug>/games",
-    description=TURN_RULES,
-)
+blp = blueprint(__name__, f"{STAMMTISCH}/games", TURN_RULES)
 
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _errors(*codes: int) -> Callable[[F], F]:
-    """The documented error answers of a view, in the order given."""
-    names = {401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND", 409: "CONFLICT"}
+def _entry(schema: Any, operation: str, required: bool = True) -> Callable[[F], F]:
+    """A write that records an entry (a turn, a throw, a penalty, an undo): the Stammtisch's
+    token first, then the body (``schema``), 201 with the write result, its error answers."""
 
     def wrap(func: F) -> F:
-        for code in reversed(codes):
-            func = blp.alt_response(code, response=names[code])(func)
-        return func
+        func = blp.response(201, WriteResultSchema)(func)
+        return writes(blp, operation, 409)(blp.arguments(schema, required=required)(func))
 
     return wrap
 
 
 @blp.route("")
 class Games(MethodView):
-    @read_access
+    @reads(blp, "listGames")
     @blp.arguments(GameListQuerySchema, location="query")
     @blp.response(200, GameListSchema)
-    @_errors(404, 401, 403)
-    @blp.doc(security=OPTIONAL_BEARER)
-    @blp.doc(operationId="listGames")
     def get(self, query: dict[str, Any], slug: str) -> dict[str, Any]:
         """List games, newest first (filter by year, status, player; paginated)"""
         svc = services()
         return svc.games(g.stammtisch, query)
 
-    @write_access
+    @writes(blp, "startGame", 409)
     @blp.arguments(GameStartSchema)
     @blp.response(201, GameSchema)
-    @_errors(404, 401, 403, 409)
-    @blp.doc(security=BEARER)
-    @blp.doc(operationId="startGame")
     def post(self, data: dict[str, Any], slug: str) -> dict[str, Any]:
         """Start a game
 
@@ -110,11 +97,8 @@ class Games(MethodView):
 
 @blp.route("/<id:game_id>")
 class GameItem(MethodView):
-    @read_access
+    @reads(blp, "getGame")
     @blp.response(200, GameSchema)
-    @_errors(404, 401, 403)
-    @blp.doc(security=OPTIONAL_BEARER)
-    @blp.doc(operationId="getGame")
     def get(self, slug: str, game_id: int) -> dict[str, Any]:
         """Read the full state of a game
 
@@ -145,12 +129,7 @@ def _write(slug: str, game_id: int, kind: str, body: dict[str, Any]) -> Response
 
 @blp.route("/<id:game_id>/turns")
 class Turns(MethodView):
-    @write_access
-    @blp.arguments(TurnRequestSchema)
-    @blp.response(201, WriteResultSchema)
-    @_errors(404, 401, 403, 409)
-    @blp.doc(security=BEARER)
-    @blp.doc(operationId="recordTurn")
+    @_entry(TurnRequestSchema, "recordTurn")
     def post(self, data: dict[str, Any], slug: str, game_id: int) -> Response:
         """Record a whole turn (summary or in detail)
 
@@ -163,12 +142,7 @@ class Turns(MethodView):
 
 @blp.route("/<id:game_id>/throws")
 class Throws(MethodView):
-    @write_access
-    @blp.arguments(ThrowRequestSchema)
-    @blp.response(201, WriteResultSchema)
-    @_errors(404, 401, 403, 409)
-    @blp.doc(security=BEARER)
-    @blp.doc(operationId="recordThrow")
+    @_entry(ThrowRequestSchema, "recordThrow")
     def post(self, data: dict[str, Any], slug: str, game_id: int) -> Response:
         """Record a single throw (throw-by-throw clients)
 
@@ -180,12 +154,7 @@ class Throws(MethodView):
 
 @blp.route("/<id:game_id>/penalties")
 class Penalties(MethodView):
-    @write_access
-    @blp.arguments(PenaltyRequestSchema)
-    @blp.response(201, WriteResultSchema)
-    @_errors(404, 401, 403, 409)
-    @blp.doc(security=BEARER)
-    @blp.doc(operationId="recordPenalty")
+    @_entry(PenaltyRequestSchema, "recordPenalty")
     def post(self, data: dict[str, Any], slug: str, game_id: int) -> Response:
         """Record a penalty (Strafdeckel)
 
@@ -196,12 +165,7 @@ class Penalties(MethodView):
 
 @blp.route("/<id:game_id>/undo")
 class Undo(MethodView):
-    @write_access
-    @blp.arguments(UndoRequestSchema, required=False)
-    @blp.response(201, WriteResultSchema)
-    @_errors(404, 401, 403, 409)
-    @blp.doc(security=BEARER)
-    @blp.doc(operationId="undoLastEntry")
+    @_entry(UndoRequestSchema, "undoLastEntry", required=False)
     def post(self, data: dict[str, Any], slug: str, game_id: int) -> Response:
         """Undo the last accepted entry
 
@@ -211,11 +175,8 @@ class Undo(MethodView):
 
 @blp.route("/<id:game_id>/abandon")
 class Abandon(MethodView):
-    @write_access
+    @writes(blp, "abandonGame", 409)
     @blp.response(200, GameSchema)
-    @_errors(404, 401, 403, 409)
-    @blp.doc(security=BEARER)
-    @blp.doc(operationId="abandonGame")
     def post(self, slug: str, game_id: int) -> dict[str, Any]:
         """Call a running game off ("Spiel abbrechen")
 
@@ -228,11 +189,8 @@ class Abandon(MethodView):
 
 @blp.route("/<id:game_id>/undos")
 class Undos(MethodView):
-    @read_access
+    @reads(blp, "listUndos")
     @blp.response(200, UndoRecordSchema(many=True))
-    @_errors(404, 401, 403)
-    @blp.doc(security=OPTIONAL_BEARER)
-    @blp.doc(operationId="listUndos")
     def get(self, slug: str, game_id: int) -> list[dict[str, Any]]:
         """Audit records of every undo"""
         svc = services()
@@ -241,11 +199,8 @@ class Undos(MethodView):
 
 @blp.route("/<id:game_id>/log")
 class Log(MethodView):
-    @read_access
+    @reads(blp, "exportGameLog")
     @blp.response(200, GameLogSchema)
-    @_errors(404, 401, 403)
-    @blp.doc(security=OPTIONAL_BEARER)
-    @blp.doc(operationId="exportGameLog")
     def get(self, slug: str, game_id: int) -> dict[str, Any]:
         """Export a game as a game log (schemas/GAMELOG.md v1)
 

@@ -56,7 +56,17 @@ from .log import (
     to_log,
 )
 from .prose import describe as house_rules_prose
-from .records import GameState, Half, Outcome, PenaltyRecord, Phase, RoundRecord, TurnFact
+from .records import (
+    GameState,
+    Half,
+    OpenTurnState,
+    Outcome,
+    PenaltyRecord,
+    Phase,
+    RoundRecord,
+    TurnFact,
+    TurnState,
+)
 from .results import Category, Evaluation, evaluate, evaluation_table
 from .ruleset import (
     HAND_BEATS_VALUES,
@@ -80,10 +90,12 @@ from .text import name_key, name_problem, normalize_name, reason_problem
 from .throws import (
     OpenTurn,
     RecordThrow,
+    feed_entry,
     parse_throw,
     record_command,
     record_event,
     record_throw,
+    turn_state,
 )
 from .turns import (
     MAX_NAME,
@@ -96,7 +108,6 @@ from .turns import (
     throws_word,
     turn_in_detail,
 )
-from .turnstate import OpenTurnState, TurnState, turn_state
 from .words import count
 
 __all__ = [
@@ -169,6 +180,7 @@ __all__ = [
     "Undone",
     "evaluate",
     "evaluation_table",
+    "feed_entry",
     "format_dice",
     "limits",
     "new_game",

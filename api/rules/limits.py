@@ -7,8 +7,9 @@ a range::
     >>> OPTION_LIMITS["deckel"], 13 in DECKEL, 100 in DECKEL, True in THROWS, str(THROWS)
     (Limit(low=2, high=99), True, False, False, '1–5')
 
-Every number that comes as text (a path, a query, a header, a form field) is read by
-:func:`read_number`: ASCII digits only, at most :data:`MAX_DIGITS` of them, within a range.
+Every number that comes as text (a query, a header, a form field, JSON's long integers) is read
+by :func:`read_number`: ASCII digits only, at most :data:`MAX_DIGITS` of them, within a range
+(a path id's route pattern admits nothing else either: api/http/blueprint.py).
 Python's ``int()`` would take "٣" (an Arabic-Indic three), " 7", "1_000", and raise on "²"
 (which ``str.isdigit()`` calls a digit) or on more than 4,300 digits; a database refuses an id
 of 2**63 or more. Here each of them is simply no number::

@@ -1,5 +1,5 @@
-"""What a game reports: its phase and halves, turn facts, round and penalty records, the state
-and the outcome — frozen values; their JSON shapes (schemas/GAMELOG.md "The outcome") come from
+"""What a game reports: its phase and halves, turn facts, round and penalty records, the state,
+the outcome and the turn to be played next (:func:`api.rules.throws.turn_state`) — frozen values; their JSON shapes (schemas/GAMELOG.md "The outcome") come from
 ``to_json`` at the edge.
 
     >>> Half.HALF2.label, Half.HALF2.value, Half.from_label("finale")
@@ -216,4 +216,64 @@ class Outcome:
             "state": self.state.to_json(),
             "penalties": [p.to_json() for p in self.penalties],
             "current_round": [t.to_json() for t in self.current_round],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class OpenTurnState:
+    """A throw-by-throw turn in progress, seen from the next throw."""
+
+    throws_used: int
+    throws_left: int  # further throws the limit allows
+    kept: tuple[int, ...]  # dice out of the cup: set aside, or sixes turned into ones
+    dice_in_cup: int  # dice the next throw throws
+    blind: bool
+    can_stop: bool  # the turn may end with the throws so far (not after turning sixes)
+    # who throws next once the turn ends as it stands; None if it cannot end yet or the game
+    # would be over
+    next_player: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "throws_used": self.throws_used,
+            "throws_left": self.throws_left,
+            "kept": list(self.kept),
+            "dice_in_cup": self.dice_in_cup,
+            "blind": self.blind,
+            "can_stop": self.can_stop,
+            "next_player": self.next_player,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TurnState:
+    """The turn to be played next (None once the game is over, see :func:`turn_state`)."""
+
+    half: Half
+    round: int  # index the round will have in Game.rounds (as TurnFact.round)
+    round_of_half: int  # 1 = the half's first round; a repeated round counts again
+    opener: str  # who opened (or opens) the round: their throws cap everybody else's
+    player: str  # whose turn it is
+    position: int  # 0 = the opener
+    last_in_round: bool  # this turn completes the round (unless a Schock aus ends it early)
+    limit: int  # throws this turn may use: the round's limit, or the opener's cap
+    limit_fixed: bool  # False while the opener throws: then limit is the cap (max_throws)
+    opener_cap: int  # the ruleset's max_throws
+    open: OpenTurnState | None
+    must_stop: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "half": self.half.label,
+            "round": self.round,
+            "round_of_half": self.round_of_half,
+            "opener": self.opener,
+            "player": self.player,
+            "position": self.position,
+            "last_in_round": self.last_in_round,
+            "limit": self.limit,
+            "limit_fixed": self.limit_fixed,
+            "opener_cap": self.opener_cap,
+            "open": None if self.open is None else self.open.to_json(),
+            "must_stop": self.must_stop,
         }

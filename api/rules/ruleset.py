@@ -368,7 +368,25 @@ def _finish(rules: Ruleset) -> Ruleset:
         raise InvalidRules(
             "Hausregeln „two_dice“ und „sixes_turning“ passen nicht zusammen.", field="two_dice"
         )
-    return dataclasses.replace(rules, _special_table=_build_special_table(rules))
+    return _interned(dataclasses.replace(rules, _special_table=_build_special_table(rules)))
+
+
+#: the rulesets built so far, each once: every game stores its rules expanded, so each game
+#: (and each replay of one) builds its ruleset anew, and what is memoized on a ruleset (its
+#: evaluation table, milliseconds to build) would be built again for every game
+_INTERNED: dict[Ruleset, Ruleset] = {}
+#: distinct rulesets kept at most (a server sees a handful: its Stammtische's house rules)
+_MAX_INTERNED = 256
+
+
+def _interned(rules: Ruleset) -> Ruleset:
+    """The ruleset equal to ``rules`` built first (rulesets are frozen values: one serves all)."""
+    known = _INTERNED.get(rules)
+    if known is None:
+        if len(_INTERNED) >= _MAX_INTERNED:
+            _INTERNED.clear()
+        known = _INTERNED.setdefault(rules, rules)
+    return known
 
 
 # api/rules/RULES.md §8. The table's readings: hennef turns sixes (assumed), party and nrw use the

@@ -23,6 +23,26 @@ and nobody can be given a penalty (the open turn would have to end first)::
 
 Every function here checks before it changes anything: a refused throw leaves the game and the
 open turn exactly as they were.
+
+**The turn state** (:func:`turn_state`): whose turn, how many throws, and whether the client
+must send ``stop`` — everything a client needs to drive the next entry, computed from the game
+and its open turn, never stored::
+
+    >>> t = turn_state(game, None)
+    >>> t.opener, t.player, t.limit, t.limit_fixed, t.open, t.must_stop
+    ('Anna', 'Bert', 2, True, None, False)
+
+**The stop rule.** A throw-by-throw turn stays open until the player reaches the throw limit
+(:attr:`~api.rules.records.TurnState.limit`) with a throw that sets nothing aside and turns no
+sixes, throws blind, sends ``stop``, or another player's throw or whole turn arrives (that
+closes the open turn first). The last way is impossible when, with the open turn ended as it
+stands, the game is over or the same player throws next (they lost the round and open the
+next one, or open the next half or the Finale): then ``must_stop`` is true and only ``stop``
+ends the turn. The engine finds out by ending the turn on a copy of the game.
+
+A game's log is fed into the engine entry by entry by :func:`feed_entry`: the one feeding loop
+of the server's game runtime (api/domain/runtime.py) and of the phone's offline engine
+(api/table/play.py).
 """
 
 from __future__ import annotations
@@ -32,9 +52,10 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from .dice import format_dice
-from .errors import MalformedInput, RuleViolation
+from .errors import MalformedInput, RuleViolation, SchockenError
 from .events import DomainEvent, ThrowRecorded
 from .game import Game
+from .records import OpenTurnState, TurnState
 from .ruleset import Ruleset
 from .turns import (
     Command,
@@ -189,6 +210,18 @@ def record_event(
     return None, events + game.apply(command)
 
 
+def feed_entry(
+    game: Game, open_turn: OpenTurn | None, kind: str, body: Any
+) -> tuple[OpenTurn | None, list[DomainEvent]]:
+    """Apply one log entry (its kind ``turn``, ``throw`` or ``penalty`` and its body, in the
+    game log's shapes) to ``game``; on a refusal (an engine error) nothing changed."""
+    if kind == "throw":
+        return record_throw(game, open_turn, parse_throw(body))
+    if kind in ("turn", "penalty"):
+        return record_event(game, open_turn, body)
+    raise ValueError(f"cannot feed a {kind!r} entry")
+
+
 def _refuse_while_open(open_turn: OpenTurn, penalty: bool, player: object) -> None:
     if penalty:
         raise RuleViolation(
@@ -296,3 +329,79 @@ def _describe(player: str, number: int, throw: Throw) -> str:
     if throw.sixes:
         what += ", dreht Sechsen um"
     return what + "."
+
+
+# ---------------------------------------------------------------------------- the turn state
+
+
+def turn_state(game: Game, open_turn: OpenTurn | None) -> TurnState | None:
+    """The turn state of ``game`` with its open turn (if any); None once the game is over::
+
+    >>> from api.rules import PRESETS, Game, RecordThrow
+    >>> game = Game.start(PRESETS["standard"], ["Anna", "Bert"], "Anna")
+    >>> t = turn_state(game, None)
+    >>> t.opener, t.player, t.limit, t.limit_fixed, t.open, t.must_stop
+    ('Anna', 'Anna', 3, False, None, False)
+    >>> turn, _ = record_throw(game, None, RecordThrow("Anna", (1, 1, 4), stop=True))
+    >>> t = turn_state(game, turn)
+    >>> t.player, t.limit, t.limit_fixed, t.last_in_round
+    ('Bert', 1, True, True)
+    """
+    half = game.phase.half
+    player = game.next_player
+    if half is None or player is None:
+        return None
+    cap = game.rules.max_throws
+    limit = game.limit
+    position = len(game.round_turns)
+    opened = None
+    must_stop = False
+    if open_turn is not None:
+        can_stop, must_stop, then = _ending_now(game, open_turn)
+        opened = _open_state(game, open_turn, limit or cap, can_stop, then)
+    return TurnState(
+        half=half,
+        round=len(game.rounds),
+        round_of_half=1 + sum(1 for r in game.rounds if r.half is half),
+        opener=game.order[0],
+        player=player,
+        position=position,
+        last_in_round=position + 1 == len(game.order),
+        limit=cap if limit is None else limit,
+        limit_fixed=limit is not None,
+        opener_cap=cap,
+        open=opened,
+        must_stop=must_stop,
+    )
+
+
+def _open_state(
+    game: Game, open_turn: OpenTurn, limit: int, can_stop: bool, then: str | None
+) -> OpenTurnState:
+    kept: list[int] = []
+    for throw in open_turn.throws:
+        kept.extend([1] * throw.sixes)
+        kept.extend(throw.aside)
+    used = len(open_turn.throws)
+    return OpenTurnState(
+        throws_used=used,
+        throws_left=0 if open_turn.blind else max(limit - used, 0),
+        kept=tuple(sorted(kept)),
+        dice_in_cup=max(game.rules.dice_count - len(kept), 0),
+        blind=open_turn.blind,
+        can_stop=can_stop,
+        next_player=then,
+    )
+
+
+def _ending_now(game: Game, open_turn: OpenTurn) -> tuple[bool, bool, str | None]:
+    """(may the open turn end as it stands, must that be said with ``stop``, who throws next
+    then): it is ended on a copy of the game; ``stop`` is needed when no other player's entry
+    could follow."""
+    probe = game.copy()
+    try:
+        probe.apply(open_turn.command(probe))
+    except SchockenError:
+        return False, False, None
+    then = probe.next_player
+    return True, then is None or then == open_turn.player, then

@@ -1,5 +1,6 @@
-"""A game's entries fed into the engine, in order: the one feeding loop of the server's game
-runtime (``api/domain/runtime.py``) and of the phone's offline engine (``browser.py``).
+"""The phone's offline engine state of a game (``browser.py``): its entries fed into the
+engine in order by :func:`api.rules.feed_entry`, the same feeding as the server's game runtime
+(``api/domain/runtime.py``).
 
 An entry is what the log stores: its number (``seq``), its kind (``turn``, ``throw`` or
 ``penalty``) and its body (a turn summary or a turn in detail, one throw, a penalty: the game
@@ -18,23 +19,10 @@ from ..rules import (
     Game,
     GameHeader,
     OpenTurn,
+    feed_entry,
     new_game,
     parse_header,
-    parse_throw,
-    record_event,
-    record_throw,
 )
-
-
-def feed_entry(
-    game: Game, open_turn: OpenTurn | None, kind: str, body: Any
-) -> tuple[OpenTurn | None, list[DomainEvent]]:
-    """Apply one entry to ``game``; on a refusal (an engine error) nothing changed."""
-    if kind == "throw":
-        return record_throw(game, open_turn, parse_throw(body))
-    if kind in ("turn", "penalty"):
-        return record_event(game, open_turn, body)
-    raise ValueError(f"cannot feed a {kind!r} entry")
 
 
 def header_json(header: GameHeader) -> dict[str, Any]:

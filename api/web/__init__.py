@@ -6,8 +6,8 @@
   generated once and kept in ``<instance>/secret_key`` (an in-memory database gets a key that
   lives as long as the process, like its data);
 * the session cookie: HTTP-only, ``SameSite=Lax``, and ``Secure`` whenever the request came
-  over HTTPS (or always, with ``SESSION_COOKIE_SECURE``) — a phone on the pub's Wi-Fi that talks
-  plain HTTP to ``schocken serve`` on a laptop can still log in;
+  over HTTPS (or always, with ``SESSION_COOKIE_SECURE``; api/http/headers.py) — a phone on the
+  pub's Wi-Fi that talks plain HTTP to ``schocken serve`` on a laptop can still log in;
 * CSRF protection (a per-session token in every form, checked on every POST) and security
   headers (api/http/headers.py: a strict Content-Security-Policy without inline scripts,
   ``nosniff``, frame denial).
@@ -52,8 +52,9 @@ import os
 import secrets
 from pathlib import Path
 
-from flask import Blueprint, Flask, Request
-from flask.sessions import SecureCookieSessionInterface
+from flask import Blueprint, Flask
+
+from ..http.headers import SessionCookies
 
 # the modules register their hooks and pages on bp
 from . import (  # noqa: F401
@@ -73,21 +74,6 @@ from . import (  # noqa: F401
 from .blueprint import bp
 
 SECRET_FILE = "secret_key"
-
-
-class _AutoSecureSessionInterface(SecureCookieSessionInterface):
-    """The session cookie is ``Secure`` when configured so, or when the request is HTTPS."""
-
-    def get_cookie_secure(self, app: Flask) -> bool:
-        from flask import request
-
-        if app.config.get("SESSION_COOKIE_SECURE"):
-            return True
-        try:
-            req: Request = request._get_current_object()  # type: ignore[attr-defined]
-        except RuntimeError:  # outside a request
-            return False
-        return req.is_secure
 
 
 def _secret_key(app: Flask) -> str:
@@ -123,7 +109,7 @@ def init_web(app: Flask) -> None:
     app.config["SECRET_KEY"] = _secret_key(app)
     app.config.setdefault("STATS_URL", "/dashboard/{slug}/")
     app.config.setdefault("WEB_TIMEZONE", "Europe/Berlin")
-    app.session_interface = _AutoSecureSessionInterface()
+    app.session_interface = SessionCookies()
     mimetypes.add_type("application/manifest+json", ".webmanifest")
     app.register_blueprint(bp)
     # the game screen's templates (table/…), shared with the phone's offline engine
