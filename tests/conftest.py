@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from flask import Flask
 from hypothesis import settings
 from pgcluster import Cluster
 from storage_contract import CONTRACT_STORES, PostgresTables, SQLiteTemplate, contract_for
@@ -183,12 +184,18 @@ def store_config(storage: str, tmp_path: Any, request: Any = None) -> dict[str, 
     return config
 
 
-@pytest.fixture
-def app(storage: str, request: pytest.FixtureRequest, tmp_path: Any) -> Any:
-    """The app on the test's ``storage`` (a SQLite file unless the test is marked ``stores``)."""
-    application = create_app(store_config(storage, tmp_path, request))
+def app_on(storage: str, tmp_path: Any, request: Any = None, **extra: Any) -> Iterator[Flask]:
+    """An ``app`` fixture's body (``yield from app_on(…)``): the app on ``storage``
+    (:func:`store_config`) with the ``extra`` settings, its store closed after the test."""
+    application = create_app({**store_config(storage, tmp_path, request), **extra})
     yield application
     application.extensions["schocken"].store.close()
+
+
+@pytest.fixture
+def app(storage: str, request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Flask]:
+    """The app on the test's ``storage`` (a SQLite file unless the test is marked ``stores``)."""
+    yield from app_on(storage, tmp_path, request)
 
 
 @pytest.fixture
