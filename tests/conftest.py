@@ -98,6 +98,42 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("storage", stores, indirect=True)
 
 
+#: the modules that take a worker longest (``--durations``/``--junitxml`` of a whole run on 2
+#: cores), heaviest first. The run (pyproject.toml: ``--dist loadfile --no-loadscope-reorder``)
+#: hands the modules out in collection order, so these start first and the many short modules
+#: fill the end evenly on both workers; without it xdist hands out modules with many tests
+#: first and a long one with few tests (servers, Chromium) starts last, the other worker idle.
+HEAVY_FIRST = (
+    "test_web_offline_browser.py",
+    "test_reliability_crash.py",
+    "test_web_tv_browser.py",
+    "test_api_events_serve.py",
+    "test_pg_faults.py",
+    "test_stats_readmodel.py",
+    "test_web_browser_items.py",
+    "test_api_serve.py",
+    "test_web_axe_browser.py",
+    "test_hardening_startup.py",
+    "test_web_fold.py",
+    "test_web_engine.py",
+    "test_dashboard_browser.py",
+    "test_table_browser.py",
+    "test_api_slow_clients.py",
+    "test_webhooks_sender.py",
+    "test_quality.py",
+    "test_web_browser.py",
+    "test_reliability_api.py",
+    "test_storage_concurrency.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The modules of :data:`HEAVY_FIRST` first, in its order; the others, and the tests of
+    each module, in the order collected (``--lf``/``--ff`` reorder after this)."""
+    rank = {name: n for n, name in enumerate(HEAVY_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 def _argnames(names: str | Sequence[str]) -> list[str]:
     """The argument names of a ``parametrize`` mark (``"a, b"`` or ``["a", "b"]``)."""
     return [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)

@@ -152,20 +152,33 @@ class Phone:
         self.context.close()
 
 
-@pytest.fixture
-def phone(browser: Any, server: str) -> Iterator[Any]:
-    phones: list[Phone] = []
+def closed(p: Phone) -> None:
+    """The phone closed, and it asked nothing outside 127.0.0.1 and logged no error."""
+    p.close()
+    assert p.outside == [], f"requests left 127.0.0.1: {p.outside}"
+    assert p.console_errors == [], f"console errors (CSP?): {p.console_errors}"
+
+
+def phones(browser: Any, server: str, height: int | None = None) -> Iterator[Any]:
+    """A ``phone`` fixture's body: ``phone(width, javascript)`` opens a phone on ``server``
+    (``height``: its screen's, else Playwright's); each is :func:`closed` after the test."""
+    made: list[Phone] = []
 
     def make(width: int = 390, javascript: bool = True) -> Phone:
         p = Phone(browser, server, width, javascript)
-        phones.append(p)
+        if height is not None:
+            p.page.set_viewport_size({"width": width, "height": height})
+        made.append(p)
         return p
 
     yield make
-    for p in phones:
-        p.close()
-        assert p.outside == [], f"requests left 127.0.0.1: {p.outside}"
-        assert p.console_errors == [], f"console errors (CSP?): {p.console_errors}"
+    for p in made:
+        closed(p)
+
+
+@pytest.fixture
+def phone(browser: Any, server: str) -> Iterator[Any]:
+    yield from phones(browser, server)
 
 
 # ----------------------------------------------------------------------------- the engine side

@@ -18,15 +18,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from test_api_serve import Server, request
+from test_api_serve import Server, request, served
 from test_web_browser import (
     Phone,
     board,
     browser_type_launch_args,  # noqa: F401 - Debian's Chromium
+    closed,
 )
 
 from api.rules import Game, parse_event, ruleset_from_config
@@ -42,14 +42,19 @@ DICE = ["113", "653", "542", "421", "221", "654", "631", "542", "332", "611", "5
 ENV = {"SCHOCKEN_SECRET_KEY": "offline-test-" + "x" * 32}
 
 
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """``schocken serve`` for the module's tests (each makes a Stammtisch of its own)."""
+    db = tmp_path_factory.mktemp("offline") / "data" / "offline.sqlite3"
+    yield from served(db, 2, ENV, background=False)
+
+
 @pytest.fixture
-def serve(tmp_path: Path) -> Iterator[Server]:
-    """``schocken serve`` that can be killed and started again on the same port and file."""
-    served = Server(tmp_path / "data" / "offline.sqlite3", workers=2, env=ENV)
-    try:
-        yield served
-    finally:
-        served.stop()
+def serve(server: Server) -> Server:
+    """The module's server, running: a test may kill it and start it again (same port and
+    file)."""
+    server.revive()
+    return server
 
 
 @pytest.fixture
@@ -125,12 +130,6 @@ def engine_kept(p: Phone) -> None:
         }""",
         timeout=60000,
     )
-
-
-def closed(p: Phone) -> None:
-    p.close()
-    assert p.outside == [], f"requests left 127.0.0.1: {p.outside}"
-    assert p.console_errors == [], f"console errors (CSP?): {p.console_errors}"
 
 
 @pytest.fixture
