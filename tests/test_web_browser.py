@@ -272,9 +272,10 @@ def announced(p: Phone, expected: list[str]) -> None:
 
 
 def enter_turn(p: Phone, player: str, dice: str, throws: str) -> None:
-    """Three taps on the die buttons, one on the throws button: four taps."""
+    """Three taps on the die buttons, one on the throws button: four taps; on the page of
+    ``player``'s turn (waited for: the last tap returned before its answer replaced the page)."""
     page = p.page
-    assert page.locator("#am-zug").inner_text() == player
+    expect(page.locator("#am-zug")).to_have_text(player, timeout=30000)
     before = p.taps
     for row, pip in enumerate(dice, start=1):
         p.tap(page.locator(f".die-row:nth-of-type({row}) label.die", has_text=pip))

@@ -100,14 +100,31 @@ def replay(turns: list[dict[str, Any]]) -> Game:
     return game
 
 
-def logged_in(browser: Any, base: str, table: Table) -> Phone:
+def opened(browser: Any, base: str, table: Table, timeout: int = 20000) -> Phone:
+    """A phone that opened ``table`` on the form's login (its slug and token); ``timeout``:
+    its actions' default, in ms."""
     p = Phone(browser, base, 390, True)
-    p.context.set_default_timeout(20000)
+    p.context.set_default_timeout(timeout)
     page = p.page
     page.goto("/")
     page.fill("#login-slug", table.slug)
     page.fill("#login-token", table.token)
     page.get_by_role("button", name="Öffnen").click()
+    return p
+
+
+def invited(browser: Any, base: str, a: Phone) -> Phone:
+    """A second phone, through the invite link that phone ``a`` shows."""
+    invite = a.page.locator("#invite-link").text_content() or ""
+    b = Phone(browser, base, 390, True)
+    b.context.set_default_timeout(20000)
+    b.page.goto(invite)
+    return b
+
+
+def logged_in(browser: Any, base: str, table: Table) -> Phone:
+    p = opened(browser, base, table)
+    page = p.page
     # the plain form online whatever the machine's load (not the slow-link heuristic)
     page.evaluate("localStorage.setItem('schocken.queue', 'never')")
     page.goto(table.url)
@@ -292,10 +309,7 @@ def test_a_second_phone_writing_meanwhile_never_gets_a_turn_booked_to_another_pl
     table = Table(base)
     a = logged_in(browser, base, table)
     online_turn(a, "653")  # Anna
-    invite = a.page.locator("#invite-link").text_content() or ""
-    b = Phone(browser, base, 390, True)
-    b.context.set_default_timeout(20000)
-    b.page.goto(invite)
+    b = invited(browser, base, a)
     assert b.page.locator("#am-zug").inner_text() == "Bert"
 
     go_offline(a)
@@ -414,10 +428,7 @@ def test_two_phones_offline_with_the_same_players_turn_record_it_once(
     table = Table(base)
     a = logged_in(browser, base, table)
     online_turn(a, "653")  # Anna
-    invite = a.page.locator("#invite-link").text_content() or ""
-    b = Phone(browser, base, 390, True)
-    b.context.set_default_timeout(20000)
-    b.page.goto(invite)
+    b = invited(browser, base, a)
     b.page.evaluate("localStorage.setItem('schocken.queue', 'never')")
     b.page.wait_for_function("() => navigator.serviceWorker.controller !== null")
     engine_kept(b)
