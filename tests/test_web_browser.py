@@ -27,6 +27,11 @@ from api.rules import Game, parse_event, ruleset_from_config
 
 pytestmark = pytest.mark.browser
 
+#: how long a retrying assertion (``expect``) waits for the page, in every browser module (they
+#: all import this one): a guard against a hang, not a deadline (Playwright's 5 s default is
+#: missed by a busy 2-core machine)
+expect.set_options(timeout=30_000)
+
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
 RULES = {"preset": "standard", "overrides": {"deckel": 3}}
@@ -275,7 +280,7 @@ def enter_turn(p: Phone, player: str, dice: str, throws: str) -> None:
     """Three taps on the die buttons, one on the throws button: four taps; on the page of
     ``player``'s turn (waited for: the last tap returned before its answer replaced the page)."""
     page = p.page
-    expect(page.locator("#am-zug")).to_have_text(player, timeout=30000)
+    expect(page.locator("#am-zug")).to_have_text(player)
     before = p.taps
     for row, pip in enumerate(dice, start=1):
         p.tap(page.locator(f".die-row:nth-of-type({row}) label.die", has_text=pip))
