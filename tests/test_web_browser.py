@@ -114,6 +114,11 @@ class Phone:
             base_url=base,
         )
         self.context.set_default_timeout(5000)
+        # online, the plain form whatever the machine's load: not the slow-link heuristic
+        # (api/web/static/offline.js), which a busy machine trips; offline, the engine
+        self.context.add_init_script(
+            "try { localStorage.setItem('schocken.queue', 'never') } catch (e) {}"
+        )
         self.context.route("**/*", self._guard)
         self.page = self.context.new_page()
         # script errors and Content-Security-Policy violations ("Refused to …"); a 422 page
