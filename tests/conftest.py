@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from flask import Flask
 from hypothesis import settings
 from pgcluster import Cluster
 from storage_contract import CONTRACT_STORES, PostgresTables, SQLiteTemplate, contract_for
@@ -97,6 +98,42 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("storage", stores, indirect=True)
 
 
+#: the modules that take a worker longest (``--durations``/``--junitxml`` of a whole run on 2
+#: cores), heaviest first. The run (pyproject.toml: ``--dist loadfile --no-loadscope-reorder``)
+#: hands the modules out in collection order, so these start first and the many short modules
+#: fill the end evenly on both workers; without it xdist hands out modules with many tests
+#: first and a long one with few tests (servers, Chromium) starts last, the other worker idle.
+HEAVY_FIRST = (
+    "test_web_offline_browser.py",
+    "test_reliability_crash.py",
+    "test_web_tv_browser.py",
+    "test_api_events_serve.py",
+    "test_pg_faults.py",
+    "test_stats_readmodel.py",
+    "test_web_browser_items.py",
+    "test_api_serve.py",
+    "test_web_axe_browser.py",
+    "test_hardening_startup.py",
+    "test_web_fold.py",
+    "test_web_engine.py",
+    "test_dashboard_browser.py",
+    "test_table_browser.py",
+    "test_api_slow_clients.py",
+    "test_webhooks_sender.py",
+    "test_quality.py",
+    "test_web_browser.py",
+    "test_reliability_api.py",
+    "test_storage_concurrency.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The modules of :data:`HEAVY_FIRST` first, in its order; the others, and the tests of
+    each module, in the order collected (``--lf``/``--ff`` reorder after this)."""
+    rank = {name: n for n, name in enumerate(HEAVY_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 def _argnames(names: str | Sequence[str]) -> list[str]:
     """The argument names of a ``parametrize`` mark (``"a, b"`` or ``["a", "b"]``)."""
     return [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
@@ -183,12 +220,18 @@ def store_config(storage: str, tmp_path: Any, request: Any = None) -> dict[str, 
     return config
 
 
-@pytest.fixture
-def app(storage: str, request: pytest.FixtureRequest, tmp_path: Any) -> Any:
-    """The app on the test's ``storage`` (a SQLite file unless the test is marked ``stores``)."""
-    application = create_app(store_config(storage, tmp_path, request))
+def app_on(storage: str, tmp_path: Any, request: Any = None, **extra: Any) -> Iterator[Flask]:
+    """An ``app`` fixture's body (``yield from app_on(…)``): the app on ``storage``
+    (:func:`store_config`) with the ``extra`` settings, its store closed after the test."""
+    application = create_app({**store_config(storage, tmp_path, request), **extra})
     yield application
     application.extensions["schocken"].store.close()
+
+
+@pytest.fixture
+def app(storage: str, request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Flask]:
+    """The app on the test's ``storage`` (a SQLite file unless the test is marked ``stores``)."""
+    yield from app_on(storage, tmp_path, request)
 
 
 @pytest.fixture

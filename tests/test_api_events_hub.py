@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from conftest import make_table
+from conftest import app_on, make_table
 from test_api_events import ANNA, events
 
 from api.app import create_app
@@ -24,12 +24,7 @@ from api.storage.watch import SQLiteWatch
 
 @pytest.fixture(params=["sqlite", "memory"])
 def app(request: Any, tmp_path: Any) -> Iterator[Any]:
-    config = {"STORAGE": request.param, "TESTING": True}
-    if request.param == "sqlite":
-        config["DATABASE"] = str(tmp_path / "hub.sqlite3")
-    application = create_app(config)
-    yield application
-    application.extensions["schocken"].store.close()
+    yield from app_on(request.param, tmp_path)
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from pgcluster import Cluster
 from test_api_events import messages
-from test_api_serve import Server, Tisch, request
+from test_api_serve import Server, Tisch, request, served_pair
 
 #: short heartbeats, so that a test sees them
 ENV = {"SCHOCKEN_EVENT_HEARTBEAT_SECONDS": "0.5", "SCHOCKEN_WRITE_RATE_PER_MINUTE": "0"}
@@ -90,15 +90,7 @@ class Sse:
 def sqlite_pair(tmp_path_factory: Any) -> Iterator[tuple[Server, Server]]:
     """Two servers (2 processes each) on one SQLite file."""
     db = tmp_path_factory.mktemp("sse") / "data" / "schocken.sqlite3"
-    a = Server(db, 2, ENV)
-    try:
-        b = Server(db, 2, ENV)
-    except BaseException:
-        a.stop()
-        raise
-    yield a, b
-    a.stop()
-    b.stop()
+    yield from served_pair(db, 2, ENV, background=False)
 
 
 def write_turns(tisch: Tisch, bases: tuple[str, ...], count: int) -> None:
@@ -158,7 +150,7 @@ def test_heartbeats_and_a_private_stammtisch(sqlite_pair):
 
 def test_the_cap_answers_503_and_a_vanished_client_frees_its_place(tmp_path):
     env = {**ENV, "SCHOCKEN_EVENT_STREAMS_PER_PROCESS": "2"}
-    server = Server(tmp_path / "data" / "cap.sqlite3", 1, env)
+    server = Server(tmp_path / "data" / "cap.sqlite3", 1, env, background=False)
     try:
         tisch = Tisch(server.base)
         for _ in range(3):  # a HEAD is answered as usual (no body) and takes no place
@@ -201,7 +193,7 @@ def test_no_event_is_lost_when_another_server_writes_postgresql(pg_cluster: Clus
     servers: list[Server] = []
     try:
         for _ in range(2):
-            servers.append(Server(tmp_path / "data" / "none", 2, ENV, url=url))
+            servers.append(Server(tmp_path / "data" / "none", 2, ENV, url=url, background=False))
         no_loss(*servers)
     finally:
         for server in servers:
@@ -212,7 +204,7 @@ def test_no_event_is_lost_when_another_server_writes_postgresql(pg_cluster: Clus
 def test_streams_hold_no_worker(tmp_path):
     """One worker: more streams than a threaded worker had threads, and requests are still
     answered; each stream gets what is written."""
-    server = Server(tmp_path / "data" / "many.sqlite3", 1, ENV)
+    server = Server(tmp_path / "data" / "many.sqlite3", 1, ENV, background=False)
     try:
         tisch = Tisch(server.base)
         crowd = [Sse(server.base, tisch.game + "/events") for _ in range(40)]

@@ -53,7 +53,7 @@ def server(tmp_path_factory: Any) -> Iterator[Server]:
         "SCHOCKEN_EVENT_STREAMS_PER_CLIENT": "3",
         "SCHOCKEN_WRITE_RATE_PER_MINUTE": "3000",
     }
-    started = Server(db, 2, env, limit_files=(1024, 4096))
+    started = Server(db, 2, env, limit_files=(1024, 4096), background=False)
     yield started
     started.stop()
 
@@ -137,7 +137,9 @@ def test_a_low_open_files_limit_caps_the_streams_and_crashes_nothing(tmp_path):
     limit = 256
     cap = (limit - 192) * 3 // 4  # api/cli/serving.py: connections, then 3/4 of them
     env = {**ENV, "SCHOCKEN_EVENT_STREAMS_PER_CLIENT": "1000"}
-    server = Server(tmp_path / "data" / "files.sqlite3", 1, env, limit_files=limit)
+    server = Server(
+        tmp_path / "data" / "files.sqlite3", 1, env, limit_files=limit, background=False
+    )
     crowd: list[Sse] = []
     try:
         tisch = Tisch(server.base)
@@ -214,7 +216,7 @@ def test_a_worker_out_of_open_files_pauses_accepting_and_goes_on(tmp_path):
     import http.client
     import resource
 
-    server = Server(tmp_path / "data" / "emfile.sqlite3", 1, ENV)
+    server = Server(tmp_path / "data" / "emfile.sqlite3", 1, ENV, background=False)
     crowd: list[socket.socket] = []
     try:
         tisch = Tisch(server.base)

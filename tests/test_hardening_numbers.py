@@ -11,10 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import PLAYERS, Table, make_table, store_config
+from conftest import PLAYERS, Table, app_on
 from test_web_pages import Browser, add_players, create, errors_of, game_state, start, text_of
-
-from api.app import create_app
 
 SUPERSCRIPT = "²"
 FIVE_THOUSAND = "9" * 5000
@@ -30,21 +28,8 @@ ODD = [
 
 @pytest.fixture
 def app(storage: str, request: pytest.FixtureRequest, tmp_path: Any) -> Any:
-    config = {
-        **store_config(storage, tmp_path, request),
-        "SECRET_KEY": "n" * 40,
-        "EVENT_STREAM_SECONDS": 0,  # a stream answers what is stored, then ends
-    }
-    application = create_app(config)
-    yield application
-    application.extensions["schocken"].store.close()
-
-
-@pytest.fixture
-def table(app: Any) -> Table:
-    t = make_table(app.test_client())
-    t.add_players(PLAYERS)
-    return t
+    # EVENT_STREAM_SECONDS 0: a stream answers what is stored, then ends
+    yield from app_on(storage, tmp_path, request, SECRET_KEY="n" * 40, EVENT_STREAM_SECONDS=0)
 
 
 def _no_500(r: Any) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import store_config
+from conftest import app_on, store_config
 from flask import Flask
 
 from api.app import create_app
@@ -27,9 +27,7 @@ COOKIE = "schocken_session"
 
 @pytest.fixture
 def app(storage: str, tmp_path: Path) -> Any:
-    application = create_app(store_config(storage, tmp_path))
-    yield application
-    application.extensions["schocken"].store.close()
+    yield from app_on(storage, tmp_path)
 
 
 def new_stammtisch(app: Flask) -> tuple[str, str]:

@@ -16,7 +16,7 @@ from typing import Any
 import psycopg
 import pytest
 from pgcluster import Cluster
-from test_api_serve import TURNS, Server, Tisch, both_at_once, request
+from test_api_serve import TURNS, Server, Tisch, both_at_once, one_of_two_phones_wins, request
 from test_api_serve import (
     test_a_stammtisch_made_private_in_one_process_is_private_in_the_other as made_private_elsewhere,
 )
@@ -34,7 +34,9 @@ def start_servers(
     servers: list[Server] = []
     try:
         for _ in range(count):
-            servers.append(Server(folder / "data" / "none", workers, env or RATE, url=url))
+            servers.append(
+                Server(folder / "data" / "none", workers, env or RATE, url=url, background=False)
+            )
     except BaseException:
         for server in servers:
             server.kill()
@@ -67,16 +69,7 @@ def log_of(url: str, tisch: Tisch) -> list[tuple[int, str]]:
 def test_two_phones_on_two_servers_one_201_one_412(pg_pair):
     a, b, url = pg_pair
     tisch = Tisch(a)
-    for _ in range(6):
-        seq = request(b, "GET", tisch.game)[1]["seq"]
-
-        def send(base: str, seq: int = seq) -> int:
-            headers = {"If-Match": f'"{seq}"', "Idempotency-Key": uuid.uuid4().hex}
-            body = tisch.plan[seq]
-            return request(base, "POST", tisch.game + "/turns", body, tisch.token, headers)[0]
-
-        assert sorted(both_at_once(send, (a, b))) == [201, 412]
-        assert request(a, "GET", tisch.game)[1]["seq"] == seq + 1
+    one_of_two_phones_wins(tisch, (a, b), 6)
     assert [seq for seq, _ in log_of(url, tisch)] == list(range(1, 7))
 
 

@@ -85,3 +85,15 @@ def test_no_module_or_function_is_too_long():
         f"over {MAX_MODULE_LINES} lines per module or {MAX_FUNCTION_LINES} per function:\n"
         + "\n".join(found)
     )
+
+
+def test_the_heavy_modules_run_first_and_exist():
+    """tests/conftest.py's HEAVY_FIRST names test files that exist (a renamed one would start
+    late again), and the default run hands them out in that order."""
+    from conftest import HEAVY_FIRST
+
+    assert all((ROOT / "tests" / name).is_file() for name in HEAVY_FIRST), HEAVY_FIRST
+    assert len(set(HEAVY_FIRST)) == len(HEAVY_FIRST)
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    addopts = config["tool"]["pytest"]["ini_options"]["addopts"].split()
+    assert "loadfile" in addopts and "--no-loadscope-reorder" in addopts

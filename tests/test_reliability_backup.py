@@ -9,15 +9,13 @@ import json
 import signal
 
 import duckdb
-from conftest import PLAYERS, make_table
 from test_api_serve import call, free_port, serve
 from test_storage_convert import old_database
-from test_storage_sqlite_backup import sqlite_tables
+from test_storage_sqlite_backup import filled, sqlite_tables
 
 from api.app import create_app
 from api.cli import main
-from api.rules import PRESETS, replay_text
-from api.rules.simulate import simulate_logs
+from api.rules import replay_text
 
 
 def schocken(*argv: str) -> int:
@@ -31,22 +29,9 @@ def tables_of(db) -> dict[str, list[tuple]]:
 
 
 def filled_database(path) -> None:
+    """The database file ``path`` with test_storage_sqlite_backup's games (:func:`filled`)."""
     app = create_app({"DATABASE": str(path)})
-    table = make_table(app.test_client(), "Zur Post")
-    table.add_players(PLAYERS)
-    for log in simulate_logs(PRESETS["nrw"], 3, players=PLAYERS, seed=5):
-        assert table.post("/imports", log).status_code == 201
-    game = table.start()
-    auth = {**table.auth, "Idempotency-Key": "k1"}
-    turn = {"player": "Anna", "dice": [1, 1, 4], "throws": 2}
-    assert (
-        table.client.post(f"{table.base}/games/{game}/turns", json=turn, headers=auth).status_code
-        == 201
-    )
-    assert (
-        table.post(f"/games/{game}/undo", {"by": "Bert", "reason": "vertippt"}).status_code == 201
-    )
-    assert table.turn(game, "Anna", [6, 6, 6], 1).status_code == 201
+    filled(app)
     app.extensions["schocken"].store.close()
 
 

@@ -27,6 +27,11 @@ from api.rules import Game, parse_event, ruleset_from_config
 
 pytestmark = pytest.mark.browser
 
+#: how long a retrying assertion (``expect``) waits for the page, in every browser module (they
+#: all import this one): a guard against a hang, not a deadline (Playwright's 5 s default is
+#: missed by a busy 2-core machine)
+expect.set_options(timeout=30_000)
+
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
 RULES = {"preset": "standard", "overrides": {"deckel": 3}}
@@ -109,6 +114,11 @@ class Phone:
             base_url=base,
         )
         self.context.set_default_timeout(5000)
+        # online, the plain form whatever the machine's load: not the slow-link heuristic
+        # (api/web/static/offline.js), which a busy machine trips; offline, the engine
+        self.context.add_init_script(
+            "try { localStorage.setItem('schocken.queue', 'never') } catch (e) {}"
+        )
         self.context.route("**/*", self._guard)
         self.page = self.context.new_page()
         # script errors and Content-Security-Policy violations ("Refused to …"); a 422 page
@@ -152,20 +162,33 @@ class Phone:
         self.context.close()
 
 
-@pytest.fixture
-def phone(browser: Any, server: str) -> Iterator[Any]:
-    phones: list[Phone] = []
+def closed(p: Phone) -> None:
+    """The phone closed, and it asked nothing outside 127.0.0.1 and logged no error."""
+    p.close()
+    assert p.outside == [], f"requests left 127.0.0.1: {p.outside}"
+    assert p.console_errors == [], f"console errors (CSP?): {p.console_errors}"
+
+
+def phones(browser: Any, server: str, height: int | None = None) -> Iterator[Any]:
+    """A ``phone`` fixture's body: ``phone(width, javascript)`` opens a phone on ``server``
+    (``height``: its screen's, else Playwright's); each is :func:`closed` after the test."""
+    made: list[Phone] = []
 
     def make(width: int = 390, javascript: bool = True) -> Phone:
         p = Phone(browser, server, width, javascript)
-        phones.append(p)
+        if height is not None:
+            p.page.set_viewport_size({"width": width, "height": height})
+        made.append(p)
         return p
 
     yield make
-    for p in phones:
-        p.close()
-        assert p.outside == [], f"requests left 127.0.0.1: {p.outside}"
-        assert p.console_errors == [], f"console errors (CSP?): {p.console_errors}"
+    for p in made:
+        closed(p)
+
+
+@pytest.fixture
+def phone(browser: Any, server: str) -> Iterator[Any]:
+    yield from phones(browser, server)
 
 
 # ----------------------------------------------------------------------------- the engine side
@@ -259,9 +282,10 @@ def announced(p: Phone, expected: list[str]) -> None:
 
 
 def enter_turn(p: Phone, player: str, dice: str, throws: str) -> None:
-    """Three taps on the die buttons, one on the throws button: four taps."""
+    """Three taps on the die buttons, one on the throws button: four taps; on the page of
+    ``player``'s turn (waited for: the last tap returned before its answer replaced the page)."""
     page = p.page
-    assert page.locator("#am-zug").inner_text() == player
+    expect(page.locator("#am-zug")).to_have_text(player)
     before = p.taps
     for row, pip in enumerate(dice, start=1):
         p.tap(page.locator(f".die-row:nth-of-type({row}) label.die", has_text=pip))

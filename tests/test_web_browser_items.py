@@ -28,6 +28,7 @@ from test_web_browser import (  # noqa: F401  (fixtures)
     Referee,
     add_players,
     browser_type_launch_args,
+    phones,
     play,
     start_game,
 )
@@ -66,20 +67,8 @@ def server(served: tuple[str, Path, str]) -> str:
 
 @pytest.fixture
 def phone(browser: Any, server: str) -> Iterator[Any]:
-    """Like test_web_browser's, at 390 × 844, for this module's server."""
-    phones: list[Phone] = []
-
-    def make() -> Phone:
-        p = Phone(browser, server, 390, True)
-        p.page.set_viewport_size({"width": 390, "height": HEIGHT})
-        phones.append(p)
-        return p
-
-    yield make
-    for p in phones:
-        p.close()
-        assert p.outside == [], f"requests left 127.0.0.1: {p.outside}"
-        assert p.console_errors == [], f"console errors (CSP?): {p.console_errors}"
+    """Like test_web_browser's, 844 high, for this module's server."""
+    yield from phones(browser, server, HEIGHT)
 
 
 def entries(db: Path) -> int:

@@ -26,7 +26,7 @@ from test_web_browser import (
     Phone,
     browser_type_launch_args,  # noqa: F401 - Debian's Chromium
 )
-from test_web_offline_browser import Table
+from test_web_offline_browser import Table, opened
 
 from api.app import create_app
 from api.http.headers import STRICT_CSP
@@ -149,14 +149,8 @@ def table(api_server: str) -> Table:
 
 
 def logged_in(browser: Any, base: str, table: Table) -> Phone:
-    p = Phone(browser, base, 390, True)
-    p.context.set_default_timeout(ENGINE_TIMEOUT)
-    page = p.page
-    page.goto("/")
-    page.fill("#login-slug", table.slug)
-    page.fill("#login-token", table.token)
-    page.get_by_role("button", name="Öffnen").click()
-    page.wait_for_load_state("load")
+    p = opened(browser, base, table, ENGINE_TIMEOUT)
+    p.page.wait_for_load_state("load")
     return p
 
 

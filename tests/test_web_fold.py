@@ -9,9 +9,11 @@ Screenshots of the first screen go to ``artifacts/fold-<state>-<width>.png`` (no
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 from test_web_browser import (  # noqa: F401  (fixtures)
     ARTIFACTS,
     Phone,
@@ -107,26 +109,26 @@ def test_the_turn_input_stays_in_the_first_screen(phone: Any, preset: str) -> No
     # a rejected entry: the error sits inside the form
     page.fill("#wurf", "117")
     p.tap(page.locator("button.throw").first)
-    assert page.locator("#err-dice").count() == 1
+    expect(page.locator("#err-dice")).to_have_count(1)  # waited for: the answer's page
     check_fold(p, "error")
     page.fill("#wurf", "")
 
     # Dieter opens the next round, loses it and the first half
     for player, dice in [("Dieter", "521"), ("Anna", "653"), ("Bert", "542"), ("Clara", "643")]:
         turn(p, ref, player, dice)
-    assert page.locator(".banner", has_text="erste Hälfte").count() == 1
+    expect(page.locator(".banner", has_text="erste Hälfte")).to_have_count(1)
     check_fold(p, "half-lost")
 
     for player, dice in [("Dieter", "113"), ("Anna", "521"), ("Bert", "653"), ("Clara", "542")]:
         turn(p, ref, player, dice)
-    assert page.locator("#phase").inner_text().startswith("Finale")
+    expect(page.locator("#phase")).to_have_text(re.compile(r"^Finale"))
     assert page.locator(".banner").count() >= 2  # the second half lost, the Finale begins
     check_fold(p, "finale")
 
     penalty(p, "Dieter", "zu früh aufgedeckt")
-    assert page.locator(".sentence-penalty").count() == 1
+    expect(page.locator(".sentence-penalty")).to_have_count(1)
     check_fold(p, "penalty")
 
     p.tap(page.locator("#undo button"))
-    assert "Rückgängig gemacht" in page.locator("#ansage").inner_text()
+    expect(page.locator("#ansage")).to_contain_text("Rückgängig gemacht")
     check_fold(p, "undo")

@@ -11,20 +11,16 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import store_config
+from conftest import app_on
 from flask import Flask
 from test_web_pages import Browser, add_players, create, game_state, seq_of, start, turn
 
-from api.app import create_app
 from api.http.headers import STRICT_CSP
 
 
 @pytest.fixture
 def app(storage: str, request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Flask]:
-    config = {**store_config(storage, tmp_path, request), "SECRET_KEY": "t" * 40}
-    application = create_app(config)
-    yield application
-    application.extensions["schocken"].store.close()
+    yield from app_on(storage, tmp_path, request, SECRET_KEY="t" * 40)
 
 
 @pytest.fixture

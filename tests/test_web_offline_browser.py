@@ -18,15 +18,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from test_api_serve import Server, request
+from test_api_serve import Server, request, served
 from test_web_browser import (
     Phone,
     board,
     browser_type_launch_args,  # noqa: F401 - Debian's Chromium
+    closed,
 )
 
 from api.rules import Game, parse_event, ruleset_from_config
@@ -42,14 +42,19 @@ DICE = ["113", "653", "542", "421", "221", "654", "631", "542", "332", "611", "5
 ENV = {"SCHOCKEN_SECRET_KEY": "offline-test-" + "x" * 32}
 
 
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """``schocken serve`` for the module's tests (each makes a Stammtisch of its own)."""
+    db = tmp_path_factory.mktemp("offline") / "data" / "offline.sqlite3"
+    yield from served(db, 2, ENV, background=False)
+
+
 @pytest.fixture
-def serve(tmp_path: Path) -> Iterator[Server]:
-    """``schocken serve`` that can be killed and started again on the same port and file."""
-    served = Server(tmp_path / "data" / "offline.sqlite3", workers=2, env=ENV)
-    try:
-        yield served
-    finally:
-        served.stop()
+def serve(server: Server) -> Server:
+    """The module's server, running: a test may kill it and start it again (same port and
+    file)."""
+    server.revive()
+    return server
 
 
 @pytest.fixture
@@ -95,14 +100,31 @@ def replay(turns: list[dict[str, Any]]) -> Game:
     return game
 
 
-def logged_in(browser: Any, base: str, table: Table) -> Phone:
+def opened(browser: Any, base: str, table: Table, timeout: int = 20000) -> Phone:
+    """A phone that opened ``table`` on the form's login (its slug and token); ``timeout``:
+    its actions' default, in ms."""
     p = Phone(browser, base, 390, True)
-    p.context.set_default_timeout(20000)
+    p.context.set_default_timeout(timeout)
     page = p.page
     page.goto("/")
     page.fill("#login-slug", table.slug)
     page.fill("#login-token", table.token)
     page.get_by_role("button", name="Öffnen").click()
+    return p
+
+
+def invited(browser: Any, base: str, a: Phone) -> Phone:
+    """A second phone, through the invite link that phone ``a`` shows."""
+    invite = a.page.locator("#invite-link").text_content() or ""
+    b = Phone(browser, base, 390, True)
+    b.context.set_default_timeout(20000)
+    b.page.goto(invite)
+    return b
+
+
+def logged_in(browser: Any, base: str, table: Table) -> Phone:
+    p = opened(browser, base, table)
+    page = p.page
     # the plain form online whatever the machine's load (not the slow-link heuristic)
     page.evaluate("localStorage.setItem('schocken.queue', 'never')")
     page.goto(table.url)
@@ -125,12 +147,6 @@ def engine_kept(p: Phone) -> None:
         }""",
         timeout=60000,
     )
-
-
-def closed(p: Phone) -> None:
-    p.close()
-    assert p.outside == [], f"requests left 127.0.0.1: {p.outside}"
-    assert p.console_errors == [], f"console errors (CSP?): {p.console_errors}"
 
 
 @pytest.fixture
@@ -293,10 +309,7 @@ def test_a_second_phone_writing_meanwhile_never_gets_a_turn_booked_to_another_pl
     table = Table(base)
     a = logged_in(browser, base, table)
     online_turn(a, "653")  # Anna
-    invite = a.page.locator("#invite-link").text_content() or ""
-    b = Phone(browser, base, 390, True)
-    b.context.set_default_timeout(20000)
-    b.page.goto(invite)
+    b = invited(browser, base, a)
     assert b.page.locator("#am-zug").inner_text() == "Bert"
 
     go_offline(a)
@@ -415,10 +428,7 @@ def test_two_phones_offline_with_the_same_players_turn_record_it_once(
     table = Table(base)
     a = logged_in(browser, base, table)
     online_turn(a, "653")  # Anna
-    invite = a.page.locator("#invite-link").text_content() or ""
-    b = Phone(browser, base, 390, True)
-    b.context.set_default_timeout(20000)
-    b.page.goto(invite)
+    b = invited(browser, base, a)
     b.page.evaluate("localStorage.setItem('schocken.queue', 'never')")
     b.page.wait_for_function("() => navigator.serviceWorker.controller !== null")
     engine_kept(b)

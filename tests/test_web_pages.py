@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import store_config
+from conftest import app_on
 from flask import Flask
 
-from api.app import create_app
 from api.http.context import services
 from api.http.headers import HEADERS, HSTS, STRICT_CSP, csp_for
 from api.rules import OPTION_HELP, PRESET_HELP, Game, parse_event, ruleset_from_config
@@ -103,10 +102,7 @@ def throw_buttons(r: Any) -> list[str]:
 
 @pytest.fixture
 def app(storage: str, request: pytest.FixtureRequest, tmp_path: Any) -> Any:
-    config = {**store_config(storage, tmp_path, request), "SECRET_KEY": "t" * 40}
-    application = create_app(config)
-    yield application
-    application.extensions["schocken"].store.close()
+    yield from app_on(storage, tmp_path, request, SECRET_KEY="t" * 40)
 
 
 @pytest.fixture

@@ -8,11 +8,10 @@ import re
 from typing import Any
 
 import pytest
-from conftest import STORES, Table, make_table, store_config
+from conftest import STORES, Table, app_on, make_table
 from flask import Flask
 from test_web_pages import Browser, create, text_of
 
-from api.app import create_app
 from api.rules import PRESETS, ruleset_from_config
 from api.rules.prose import describe
 
@@ -22,10 +21,7 @@ PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
 @pytest.fixture
 def app(tmp_path: Any, request: pytest.FixtureRequest) -> Any:
     store = getattr(request, "param", "memory")
-    config = {**store_config(store, tmp_path, request), "SECRET_KEY": "t" * 40}
-    application = create_app(config)
-    yield application
-    application.extensions["schocken"].store.close()
+    yield from app_on(store, tmp_path, request, SECRET_KEY="t" * 40)
 
 
 @pytest.fixture

@@ -12,11 +12,10 @@ from html.parser import HTMLParser
 from typing import Any
 
 import pytest
-from conftest import STORES, Table, make_table, store_config
+from conftest import STORES, Table, app_on, make_table
 from flask import Flask
 from test_web_pages import Browser, create, text_of
 
-from api.app import create_app
 from api.http.context import services
 from api.http.headers import STRICT_CSP
 from dashboard.readmodel import refresh
@@ -33,17 +32,7 @@ FINALE = [("Anna", "111"), ("Dieter", "654")]
 @pytest.fixture
 def app(tmp_path: Any, request: pytest.FixtureRequest) -> Any:
     store = getattr(request, "param", "memory")
-    config = {**store_config(store, tmp_path, request), "SECRET_KEY": "t" * 40}
-    application = create_app(config)
-    yield application
-    application.extensions["schocken"].store.close()
-
-
-@pytest.fixture
-def table(app: Flask) -> Table:
-    t = make_table(app.test_client())
-    t.add_players(PLAYERS)
-    return t
+    yield from app_on(store, tmp_path, request, SECRET_KEY="t" * 40)
 
 
 def play(t: Table, game: int, turns: list[tuple[str, str]]) -> None:

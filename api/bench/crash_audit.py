@@ -7,6 +7,7 @@ Each one appends what it finds wrong to ``figures.violations``.
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +35,13 @@ class Figures:
     def add(self, name: str, n: int = 1) -> None:
         with self._lock:
             setattr(self, name, getattr(self, name) + n)
+
+    def wait_for_more(self, acknowledged: int, more: int, seconds: float = 60.0) -> None:
+        """Until ``more`` writes past ``acknowledged`` are acknowledged (``seconds`` at most:
+        then the run's ``acknowledged`` figure tells)."""
+        deadline = time.monotonic() + seconds
+        while self.acknowledged < acknowledged + more and time.monotonic() < deadline:
+            time.sleep(0.02)
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}

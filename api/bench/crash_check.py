@@ -10,8 +10,9 @@ shared game (each reads the version, sends the next turn with ``If-Match``; the 
 (the server died) is sent again with the same key and version once the server is back — the
 way a phone retries.
 
-After a random 0.5–1.2 s the server is killed with SIGKILL. With the server down, a copy of
-the database (the file; on PostgreSQL ``CREATE DATABASE … TEMPLATE``) is checked:
+After a random 0.5–1.2 s and 10 more acknowledged writes the server is killed (SIGKILL).
+With the server down, a copy of the database (the file; on PostgreSQL ``CREATE DATABASE …
+TEMPLATE``) is checked:
 
 * every acknowledged (2xx) write is in the log, at its sequence number, with its body;
 * each game's log is exactly a prefix of the game's planned turns: nothing twice (retries),
@@ -58,6 +59,7 @@ from api.bench.crash_audit import (
 from api.bench.loadgen import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
+WRITES_BEFORE_KILL = 10  # acknowledged between a (re)start and the next kill, however slow
 PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
 
 
@@ -358,7 +360,9 @@ class Run:
             th.start()
         try:
             for k in range(self.kills):
+                acknowledged = self.figures.acknowledged
                 time.sleep(self.rng.uniform(0.5, 1.2))
+                self.figures.wait_for_more(acknowledged, WRITES_BEFORE_KILL)
                 self.server.kill()
                 self.figures.kills += 1
                 self.check(f"kill{k + 1}")
