@@ -33,7 +33,7 @@ The buckets and failure counts live in the database (``Repository.take_token``,
 processes. On SQLite the bucket is read when the request starts and the token taken by the
 first statement of the request's own write transaction (no write of its own; should the
 bucket run dry in between, that transaction is refused with the same 429), or at the request's
-end when it writes nothing; see api/storage/sqlite/counters.py. Keys are kept only as Stammtisch ids,
+end when it writes nothing; see api/storage/sqlite/repository.py. Keys are kept only as Stammtisch ids,
 addresses as they are. flask-limiter was considered: its storages are memory, Redis,
 Memcached and MongoDB, none of them the database every process already shares.
 """
