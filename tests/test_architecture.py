@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import FunctionType
 
 import pytest
 
@@ -67,3 +68,66 @@ def test_an_import_inside_a_function_counts_too(copy_of_the_code):
     result = lint_imports(copy_of_the_code)
     assert result.returncode != 0
     assert "api.storage is not allowed to import api.app" in result.stdout
+
+
+#: underscore methods a library documents as the ones to override: marshmallow's custom fields
+#: ("Creating a field class": implement ``_serialize`` and/or ``_deserialize``)
+DOCUMENTED_HOOKS = {"marshmallow": {"_serialize", "_deserialize"}}
+
+
+def _private_overrides(cls: type) -> list[str]:
+    """The names of ``cls``'s own methods that replace a private method of a class from
+    another package (a dependency's internals: they change without notice)."""
+    mine = [  # not _sunder_ names: the enum module's documented hooks
+        n
+        for n, v in vars(cls).items()
+        if n.startswith("_")
+        and not n.startswith("__")
+        and not n.endswith("_")
+        and isinstance(v, FunctionType | classmethod | staticmethod | property)
+    ]
+    found = []
+    for base in cls.__mro__[1:]:
+        package = base.__module__.split(".")[0]
+        if package in ("api", "schemas", "dashboard", "builtins"):
+            continue
+        allowed = DOCUMENTED_HOOKS.get(package, set())
+        found += [
+            f"{base.__module__}.{base.__qualname__}.{n}"
+            for n in mine
+            if n in vars(base) and n not in allowed
+        ]
+    return found
+
+
+def test_no_class_overrides_a_private_method_of_a_dependency():
+    import importlib
+    import inspect
+    import pkgutil
+
+    import api
+    import dashboard
+    import schemas
+
+    found = []
+    for package in (api, schemas, dashboard):
+        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            if ".bench" in info.name or ".revisions" in info.name or info.name.endswith("__main__"):
+                continue
+            module = importlib.import_module(info.name)
+            for _, cls in inspect.getmembers(module, inspect.isclass):
+                if cls.__module__ == module.__name__:
+                    found += [
+                        f"{module.__name__}.{cls.__name__}: {o}" for o in _private_overrides(cls)
+                    ]
+    assert found == []
+
+
+def test_the_private_override_check_finds_one():
+    from flask_smorest import Api
+
+    class Patched(Api):  # type: ignore[misc]
+        def _register_responses(self) -> None:  # the kind of override the rule forbids
+            pass
+
+    assert _private_overrides(Patched) == ["flask_smorest.spec.APISpecMixin._register_responses"]

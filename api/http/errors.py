@@ -79,23 +79,25 @@ class SchockenApi(Api):  # type: ignore[misc]  # flask-smorest ships no type inf
 
     ERROR_SCHEMA = ErrorSchema
 
-    def _register_error_handlers(self) -> None:
-        super()._register_error_handlers()
-        self._app.register_error_handler(SchockenError, self.handle_domain_error)
-        self._app.register_error_handler(DomainError, self.handle_domain_error)
-        self._app.register_error_handler(StorageUnavailable, self.handle_unavailable)
-
-    def _register_responses(self) -> None:
-        """The documented error answers: problem+json, not flask-smorest's application/json."""
+    def init_app(self, app: Any, *, spec_kwargs: dict[str, Any] | None = None) -> None:
+        """flask-smorest's set-up, then ours through public means only: the domain's errors
+        get handlers, and the documented error answers are problem+json (each status's
+        response component registered again, lazily, before anything refers to it)."""
+        super().init_app(app, spec_kwargs=spec_kwargs)
+        app.register_error_handler(SchockenError, self.handle_domain_error)
+        app.register_error_handler(DomainError, self.handle_domain_error)
+        app.register_error_handler(StorageUnavailable, self.handle_unavailable)
         for status in http.HTTPStatus:
             response: dict[str, Any] = {"description": status.phrase}
             if not (100 <= status < 200) and status not in (204, 304):
                 response["schema"] = self.ERROR_SCHEMA
-            prepare_response(response, self.spec, problems.PROBLEM_JSON)
-            self.spec.components.response(status.name, response, lazy=True)
+            self._problem_response(status.name, response)
         default = {"description": "Default error response", "schema": self.ERROR_SCHEMA}
-        prepare_response(default, self.spec, problems.PROBLEM_JSON)
-        self.spec.components.response("DEFAULT_ERROR", default, lazy=True)
+        self._problem_response("DEFAULT_ERROR", default)
+
+    def _problem_response(self, name: str, response: dict[str, Any]) -> None:
+        prepare_response(response, self.spec, problems.PROBLEM_JSON)
+        self.spec.components.response(name, response, lazy=True)
 
     def handle_unavailable(self, error: StorageUnavailable) -> Any:
         log_unavailable(error)
