@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from test_api_serve import Server, request, served
 from test_web_browser import (
     Phone,
@@ -193,17 +194,27 @@ def offline_turns(p: Phone, *dice: str) -> None:
 
 
 def engine_ready(p: Phone) -> None:
-    """The page's engine is loaded; a failed start fails at once, with what the page said."""
-    p.page.wait_for_function(
-        "() => ['ready', 'failed'].includes(document.documentElement.dataset.engine)",
-        timeout=120000,  # Pyodide compiles its WebAssembly: slow beside a busy test worker
-    )
-    state = p.page.evaluate(
-        """() => ({engine: document.documentElement.dataset.engine,
-                  said: (document.getElementById('offline-status') || {}).textContent,
-                  timings: window.SchockenEngine.timings})"""
-    )
-    assert state["engine"] == "ready", state
+    """The page's engine is loaded; a failed start fails at once, with what the page said,
+    and a start that never ends fails with what the page and its worker did meanwhile."""
+    seen: list[str] = []
+    p.page.on("console", lambda m: seen.append(f"console {m.type}: {m.text}"))
+    p.page.on("requestfailed", lambda r: seen.append(f"failed: {r.url} {r.failure}"))
+    p.page.on("worker", lambda w: seen.append(f"worker: {w.url}"))
+    state = """() => ({engine: document.documentElement.dataset.engine,
+                      said: (document.getElementById('offline-status') || {}).textContent,
+                      timings: window.SchockenEngine.timings,
+                      controlled: !!navigator.serviceWorker.controller,
+                      fetched: performance.getEntriesByType('resource')
+                        .filter(e => /engine|pyodide/.test(e.name))
+                        .map(e => [e.name.split('/').pop(), Math.round(e.duration)])})"""
+    try:
+        p.page.wait_for_function(
+            "() => ['ready', 'failed'].includes(document.documentElement.dataset.engine)",
+            timeout=120000,  # Pyodide compiles its WebAssembly: slow beside a busy test worker
+        )
+    except PlaywrightTimeoutError:
+        pytest.fail(f"the engine did not start: {p.page.evaluate(state)}; meanwhile: {seen}")
+    assert p.page.evaluate(state)["engine"] == "ready", p.page.evaluate(state)
 
 
 def status_becomes(p: Phone, text: str) -> None:

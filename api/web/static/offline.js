@@ -513,6 +513,7 @@
   function needEngine() {
     if (booting) return booting;
     window.SchockenEngine.start();
+    document.documentElement.setAttribute("data-engine", "loading"); // then "ready" or "failed"
     booting = Promise.all([state.loaded, window.SchockenEngine.ready]).then(function () {
       return engine("load", { state: PAGE, waiting: waitingOf(state.rows) });
     }).then(function (view) {
