@@ -99,7 +99,10 @@ def server(tmp_path: Path) -> Iterator[str]:
 class Phone:
     """A browser context at phone size that refuses to talk to anything but 127.0.0.1."""
 
-    def __init__(self, browser: Any, base: str, width: int, javascript: bool) -> None:
+    def __init__(
+        self, browser: Any, base: str, width: int, javascript: bool, link_decides: bool = False
+    ) -> None:
+        """``link_decides``: the form's own switch to the queue on a slow link stays on."""
         self.base = base
         self.width = width
         self.outside: list[str] = []
@@ -116,9 +119,10 @@ class Phone:
         self.context.set_default_timeout(5000)
         # online, the plain form whatever the machine's load: not the slow-link heuristic
         # (api/web/static/offline.js), which a busy machine trips; offline, the engine
-        self.context.add_init_script(
-            "try { localStorage.setItem('schocken.queue', 'never') } catch (e) {}"
-        )
+        if not link_decides:
+            self.context.add_init_script(
+                "try { localStorage.setItem('schocken.queue', 'never') } catch (e) {}"
+            )
         self.context.route("**/*", self._guard)
         self.page = self.context.new_page()
         # script errors and Content-Security-Policy violations ("Refused to …"); a 422 page

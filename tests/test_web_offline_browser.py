@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -101,10 +102,12 @@ def replay(turns: list[dict[str, Any]]) -> Game:
     return game
 
 
-def opened(browser: Any, base: str, table: Table, timeout: int = 20000) -> Phone:
+def opened(
+    browser: Any, base: str, table: Table, timeout: int = 20000, link_decides: bool = False
+) -> Phone:
     """A phone that opened ``table`` on the form's login (its slug and token); ``timeout``:
-    its actions' default, in ms."""
-    p = Phone(browser, base, 390, True)
+    its actions' default, in ms; ``link_decides``: see :class:`Phone`."""
+    p = Phone(browser, base, 390, True, link_decides)
     p.context.set_default_timeout(timeout)
     page = p.page
     page.goto("/")
@@ -462,3 +465,38 @@ def test_two_phones_offline_with_the_same_players_turn_record_it_once(
     assert turns == [("Anna", [3, 5, 6]), ("Bert", [1, 2, 4])]
     closed(a)
     closed(b)
+
+
+def test_on_a_slow_link_a_tap_goes_through_the_phones_engine_without_a_page_load(
+    browser: Any, base: str
+) -> None:
+    """The slow-link switch (offline.js, SLOW_MS): a page that took longer than 400 ms from
+    its request to its last byte sends the next tap through the phone's engine and queue
+    (no form POST, no page load), and the turn is recorded once."""
+    table = Table(base)
+    p = opened(browser, base, table, link_decides=True)  # no "schocken.queue" setting
+    page = p.page
+
+    def slow_link(route: Any) -> None:  # the page's bytes take 600 ms (the service worker's
+        time.sleep(0.6)  # fetch as well: the context's routes see it)
+        route.continue_()
+
+    p.context.route(f"**{table.url}", slow_link)
+    page.goto(table.url)
+    took = page.evaluate(
+        "() => { const n = performance.getEntriesByType('navigation')[0];"
+        " return n.responseEnd - n.requestStart; }"
+    )
+    assert took > 400, took
+    p.context.unroute(f"**{table.url}", slow_link)
+    page.evaluate("window.samePage = true")
+    tap_turn(p, "653")
+    engine_ready(p)
+    page.wait_for_function("() => document.querySelectorAll('#offline-list li').length === 0")
+    deadline = 60
+    while [t["player"] for t in table.turns()] != ["Anna"] and deadline:
+        page.wait_for_timeout(1000)
+        deadline -= 1
+    assert [(t["player"], sorted(t["dice"])) for t in table.turns()] == [("Anna", [3, 5, 6])]
+    assert page.evaluate("window.samePage") is True  # the engine answered, not a new page
+    closed(p)
