@@ -126,6 +126,10 @@ class Config:
     SESSION_COOKIE_NAME: str = "schocken_session"
     SESSION_COOKIE_HTTPONLY: bool = True
     SESSION_COOKIE_SAMESITE: str = "Lax"
+    #: the cookie is sent only with an answer that changed the session (a login, a shown
+    #: announcement): an engine file loading beside a page would otherwise send back the
+    #: cookie it came with, and an announcement the page just showed would come back
+    SESSION_REFRESH_EACH_REQUEST: bool = False
     #: ``True`` (``SCHOCKEN_COOKIE_SECURE=1``): the session cookie is always ``Secure``;
     #: ``False``: ``Secure`` whenever the request is HTTPS. Sets ``SESSION_COOKIE_SECURE``.
     COOKIE_SECURE: bool = False

@@ -163,3 +163,25 @@ def test_a_logout_in_one_server_process_ends_the_login_in_every_other(tmp_path: 
     finally:
         one.extensions["schocken"].store.close()
         two.extensions["schocken"].store.close()
+
+
+def test_a_response_that_does_not_change_the_session_sends_no_cookie(app: Flask) -> None:
+    """A page's announcement (a flashed message in the cookie) is shown once. The phone loads
+    the engine's files while the page is on its way: were those answers to send the cookie
+    again (Flask refreshes a permanent session's cookie on every answer by default), the one
+    arriving after the page would put the shown announcement back, and the next page would
+    show it a second time."""
+    slug, token = new_stammtisch(app)
+    phone = log_in(app, slug, token)
+    r = phone.post(f"/s/{slug}/spieler", data={"name": "Bert", "csrf_token": csrf(phone)})
+    assert r.status_code == 302
+    with_announcement = phone.get_cookie(COOKIE).value
+    late = with_cookie(app, with_announcement)  # a download begun before the page
+    for url in ("/assets/engine.js", "/assets/engine-worker.js", "/assets/style.css"):
+        answer = late.get(url)
+        assert answer.status_code == 200, url
+        assert "Set-Cookie" not in answer.headers, url
+    page = phone.get(f"/s/{slug}/spieler")
+    assert "Bert spielt jetzt mit." in page.text
+    assert "Set-Cookie" in page.headers  # the shown announcement leaves the cookie
+    assert "Bert spielt jetzt mit." not in phone.get(f"/s/{slug}/spieler").text
