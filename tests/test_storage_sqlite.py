@@ -196,8 +196,8 @@ def test_migrations_are_applied_once_recorded_and_line_up_with_duckdb(tmp_path):
     store = SQLiteStore(path)
     first = store.applied()
     assert [v for v, _ in first] == [v for v, _, _ in package_migrations("api.storage.sqlite")]
-    # the DuckDB store's versions and names (its files: api/storage/migrations) come first
-    assert [(v, n) for v, n, _ in package_migrations()] == first[:DUCKDB_VERSION]
+    # the DuckDB store's versions come first (their names: tests/test_storage_convert.py)
+    assert [v for v, _ in first[:DUCKDB_VERSION]] == list(range(1, DUCKDB_VERSION + 1))
     assert store.migrate() == []
     store.close()
     modified = path.stat().st_mtime_ns
