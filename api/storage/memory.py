@@ -20,6 +20,7 @@ from .records import (
     FACT_COLUMNS,
     ROW_TABLES,
     FactsWrite,
+    GameQuery,
     GameRecord,
     LogEntry,
     NewGame,
@@ -86,12 +87,8 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
     @contextmanager
     def transaction(self) -> Iterator[None]:
         with self._lock:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield
-                finally:
-                    self._depth -= 1
+            if self._depth:  # nesting is flat: the outermost block commits or restores
+                yield
                 return
             self.probe()
             snapshot = {name: copy.deepcopy(getattr(self, name)) for name in self._STATE}
@@ -180,23 +177,12 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
                 if login.stammtisch_id == stammtisch_id and login.token_hash != token_hash:
                     del self.web_sessions[key]
 
-    def add_stammtisch(
-        self,
-        slug: str,
-        name: str,
-        rules: dict[str, Any],
-        private: bool,
-        token_hash: str,
-        now: datetime,
-    ) -> Stammtisch:
+    def add_stammtisch(self, stammtisch: Stammtisch) -> Stammtisch:
         with self._lock:
-            if slug in self.stammtische:
-                raise StorageConflict(f"slug {slug!r} taken")
-            record = Stammtisch(
-                len(self.stammtische) + 1, slug, name, copy.deepcopy(rules), private,
-                token_hash, now,
-            )  # fmt: skip
-            self.stammtische[slug] = record
+            if stammtisch.slug in self.stammtische:
+                raise StorageConflict(f"slug {stammtisch.slug!r} taken")
+            record = replace(copy.deepcopy(stammtisch), id=len(self.stammtische) + 1)
+            self.stammtische[record.slug] = record
             return copy.deepcopy(record)
 
     def get_stammtisch(self, slug: str) -> Stammtisch | None:
@@ -253,26 +239,18 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
         game = self.games.get(game_id)
         return self._with_facts(game) if game else None
 
-    def list_games(
-        self,
-        stammtisch_id: int,
-        *,
-        year: int | None,
-        status: str | None,
-        player_id: int | None,
-        offset: int,
-        limit: int,
-    ) -> tuple[list[GameRecord], int]:
+    def list_games(self, query: GameQuery) -> tuple[list[GameRecord], int]:
+        q = query
         found = [
             g
             for g in map(self._with_facts, self.games.values())
-            if g.stammtisch_id == stammtisch_id
-            and (year is None or g.year == year)
-            and (status is None or g.status == status)
-            and (player_id is None or any(p.player_id == player_id for p in g.players))
+            if g.stammtisch_id == q.stammtisch_id
+            and q.year in (None, g.year)
+            and q.status in (None, g.status)
+            and (q.player_id is None or any(p.player_id == q.player_id for p in g.players))
         ]
         found.sort(key=lambda g: (g.played_at_utc, g.id), reverse=True)
-        return found[offset : offset + limit], len(found)
+        return found[q.offset : q.offset + q.limit], len(found)
 
     def game_ids(self) -> list[int]:
         return sorted(self.games)

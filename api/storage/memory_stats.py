@@ -8,7 +8,15 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from .records import FACT_COLUMNS, TABLE_COLUMNS, GameRecord, LogEntry, Player, Stammtisch
+from .records import (
+    FACT_COLUMNS,
+    TABLE_COLUMNS,
+    GameRecord,
+    LogEntry,
+    Player,
+    Stammtisch,
+    StatsWrite,
+)
 
 #: one lock per process for every fake (a fake lives in one process)
 _REFRESHER = threading.Lock()
@@ -75,19 +83,14 @@ class MemoryStatsMixin:
     def stale_stats(self) -> dict[int, int]:
         return dict(self.stats_stale)
 
-    def write_stats(
-        self,
-        stammtisch_ids: Collection[int] | None,
-        periods: Iterable[tuple[int, int | None, int, str]],
-        versions: Mapping[int, int],
-    ) -> None:
+    def write_stats(self, write: StatsWrite) -> None:
         with self._lock:
             for key in list(self.stats_periods):
-                if stammtisch_ids is None or key[0] in stammtisch_ids:
+                if write.stammtisch_ids is None or key[0] in write.stammtisch_ids:
                     del self.stats_periods[key]
-            for st, year, games, body in periods:
+            for st, year, games, body in write.periods:
                 self.stats_periods[(st, year or 0)] = (games, body)
-            for st, version in versions.items():
+            for st, version in write.versions.items():
                 if self.stats_stale.get(st) == version:
                     del self.stats_stale[st]
 

@@ -5,17 +5,20 @@ and the statistics read model, written once for SQLite and PostgreSQL."""
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
 from .records import (
     FACT_COLUMNS,
     ROW_TABLES,
+    GameQuery,
     GameRecord,
     LogEntry,
     NewGame,
     Player,
     Stammtisch,
+    StatsWrite,
     WebSession,
 )
 from .relational import RelationalCore
@@ -27,22 +30,15 @@ class TableMethods(RelationalCore):
     """The port's methods on the tables beside the turn's."""
 
     # Stammtische and players
-    def add_stammtisch(
-        self,
-        slug: str,
-        name: str,
-        rules: dict[str, Any],
-        private: bool,
-        token_hash: str,
-        now: datetime,
-    ) -> Stammtisch:
-        params = {"slug": slug, "name": name, "rules": to_json(rules), "private": private,
-                  "token_hash": token_hash, "created_at": self._time(now)}  # fmt: skip
+    def add_stammtisch(self, stammtisch: Stammtisch) -> Stammtisch:
+        s = stammtisch
+        params = {"slug": s.slug, "name": s.name, "rules": to_json(s.rules), "private": s.private,
+                  "token_hash": s.token_hash, "created_at": self._time(s.created_at)}  # fmt: skip
         with self.transaction():
             row = self._one("add_stammtisch", params)
             if row is None:
-                raise StorageConflict(f"slug {slug!r} taken")
-        return Stammtisch(int(row[0]), slug, name, rules, private, token_hash, now)
+                raise StorageConflict(f"slug {s.slug!r} taken")
+        return replace(s, id=int(row[0]))
 
     def stammtisch_slugs(self) -> dict[int, str]:
         """Every Stammtisch's slug by its id."""
@@ -100,21 +96,13 @@ class TableMethods(RelationalCore):
             self._locked.add(game_id)  # new: no other transaction sees it yet
         return game_id
 
-    def list_games(
-        self,
-        stammtisch_id: int,
-        *,
-        year: int | None,
-        status: str | None,
-        player_id: int | None,
-        offset: int,
-        limit: int,
-    ) -> tuple[list[GameRecord], int]:
-        params: dict[str, Any] = {"stammtisch_id": stammtisch_id, "year": year,
-                                  "status": status, "player_id": player_id}  # fmt: skip
+    def list_games(self, query: GameQuery) -> tuple[list[GameRecord], int]:
+        params: dict[str, Any] = {"stammtisch_id": query.stammtisch_id, "year": query.year,
+                                  "status": query.status, "player_id": query.player_id}  # fmt: skip
         with self.reading():
             (count,) = self._one("count_games", params)
-            rows = self._all("list_games", {**params, "offset": offset, "limit": limit})
+            rows = self._all("list_games", {**params, "offset": query.offset,
+                                            "limit": query.limit})  # fmt: skip
             return self._records(rows), int(count)
 
     def game_ids(self) -> list[int]:
@@ -230,22 +218,17 @@ class TableMethods(RelationalCore):
     def stale_stats(self) -> dict[int, int]:
         return {int(s): int(v) for s, v in self._all("stale")}
 
-    def write_stats(
-        self,
-        stammtisch_ids: Collection[int] | None,
-        periods: Iterable[tuple[int, int | None, int, str]],
-        versions: Mapping[int, int],
-    ) -> None:
-        now = self._time(datetime.now(UTC))
+    def write_stats(self, write: StatsWrite) -> None:
+        now, versions = self._time(datetime.now(UTC)), write.versions
         with self.transaction():
-            if stammtisch_ids is None:
+            if write.stammtisch_ids is None:
                 self._x("DELETE FROM stats_periods")
             else:
-                where, params = self._where("stats_periods", sorted(stammtisch_ids))
+                where, params = self._where("stats_periods", sorted(write.stammtisch_ids))
                 self._x(f"DELETE FROM stats_periods{where}", params)  # noqa: S608
             self._many("add_period", [
                 {"st": st, "year": year or 0, "games": games, "body": body, "at": now,
-                 "version": versions.get(st, 0)} for st, year, games, body in periods
+                 "version": versions.get(st, 0)} for st, year, games, body in write.periods
             ])  # fmt: skip
             marks = [{"st": st, "version": v} for st, v in sorted(versions.items())]
             self._many("clear_mark", marks)

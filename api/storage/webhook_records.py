@@ -68,6 +68,18 @@ class Delivery:
 
 
 @dataclass(frozen=True, slots=True)
+class Finished:
+    """How an attempt to send a delivery went: its new ``state``, when it is due again, the
+    receiver's HTTP status and the error (None: none), when it arrived (None: it did not)."""
+
+    state: str
+    next_attempt_at: datetime
+    status: int | None = None
+    error: str | None = None
+    delivered_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Backlog:
     """The due deliveries of the outbox at a moment (for ``/health``): how many, when the
     oldest came due, and when the oldest of a webhook with no attempt in flight came due (it
