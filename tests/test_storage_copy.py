@@ -18,7 +18,7 @@ from api.cli import main
 from api.rules import PRESETS
 from api.rules.simulate import simulate_logs
 from api.storage import WebSession
-from api.storage.transfer import COPIED, CopyError, Reader
+from api.storage.convert import COPIED, CopyError, Reader
 from api.storage.webhook_records import Finished
 from dashboard.readmodel import refresh
 

@@ -212,7 +212,7 @@ def test_migrations_are_applied_once_recorded_and_line_up_with_duckdb(tmp_path):
 
 def test_the_schema_has_the_tables_and_columns_of_the_records(store):
     got = {t: tuple(c for c, _ in cols) for t, cols in store._kinds.items()}  # noqa: SLF001
-    from api.storage.transfer import COPIED
+    from api.storage.convert import COPIED
 
     for table, columns in {**TABLE_COLUMNS, **RESPONSE_COLUMNS}.items():
         # migration 0014 added number and abandoned_at to games (the copy's columns)

@@ -55,7 +55,7 @@ def test_the_declared_column_lists_are_the_migrated_tables(schema):
 
 
 def test_the_declared_column_lists_are_the_tables_of_the_sqlite_store(tmp_path):
-    from api.storage.transfer import COPIED
+    from api.storage.convert import COPIED
 
     SQLiteStore(tmp_path / "s.sqlite3").close()
     conn = sqlite3.connect(tmp_path / "s.sqlite3")

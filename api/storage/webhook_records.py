@@ -1,5 +1,5 @@
 """The records of webhooks and their deliveries (migration 0013) that cross the repository
-boundary, and the columns of their tables (for :mod:`.transfer`)."""
+boundary, and the columns of their tables (for :mod:`.convert`)."""
 
 from __future__ import annotations
 
