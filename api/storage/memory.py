@@ -14,22 +14,10 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from . import records as rec
 from .memory_stats import MemoryStatsMixin
 from .memory_webhooks import MemoryWebhooksMixin
-from .records import (
-    FACT_COLUMNS,
-    ROW_TABLES,
-    FactsWrite,
-    GameQuery,
-    GameRecord,
-    LogEntry,
-    NewGame,
-    Player,
-    Stammtisch,
-    StoredEvents,
-    StoredResponse,
-    WebSession,
-)
+from .records import FACT_COLUMNS, ROW_TABLES
 from .repository import Background, Repository, StorageConflict, StorageUnavailable
 from .statements import FACT_ORDER, stats_changed
 from .webhook_records import Delivery, Webhook
@@ -53,23 +41,23 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._depth = 0
-        self.stammtische: dict[str, Stammtisch] = {}
-        self.players: dict[int, Player] = {}
-        self.games: dict[int, GameRecord] = {}
-        self.logs: dict[int, list[LogEntry]] = {}
+        self.stammtische: dict[str, rec.Stammtisch] = {}
+        self.players: dict[int, rec.Player] = {}
+        self.games: dict[int, rec.GameRecord] = {}
+        self.logs: dict[int, list[rec.LogEntry]] = {}
         self.facts: dict[int, dict[str, list[dict[str, Any]]]] = {}
-        self.responses: dict[tuple[int, str], StoredResponse] = {}
+        self.responses: dict[tuple[int, str], rec.StoredResponse] = {}
         self.stats_periods: dict[tuple[int, int], tuple[int, str]] = {}
         self.stats_stale: dict[int, int] = {}
         #: a cause here makes every transaction fail as a full disk would (for tests)
         self.unavailable: str | None = None
         self.buckets: dict[str, tuple[float, float]] = {}  # who -> (tokens, when)
         self.failures: dict[str, tuple[int, float]] = {}  # who -> (in a row, last)
-        self.web_sessions: dict[str, WebSession] = {}  # logins of the pub form, by id hash
+        self.web_sessions: dict[str, rec.WebSession] = {}  # logins of the pub form, by id hash
         self.webhooks: dict[int, Webhook] = {}
         self.deliveries: dict[int, Delivery] = {}  # the webhooks' outbox
         self.busy: dict[int, datetime] = {}  # webhook id: its attempt in flight's lease
-        self.events: list[StoredEvents] = []  # the outbox, in commit order
+        self.events: list[rec.StoredEvents] = []  # the outbox, in commit order
         self._pending: list[Callable[[], None]] = []
 
     def close(self) -> None:
@@ -142,13 +130,13 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
             for who in [w for w, (_, when) in self.buckets.items() if when < before]:
                 del self.buckets[who]
 
-    def add_web_session(self, login: WebSession) -> None:
+    def add_web_session(self, login: rec.WebSession) -> None:
         with self.transaction():
             if login.id_hash in self.web_sessions:
                 raise StorageConflict("session id taken")
             self.web_sessions[login.id_hash] = login
 
-    def get_web_session(self, id_hash: str) -> WebSession | None:
+    def get_web_session(self, id_hash: str) -> rec.WebSession | None:
         return self.web_sessions.get(id_hash)
 
     def delete_web_session(self, id_hash: str) -> None:
@@ -177,7 +165,7 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
                 if login.stammtisch_id == stammtisch_id and login.token_hash != token_hash:
                     del self.web_sessions[key]
 
-    def add_stammtisch(self, stammtisch: Stammtisch) -> Stammtisch:
+    def add_stammtisch(self, stammtisch: rec.Stammtisch) -> rec.Stammtisch:
         with self._lock:
             if stammtisch.slug in self.stammtische:
                 raise StorageConflict(f"slug {stammtisch.slug!r} taken")
@@ -185,7 +173,7 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
             self.stammtische[record.slug] = record
             return copy.deepcopy(record)
 
-    def get_stammtisch(self, slug: str) -> Stammtisch | None:
+    def get_stammtisch(self, slug: str) -> rec.Stammtisch | None:
         return copy.deepcopy(self.stammtische.get(slug))  # a copy, as the SQL stores read
 
     def update_stammtisch(
@@ -199,13 +187,13 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
                     )
             self.mark_stats_stale([stammtisch_id])
 
-    def add_player(self, stammtisch_id: int, name: str, now: datetime) -> Player:
+    def add_player(self, stammtisch_id: int, name: str, now: datetime) -> rec.Player:
         with self._lock:
-            player = Player(len(self.players) + 1, stammtisch_id, name, False, now, None)
+            player = rec.Player(len(self.players) + 1, stammtisch_id, name, False, now, None)
             self.players[player.id] = player
             return player
 
-    def list_players(self, stammtisch_id: int) -> list[Player]:
+    def list_players(self, stammtisch_id: int) -> list[rec.Player]:
         return [p for p in self.players.values() if p.stammtisch_id == stammtisch_id]
 
     def update_player(
@@ -217,7 +205,7 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
             )
             self.mark_stats_stale([self.players[player_id].stammtisch_id])
 
-    def add_game(self, game: NewGame) -> int:
+    def add_game(self, game: rec.NewGame) -> int:
         with self._lock:
             game_id = len(self.games) + 1
             number = 1 + sum(
@@ -227,7 +215,7 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
             self.logs[game_id] = []
             return game_id
 
-    def _with_facts(self, game: GameRecord) -> GameRecord:
+    def _with_facts(self, game: rec.GameRecord) -> rec.GameRecord:
         """A copy of the record (as the SQL stores read) with its game row's status."""
         game = copy.deepcopy(game)
         rows = self.facts.get(game.id, {}).get("game_facts")
@@ -235,11 +223,11 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
             return game
         return game.with_facts(rows[0])
 
-    def get_game_by_id(self, game_id: int) -> GameRecord | None:
+    def get_game_by_id(self, game_id: int) -> rec.GameRecord | None:
         game = self.games.get(game_id)
         return self._with_facts(game) if game else None
 
-    def list_games(self, query: GameQuery) -> tuple[list[GameRecord], int]:
+    def list_games(self, query: rec.GameQuery) -> tuple[list[rec.GameRecord], int]:
         q = query
         found = [
             g
@@ -255,10 +243,10 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
     def game_ids(self) -> list[int]:
         return sorted(self.games)
 
-    def load_log(self, game_id: int) -> list[LogEntry]:
+    def load_log(self, game_id: int) -> list[rec.LogEntry]:
         return copy.deepcopy(self.logs.get(game_id, []))
 
-    def append_log(self, entry: LogEntry) -> None:
+    def append_log(self, entry: rec.LogEntry) -> None:
         with self._lock:
             log = self.logs.setdefault(entry.game_id, [])
             if any(e.seq == entry.seq for e in log):
@@ -266,12 +254,12 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
             log.append(copy.deepcopy(entry))
             log.sort(key=lambda e: e.seq)  # loaded in sequence order, as the SQL stores do
 
-    def append_log_many(self, entries: list[LogEntry]) -> None:
+    def append_log_many(self, entries: list[rec.LogEntry]) -> None:
         with self.transaction():  # all or nothing, as the SQL stores' one statement
             for entry in entries:
                 self.append_log(entry)
 
-    def append_entry(self, entry: LogEntry, facts: FactsWrite) -> None:
+    def append_entry(self, entry: rec.LogEntry, facts: rec.FactsWrite) -> None:
         # no snapshot needed: append_log fails before anything changed, write_facts cannot fail
         with self._lock:
             if not self._depth:
@@ -279,7 +267,7 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
             self.append_log(entry)
             self.write_facts(entry.game_id, facts)
 
-    def write_facts(self, game_id: int, write: FactsWrite) -> None:
+    def write_facts(self, game_id: int, write: rec.FactsWrite) -> None:
         with self._lock:
             facts = self.facts.setdefault(game_id, {t: [] for t in FACT_COLUMNS})
             if write.game is not None:
@@ -304,16 +292,18 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
     ) -> int:
         with self.transaction():
             position = self.last_event_position(stammtisch_id) + 1
-            row = StoredEvents(stammtisch_id, position, game_id, seq, copy.deepcopy(events), at)
+            row = rec.StoredEvents(stammtisch_id, position, game_id, seq, copy.deepcopy(events), at)
             self.events.append(row)
             self.enqueue_deliveries(stammtisch_id, position, [e["kind"] for e in events], at)
         return position
 
-    def stammtisch_events(self, stammtisch_id: int, after: int, limit: int) -> list[StoredEvents]:
+    def stammtisch_events(
+        self, stammtisch_id: int, after: int, limit: int
+    ) -> list[rec.StoredEvents]:
         rows = [e for e in self.events if e.stammtisch_id == stammtisch_id and e.position > after]
         return copy.deepcopy(rows[:limit])
 
-    def game_events(self, game_id: int, after: int, limit: int) -> list[StoredEvents]:
+    def game_events(self, game_id: int, after: int, limit: int) -> list[rec.StoredEvents]:
         rows = sorted((e for e in self.events if e.game_id == game_id and e.seq > after),
                       key=lambda e: e.seq)  # fmt: skip
         return copy.deepcopy(rows[:limit])
@@ -322,10 +312,10 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
         positions = [e.position for e in self.events if e.stammtisch_id == stammtisch_id]
         return max(positions, default=0)
 
-    def get_response(self, stammtisch_id: int, key_hash: str) -> StoredResponse | None:
+    def get_response(self, stammtisch_id: int, key_hash: str) -> rec.StoredResponse | None:
         return self.responses.get((stammtisch_id, key_hash))
 
-    def save_response(self, response: StoredResponse) -> None:
+    def save_response(self, response: rec.StoredResponse) -> None:
         with self._lock:
             key = (response.stammtisch_id, response.key_hash)
             if key in self.responses:

@@ -8,6 +8,12 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from typing import Any
 
+#: the records, which the package exports as its own (``from api.storage import Stammtisch``)
+__all__ = [
+    "FactsWrite", "GamePlayer", "GameQuery", "GameRecord", "LogEntry", "NewGame", "Player",
+    "Stammtisch", "StatsWrite", "StoredEvents", "StoredResponse", "WebSession",
+]  # fmt: skip
+
 
 @dataclass(frozen=True, slots=True)
 class Stammtisch:
