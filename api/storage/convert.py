@@ -43,9 +43,9 @@ import duckdb
 
 from .records import EVENT_COLUMNS, RESPONSE_COLUMNS, TABLE_COLUMNS
 from .sqlite import SQLiteStore
-from .sqlite.store import column_kinds, encode
-from .statements import decode, to_json
-from .statements import encode as pg_encode
+from .sqlite.repository import timestamp
+from .sqlite.store import column_kinds
+from .statements import decode, encode
 from .webhook_records import WEBHOOK_COLUMNS
 
 if TYPE_CHECKING:  # psycopg only where PostgreSQL is used (the extra "postgres")
@@ -314,22 +314,13 @@ def _batches(conn: Any, kinds: dict[str, str], table: str, columns: tuple[str, .
         yield [tuple(map(decode, declared, row)) for row in rows]
 
 
-def _sqlite_value(kind: str, value: Any) -> Any:
-    """A Python value as the SQLite adapter stores it in a column declared ``kind``."""
-    if value is None:
-        return None
-    if kind == "JSON":
-        return to_json(value)
-    if kind == "BOOLEAN":
-        return int(bool(value))
-    if kind == "BLOB":
-        return bytes(value)
-    return encode(value)
-
-
 def _into_sqlite(read: Reader, target: Path, until: int | None = None) -> dict[str, int]:
     """Create ``target`` (migrated up to version ``until``, if given), copy every table in one
     transaction, then apply the later migrations."""
+
+    def as_stored(kind: str, value: Any) -> Any:  # as the SQLite adapter stores it
+        return encode(kind, value, timestamp)
+
     store = SQLiteStore(target, until=until)
     conn = store.connect()
     try:
@@ -344,9 +335,7 @@ def _into_sqlite(read: Reader, target: Path, until: int | None = None) -> dict[s
                 insert = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"  # noqa: S608
                 counts[table] = 0
                 for rows in read(table, columns):
-                    conn.executemany(
-                        insert, [tuple(map(_sqlite_value, declared, row)) for row in rows]
-                    )
+                    conn.executemany(insert, [tuple(map(as_stored, declared, row)) for row in rows])
                     counts[table] += len(rows)
             conn.execute("COMMIT")
         except BaseException:
@@ -399,6 +388,6 @@ def _copy_rows(
     with conn.cursor().copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as pipe:
         for rows in read(table, columns):
             for row in rows:
-                pipe.write_row(tuple(map(pg_encode, declared, row)))
+                pipe.write_row(tuple(map(encode, declared, row)))
             count += len(rows)
     return count

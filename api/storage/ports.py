@@ -162,8 +162,7 @@ class GameLog(ABC):
     @abstractmethod
     def append_entry(self, entry: LogEntry, facts: FactsWrite) -> None:
         """Append one log entry and write the facts it changes, atomically (the hot path of
-        recording; :class:`~.repository.Repository` does it in a transaction). Adapters may
-        batch concurrent calls into one transaction."""
+        recording). Adapters may batch concurrent calls into one transaction."""
 
     @abstractmethod
     def write_facts(self, game_id: int, write: FactsWrite) -> None: ...
