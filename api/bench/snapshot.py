@@ -34,13 +34,23 @@ def duckdb_schema() -> list[str]:
     """The statements that create the tables of the retired DuckDB store at its last version
     (:data:`~api.storage.convert.DUCKDB_VERSION`): SQLite's migrations of the same numbers,
     which DuckDB runs as they are (the same tables and columns; SQLite's declared types are
-    DuckDB's types)."""
-    return [
-        statement
-        for version, _, sql in migrations("api.storage.sqlite")
-        if version <= DUCKDB_VERSION
-        for statement in statements(sql)
-    ]
+    DuckDB's types), taken as plain columns: without keys and indexes, which would make a bulk
+    load about ten times slower (api/bench/stats_bench.py)."""
+    history = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False})
+    try:
+        for version, _, sql in migrations("api.storage.sqlite"):
+            for statement in statements(sql) if version <= DUCKDB_VERSION else ():
+                history.execute(statement)
+        columns = history.execute(
+            "SELECT table_name, column_name, data_type FROM information_schema.columns"
+            " ORDER BY table_name, ordinal_position"
+        ).fetchall()
+    finally:
+        history.close()
+    tables: dict[str, list[str]] = {}
+    for table, column, kind in columns:
+        tables.setdefault(table, []).append(f"{column} {kind}")
+    return [f"CREATE TABLE {table} ({', '.join(c)})" for table, c in tables.items()]
 
 
 def _duckdb_copy(fill: Callable[[BulkLoader], None]) -> duckdb.DuckDBPyConnection:
