@@ -48,7 +48,7 @@ from typing import Any
 import duckdb
 
 from api.storage import Repository, SQLiteStore
-from api.storage.records import FACT_COLUMNS
+from api.storage.records import FACT_COLUMNS, StatsWrite
 
 from .periods import StoredPeriod, period_rows
 from .stats import PARAMS, SET_QUERIES, Key, Period, Row, Verlierer, compute, empty_period, run
@@ -322,7 +322,7 @@ def _refresh(repo: Repository, ids: list[int], versions: dict[int, int]) -> Refr
             rows = period_rows(conn, ids)
         finally:
             conn.close()
-    repo.write_stats(ids, rows, {st: versions[st] for st in ids if st in versions})
+    repo.write_stats(StatsWrite(ids, rows, {st: versions[st] for st in ids if st in versions}))
     return Refreshed(len(ids), len(rows))
 
 

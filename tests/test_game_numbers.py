@@ -14,6 +14,7 @@ from conftest import make_table
 
 from api.domain import GameCache, Services
 from api.storage import PostgresStore, SQLiteStore
+from api.storage.records import GameQuery
 
 PLAYERS = ["Anna", "Bert"]
 
@@ -69,9 +70,7 @@ def _numbers(store: Any) -> list[tuple[int, int, int]]:
         return [
             (g.id, g.stammtisch_id, g.number)
             for st in (1, 2)
-            for g in repo.list_games(
-                st, year=None, status=None, player_id=None, offset=0, limit=10
-            )[0]
+            for g in repo.list_games(GameQuery(st, limit=10))[0]
         ]
     finally:
         repo.close()

@@ -50,7 +50,8 @@ def test_the_wheel_ships_the_application_but_not_the_benchmarks(tmp_path):
     for needed in (
         "api/app.py",
         "api/rules/game.py",
-        "api/storage/migrations/0001_initial.sql",
+        "api/storage/sqlite/migrations/0001_initial.sql",
+        "api/storage/postgres/migrations/0001_initial.sql",
         "schemas/__init__.py",
         "schemas/gamelog.schema.json",
         "dashboard/queries/overview.sql",

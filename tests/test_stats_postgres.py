@@ -14,7 +14,7 @@ from api.app import create_app
 from api.rules import PRESETS
 from api.rules.simulate import simulate_logs
 from api.storage import PostgresStore, SQLiteStore
-from api.storage.transfer import copy
+from api.storage.convert import copy
 from dashboard import readmodel
 from dashboard.readmodel import INPUT, duckdb_input, feed, refresh
 

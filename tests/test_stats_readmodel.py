@@ -19,7 +19,7 @@ from api.bench.snapshot import connection_for
 from api.cli import main
 from api.rules import PRESETS
 from api.rules.simulate import simulate_logs
-from api.storage.records import FACT_COLUMNS
+from api.storage.records import FACT_COLUMNS, StatsWrite
 from dashboard import readmodel, refresher
 from dashboard.readmodel import ReadModel, from_json, refresh
 from dashboard.stats import Statistics
@@ -177,7 +177,7 @@ def test_a_mark_made_during_a_refresh_stays(app):
     repo.mark_stats_stale([st])
     versions = repo.stale_stats()
     repo.mark_stats_stale([st])  # a game finished while the refresh computed
-    repo.write_stats([st], [], versions)
+    repo.write_stats(StatsWrite([st], [], versions))
     assert st in repo.stale_stats()
 
 
@@ -267,11 +267,11 @@ def test_stammtische_the_read_model_never_saw_are_computed(app):
     store = app.extensions["schocken"].store
     repo = store.repository()
     refresh(repo)
-    repo.write_stats(None, [], {})  # as converted: nothing computed, nothing marked
+    repo.write_stats(StatsWrite(None, [], {}))  # as converted: nothing computed, nothing marked
     assert repo.stale_stats() == {} and repo.stats_computed() == set()
     refresher.adopt(store)  # what each server process's refresher does first
     assert set(repo.stale_stats()) == {sid(app, table)}
-    repo.write_stats(None, [], repo.stale_stats())
+    repo.write_stats(StatsWrite(None, [], repo.stale_stats()))
     listed = ReadModel(repo).stammtische()  # the dashboard's index: as stored, not computed
     assert [(s["slug"], s["games"], s["last_year"]) for s in listed] == [(table.slug, 0, None)]
     assert repo.stats_computed() == set()

@@ -32,6 +32,7 @@ from api.storage import (
     StorageUnavailable,
     open_store,
 )
+from api.storage.records import Stammtisch
 from api.storage.sql import migrations as package_migrations
 
 HERE = Path(__file__).parent
@@ -101,7 +102,7 @@ def test_a_thread_keeps_its_repository_and_sees_what_others_committed(contract):
     store = contract.store
     repo = store.repository()
     assert isinstance(repo, Repository) and store.repository() is repo
-    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+    st = repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
     seen: list[Any] = []
 
     def elsewhere() -> None:
@@ -119,7 +120,7 @@ def test_a_thread_keeps_its_repository_and_sees_what_others_committed(contract):
 @covers("store.close")
 def test_closing_a_store_stops_its_background_threads_first(contract):
     store = contract.fresh_store()
-    store.repository().add_stammtisch("a", "A", {}, False, "h", NOW)
+    store.repository().add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
     rounds: list[int] = []
 
     def refresher() -> None:
@@ -137,7 +138,7 @@ def test_a_closed_store_keeps_what_was_committed(contract):
     store = contract.fresh_store()
     if contract.kind == "memory":
         pytest.skip("the fake keeps nothing beyond its store")
-    st = store.repository().add_stammtisch("a", "A", {}, False, "h", NOW)
+    st = store.repository().add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
     game = store.repository().add_game(new_game(st.id))
     store.repository().append_log(LogEntry(game, 1, "turn", {"player": "Anna"}, NOW))
     store.close()
@@ -154,7 +155,7 @@ def test_a_repository_of_its_own_sees_the_commits_and_ends_with_disconnect(contr
     open_repository = contract.has(contract.store, "open_repository")
     own = open_repository()
     assert own is not contract.store.repository()
-    st = contract.repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+    st = contract.repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
     assert own.get_stammtisch("a") == st
     with own.transaction():
         own.add_player(st.id, "Anna", NOW)
@@ -171,13 +172,13 @@ def test_a_disconnected_repository_is_replaced_by_the_next_request(contract):
     contract.has(repo, "disconnect")()
     fresh = contract.store.repository()
     assert fresh is not repo
-    assert fresh.add_stammtisch("a", "A", {}, False, "h", NOW).slug == "a"
+    assert fresh.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW)).slug == "a"
 
 
 @covers("store.connect")
 def test_a_connection_of_its_own_reads_the_database(contract):
     connect = contract.has(contract.store, "connect")
-    st = contract.repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+    st = contract.repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
     conn = connect()
     try:
         assert conn.execute("SELECT id FROM stammtische").fetchall() == [(st.id,)]
@@ -201,7 +202,7 @@ def test_the_database_file_is_created_and_migrated_once(tmp_path):
     path = tmp_path / "sub" / "s.sqlite3"
     store = SQLiteStore(path)
     assert store.migrate() == []  # already at the newest version
-    st = store.repository().add_stammtisch("a", "A", {}, False, "h", NOW)
+    st = store.repository().add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
     store.close()
     again = SQLiteStore(path)
     assert again.repository().get_stammtisch("a") == st
@@ -224,7 +225,7 @@ def test_the_stores_schema_names_every_column_of_the_records(contract):
 def test_a_backup_is_a_read_only_copy_of_one_moment(contract, tmp_path):
     backup_to = contract.has(contract.store, "backup_to")
     repo = contract.repo
-    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+    st = repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
     game = repo.add_game(new_game(st.id))
     repo.append_log(LogEntry(game, 1, "turn", {"player": "Anna"}, NOW))
     assert backup_to(tmp_path / "copy.sqlite3") >= 20  # tables
@@ -244,7 +245,7 @@ def test_a_backup_is_a_read_only_copy_of_one_moment(contract, tmp_path):
 @covers("store.restore")
 def test_a_backup_is_restored_into_a_new_migrated_file(contract, tmp_path):
     backup_to = contract.has(contract.store, "backup_to")
-    st = contract.repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+    st = contract.repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
     backup_to(tmp_path / "copy.sqlite3")
     target = tmp_path / "restored.sqlite3"
     type(contract.store).restore(tmp_path / "copy.sqlite3", target)

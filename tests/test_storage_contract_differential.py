@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from storage_contract import NOW, game_row, new_game, turn_row
 
 from api.storage import FactsWrite, LogEntry, MemoryStore, StorageConflict
+from api.storage.records import GameQuery, Stammtisch
 
 NAMES = ["Anna", "Bert", "Clara"]
 #: the steps every example starts with: two Stammtische with players, games of one moment
@@ -45,8 +46,8 @@ def apply(repo: Any, action: tuple[Any, ...]) -> Any:
     games = repo.game_ids()
     try:
         if kind == "stammtisch":
-            return repo.add_stammtisch(args[0], args[0].upper(), {"preset": "standard"}, False,
-                                       "h", NOW)  # fmt: skip
+            new = Stammtisch(0, args[0], args[0].upper(), {"preset": "standard"}, False, "h", NOW)
+            return repo.add_stammtisch(new)
         if kind == "rename" and sts:
             s = sts[args[0] % len(sts)]
             return repo.update_stammtisch(s.id, s.name + "!", s.rules, args[1])
@@ -99,10 +100,10 @@ def observe(repo: Any) -> dict[str, Any]:
             for status in (None, "running", "finished", "abandoned"):
                 for player in [None, *(p.id for p in seen[f"{slug}.players"][:1])]:
                     for offset in (0, 2):
+                        query = GameQuery(s.id, year, status, player, offset, limit=2)
                         seen[f"{slug}.games.{year}.{status}.{player}.{offset}"] = repo.list_games(
-                            s.id, year=year, status=status, player_id=player, offset=offset,
-                            limit=2,
-                        )  # fmt: skip
+                            query
+                        )
         seen[f"{slug}.events"] = repo.stammtisch_events(s.id, 0, 100)
         seen[f"{slug}.position"] = repo.last_event_position(s.id)
     for game in seen["games"]:

@@ -11,12 +11,12 @@ import pytest
 from storage_contract import NOW, covers, game_row, new_game, turn_row
 
 from api.storage import FactsWrite, LogEntry, StorageConflict
-from api.storage.records import ROW_TABLES
+from api.storage.records import ROW_TABLES, GameQuery, Stammtisch
 
 
 def one_game(repo):
     """The Stammtisch "a" and a game of it."""
-    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+    st = repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
     return st, repo.add_game(new_game(st.id))
 
 
@@ -27,23 +27,25 @@ def entry(game: int, seq: int, player: str = "Anna", kind: str = "turn") -> LogE
 @covers("add_stammtisch", "get_stammtisch")
 def test_a_stammtisch_is_found_by_its_slug_and_slugs_are_unique(contract):
     repo = contract.repo
-    st = repo.add_stammtisch("zur-post", "Zur Post", {"preset": "bvb"}, False, "h", NOW)
+    st = repo.add_stammtisch(
+        Stammtisch(0, "zur-post", "Zur Post", {"preset": "bvb"}, False, "h", NOW)
+    )
     assert (st.slug, st.name, st.rules, st.private, st.token_hash) == (
         "zur-post", "Zur Post", {"preset": "bvb"}, False, "h",
     )  # fmt: skip
     assert repo.get_stammtisch("zur-post") == st
     assert repo.get_stammtisch("nirgends") is None
     with pytest.raises(StorageConflict):
-        repo.add_stammtisch("zur-post", "Andere", {}, False, "h2", NOW)
-    other = repo.add_stammtisch("zum-hirsch", "Zum Hirsch", {}, True, "h3", NOW)
+        repo.add_stammtisch(Stammtisch(0, "zur-post", "Andere", {}, False, "h2", NOW))
+    other = repo.add_stammtisch(Stammtisch(0, "zum-hirsch", "Zum Hirsch", {}, True, "h3", NOW))
     assert other.id != st.id and repo.get_stammtisch("zur-post") == st  # the loser left nothing
 
 
 @covers("update_stammtisch")
 def test_updating_a_stammtisch_changes_name_rules_and_privacy(contract):
     repo = contract.repo
-    st = repo.add_stammtisch("a", "A", {"preset": "standard"}, False, "h", NOW)
-    other = repo.add_stammtisch("b", "B", {"preset": "standard"}, False, "h", NOW)
+    st = repo.add_stammtisch(Stammtisch(0, "a", "A", {"preset": "standard"}, False, "h", NOW))
+    other = repo.add_stammtisch(Stammtisch(0, "b", "B", {"preset": "standard"}, False, "h", NOW))
     repo.update_stammtisch(st.id, "B", {"preset": "nrw", "overrides": {}}, True)
     got = repo.get_stammtisch("a")
     assert (got.name, got.rules, got.private) == ("B", {"preset": "nrw", "overrides": {}}, True)
@@ -54,8 +56,8 @@ def test_updating_a_stammtisch_changes_name_rules_and_privacy(contract):
 @covers("add_player", "list_players", "update_player")
 def test_players_are_listed_per_stammtisch_and_renamed_in_place(contract):
     repo = contract.repo
-    a = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
-    b = repo.add_stammtisch("b", "B", {}, False, "h", NOW)
+    a = repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
+    b = repo.add_stammtisch(Stammtisch(0, "b", "B", {}, False, "h", NOW))
     anna = repo.add_player(a.id, "Anna", NOW)
     bert = repo.add_player(b.id, "Bert", NOW)
     assert (anna.stammtisch_id, anna.name, anna.retired, anna.retired_at) == (a.id, "Anna",
@@ -71,7 +73,7 @@ def test_players_are_listed_per_stammtisch_and_renamed_in_place(contract):
 @covers("list_players")
 def test_players_are_listed_in_the_order_they_joined(contract):
     repo = contract.repo
-    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+    st = repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
     names = ["Dieter", "Anna", "Clara", "Bert"]
     made = [repo.add_player(st.id, name, NOW) for name in names]
     assert repo.list_players(st.id) == made
@@ -81,8 +83,8 @@ def test_players_are_listed_in_the_order_they_joined(contract):
 @covers("add_game", "get_game_by_id", "get_game")
 def test_a_game_is_stored_with_its_seats_and_numbered_per_stammtisch(contract):
     repo = contract.repo
-    a = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
-    b = repo.add_stammtisch("b", "B", {}, False, "h", NOW)
+    a = repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
+    b = repo.add_stammtisch(Stammtisch(0, "b", "B", {}, False, "h", NOW))
     game = new_game(a.id, players=((3, "Clara"), (1, "Anna"), (2, "Bert")))
     first = repo.add_game(game)
     elsewhere = repo.add_game(new_game(b.id))
@@ -101,20 +103,18 @@ def test_a_game_is_stored_with_its_seats_and_numbered_per_stammtisch(contract):
 @covers("list_games")
 def test_games_are_filtered_by_year_status_and_player_and_paginated(contract):
     repo = contract.repo
-    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+    st = repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
     ids = [repo.add_game(new_game(st.id, year)) for year in (2024, 2025, 2025, 2026)]
     three = repo.add_game(new_game(st.id, 2026, players=((3, "Clara"), (1, "Anna"))))
     repo.write_facts(ids[1], FactsWrite(game=game_row(ids[1], "finished")))
-    page, total = repo.list_games(st.id, year=2025, status=None, player_id=None, offset=0, limit=10)
+    page, total = repo.list_games(GameQuery(st.id, year=2025, limit=10))
     assert total == 2 and {g.id for g in page} == {ids[1], ids[2]}
-    page, total = repo.list_games(
-        st.id, year=None, status="finished", player_id=None, offset=0, limit=10
-    )
+    page, total = repo.list_games(GameQuery(st.id, status="finished", limit=10))
     assert [g.id for g in page] == [ids[1]] and page[0].status == "finished"
-    page, total = repo.list_games(st.id, year=None, status=None, player_id=3, offset=0, limit=10)
+    page, total = repo.list_games(GameQuery(st.id, player_id=3, limit=10))
     assert [g.id for g in page] == [three]
-    first, total = repo.list_games(st.id, year=None, status=None, player_id=None, offset=0, limit=2)
-    rest, _ = repo.list_games(st.id, year=None, status=None, player_id=None, offset=2, limit=2)
+    first, total = repo.list_games(GameQuery(st.id, limit=2))
+    rest, _ = repo.list_games(GameQuery(st.id, offset=2, limit=2))
     assert total == 5
     assert [g.id for g in first + rest] == [three, ids[3], ids[2], ids[1]]  # newest first
     assert [p.name for p in first[0].players] == ["Clara", "Anna"]
@@ -123,19 +123,18 @@ def test_games_are_filtered_by_year_status_and_player_and_paginated(contract):
 @covers("list_games")
 def test_games_of_one_moment_are_listed_newest_stored_first_and_per_stammtisch(contract):
     repo = contract.repo
-    a = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
-    b = repo.add_stammtisch("b", "B", {}, False, "h", NOW)
+    a = repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
+    b = repo.add_stammtisch(Stammtisch(0, "b", "B", {}, False, "h", NOW))
     early = repo.add_game(new_game(a.id, day=3))
     same = [repo.add_game(new_game(a.id, day=20)) for _ in range(3)]
     repo.add_game(new_game(b.id, day=25))
-    page, total = repo.list_games(a.id, year=None, status=None, player_id=None, offset=0, limit=9)
+    page, total = repo.list_games(GameQuery(a.id, limit=9))
     assert total == 4 and [g.id for g in page] == [*reversed(same), early]
-    page, total = repo.list_games(a.id, year=None, status=None, player_id=None, offset=4, limit=9)
+    page, total = repo.list_games(GameQuery(a.id, offset=4, limit=9))
     assert (page, total) == ([], 4)  # past the end: an empty page, the same total
-    page, total = repo.list_games(a.id, year=None, status="running", player_id=None,
-                                  offset=0, limit=2)  # fmt: skip
+    page, total = repo.list_games(GameQuery(a.id, status="running", limit=2))
     assert total == 4 and len(page) == 2
-    none = repo.list_games(a.id, year=1999, status=None, player_id=None, offset=0, limit=9)
+    none = repo.list_games(GameQuery(a.id, year=1999, limit=9))
     assert none == ([], 0)
 
 
@@ -143,8 +142,8 @@ def test_games_of_one_moment_are_listed_newest_stored_first_and_per_stammtisch(c
 def test_game_ids_are_every_game_of_every_stammtisch_in_order(contract):
     repo = contract.repo
     assert repo.game_ids() == []
-    a = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
-    b = repo.add_stammtisch("b", "B", {}, False, "h", NOW)
+    a = repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
+    b = repo.add_stammtisch(Stammtisch(0, "b", "B", {}, False, "h", NOW))
     made = [repo.add_game(new_game(st.id)) for st in (a, b, a)]
     assert repo.game_ids() == sorted(made)
 
@@ -163,7 +162,7 @@ def test_a_sequence_number_is_taken_only_once(contract):
 @covers("append_log", "load_log")
 def test_the_log_is_loaded_in_sequence_order_per_game(contract):
     repo = contract.repo
-    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+    st = repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
     game, other = repo.add_game(new_game(st.id)), repo.add_game(new_game(st.id))
     for seq in (2, 1, 3):
         repo.append_log(LogEntry(game, seq, "throw", {"n": seq, "dice": [1, 1, 4]}, NOW))
@@ -189,7 +188,7 @@ def test_many_entries_are_appended_together_or_not_at_all(contract):
 @covers("game_version")
 def test_a_games_version_is_its_last_entry(contract):
     repo = contract.repo
-    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+    st = repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
     game, other = repo.add_game(new_game(st.id)), repo.add_game(new_game(st.id))
     assert repo.game_version(game) == 0
     repo.append_log_many([entry(game, 1), entry(game, 2)])
@@ -201,7 +200,7 @@ def test_a_games_version_is_its_last_entry(contract):
 @covers("game_state")
 def test_a_games_state_is_its_version_and_whether_it_was_called_off(contract):
     repo = contract.repo
-    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+    st = repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
     game, other = repo.add_game(new_game(st.id)), repo.add_game(new_game(st.id))
     assert repo.game_state(game) == (0, False)
     repo.append_log_many([entry(game, 1), entry(game, 2)])
@@ -330,7 +329,7 @@ def test_a_game_without_facts_reads_empty_tables_and_rows_come_in_their_order(co
 @covers("abandon_game")
 def test_a_game_is_called_off_once_and_stays_called_off(contract):
     repo = contract.repo
-    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+    st = repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
     game, other = repo.add_game(new_game(st.id)), repo.add_game(new_game(st.id))
     repo.append_log(entry(game, 1))
     assert repo.abandon_game(game, NOW) is True
@@ -339,8 +338,7 @@ def test_a_game_is_called_off_once_and_stays_called_off(contract):
     assert repo.load_log(game) == [entry(game, 1)]  # the game and its log stay
     repo.write_facts(game, FactsWrite(game=game_row(game, "finished")))
     assert repo.get_game(st.id, game).status == "abandoned"
-    page, total = repo.list_games(st.id, year=None, status="abandoned", player_id=None,
-                                  offset=0, limit=9)  # fmt: skip
+    page, total = repo.list_games(GameQuery(st.id, status="abandoned", limit=9))
     assert ([g.id for g in page], total) == ([game], 1)
     assert repo.get_game_by_id(other).status == "running"
     assert repo.abandon_game(other + 99, NOW) is False  # no such game: nothing to call off
@@ -370,7 +368,7 @@ def test_actions_wait_for_the_commit_and_are_dropped_by_a_rollback(contract):
     repo.on_commit(lambda: done.append("now"))
     assert done == ["now"]  # outside a transaction: at once
     with repo.transaction():
-        repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+        repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
         repo.on_commit(lambda: done.append("committed"))
         assert done == ["now"]
     assert done == ["now", "committed"]
@@ -385,7 +383,7 @@ def test_a_healthy_store_passes_the_probe_even_inside_a_transaction(contract):
     repo = contract.repo
     assert repo.probe() is None
     with repo.transaction():
-        repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+        repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
         assert repo.probe() is None
     assert repo.get_stammtisch("a") is not None
 
@@ -393,7 +391,7 @@ def test_a_healthy_store_passes_the_probe_even_inside_a_transaction(contract):
 @covers("close")
 def test_a_repository_closed_at_the_end_of_a_request_serves_the_next_one(contract):
     repo = contract.repo
-    st = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+    st = repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
     repo.close()
     repo.close()  # twice is harmless
     assert contract.repo.get_stammtisch("a") == st
@@ -404,8 +402,8 @@ def test_a_repository_closed_at_the_end_of_a_request_serves_the_next_one(contrac
 @covers("stammtisch_slugs")
 def test_the_slugs_of_every_stammtisch_by_id(contract):
     slugs = contract.has(contract.repo, "stammtisch_slugs")
-    a = contract.repo.add_stammtisch("a", "A", {}, False, "h", NOW)
-    b = contract.repo.add_stammtisch("b", "B", {}, False, "h", NOW)
+    a = contract.repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
+    b = contract.repo.add_stammtisch(Stammtisch(0, "b", "B", {}, False, "h", NOW))
     assert slugs() == {a.id: "a", b.id: "b"}
 
 
@@ -414,7 +412,7 @@ def test_a_writer_in_another_thread_waits_for_the_transaction_and_keeps_its_writ
     """Each thread works with its own repository (``store.repository()``): a write of another
     thread waits while a transaction holds the game, and one thread's rollback never takes
     the other's write with it."""
-    st = contract.repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+    st = contract.repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
     game = contract.repo.add_game(new_game(st.id))
     inside, written = threading.Event(), threading.Event()
 
@@ -443,7 +441,9 @@ def test_a_writer_in_another_thread_waits_for_the_transaction_and_keeps_its_writ
 @covers("get_stammtisch", "get_game_by_id", "load_log", "list_games", "read_facts")
 def test_a_record_read_is_a_copy_changing_it_changes_nothing_stored(contract):
     repo = contract.repo
-    st = repo.add_stammtisch("a", "A", {"preset": "bvb", "overrides": {}}, False, "h", NOW)
+    st = repo.add_stammtisch(
+        Stammtisch(0, "a", "A", {"preset": "bvb", "overrides": {}}, False, "h", NOW)
+    )
     game = repo.add_game(new_game(st.id))
     repo.append_log(entry(game, 1))
     repo.write_facts(
@@ -451,8 +451,7 @@ def test_a_record_read_is_a_copy_changing_it_changes_nothing_stored(contract):
     )
     repo.get_stammtisch("a").rules["overrides"]["x"] = 1
     repo.get_game_by_id(game).header["players"].append("Zoe")
-    repo.list_games(st.id, year=None, status=None, player_id=None, offset=0,
-                    limit=1)[0][0].rules["preset"] = "nrw"  # fmt: skip
+    repo.list_games(GameQuery(st.id, limit=1))[0][0].rules["preset"] = "nrw"
     repo.load_log(game)[0].body["player"] = "Bert"
     repo.read_facts(game)["turn_facts"][0]["dice"] = "6-6-6"
     assert repo.get_stammtisch("a").rules == {"preset": "bvb", "overrides": {}}

@@ -10,6 +10,7 @@ import pytest
 from storage_contract import NOW, NOW_UTC, covers, new_game
 
 from api.storage import RateLimited, StorageConflict, StoredEvents, StoredResponse, WebSession
+from api.storage.records import Stammtisch
 
 
 def events(*kinds: str) -> list[dict]:
@@ -17,8 +18,8 @@ def events(*kinds: str) -> list[dict]:
 
 
 def two_games(repo):
-    a = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
-    b = repo.add_stammtisch("b", "B", {}, False, "h", NOW)
+    a = repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
+    b = repo.add_stammtisch(Stammtisch(0, "b", "B", {}, False, "h", NOW))
     return a, b, repo.add_game(new_game(a.id)), repo.add_game(new_game(a.id))
 
 
@@ -215,7 +216,7 @@ def test_two_requests_for_the_last_token_get_one_write_through(contract):
     """The bucket may run dry between a request's check and its write transaction: then the
     write is refused with RateLimited (SQLite takes the token with the write); stores that take
     it at the check refuse the second request there."""
-    st = contract.repo.add_stammtisch("a", "A", {}, False, "h", NOW)
+    st = contract.repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
     first, second = contract.repo, contract.other()
     t = 1_000_000.0
     assert first.take_token("k", t, 0.001, 1) == 0.0

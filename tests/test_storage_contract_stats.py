@@ -11,6 +11,7 @@ import pytest
 from storage_contract import NOW, covers, game_row, new_game, summary_row
 
 from api.storage import FactsWrite, LogEntry
+from api.storage.records import Stammtisch, StatsWrite
 
 #: input columns whose values compare alike on every store (numbers, text, flags)
 TABLES = {
@@ -29,7 +30,7 @@ def two_stammtische(repo):
     cleared (b: marked once by its finish)."""
     made = []
     for slug in ("a", "b"):
-        st = repo.add_stammtisch(slug, slug.upper(), {}, False, "h", NOW)
+        st = repo.add_stammtisch(Stammtisch(0, slug, slug.upper(), {}, False, "h", NOW))
         anna, bert = (repo.add_player(st.id, name, NOW) for name in ("Anna", "Bert"))
         game = repo.add_game(new_game(st.id, players=((anna.id, "Anna"), (bert.id, "Bert"))))
         finished = dict(game_row(game, "finished", "done", "Anna"), loser_id=anna.id)
@@ -39,7 +40,7 @@ def two_stammtische(repo):
         repo.write_facts(game, FactsWrite(game=finished, append={"player_game_facts": summary}))
         made.append((st, anna, bert, game))
     a = made[0][0]
-    repo.write_stats([a.id], [], {a.id: repo.stale_stats()[a.id]})
+    repo.write_stats(StatsWrite([a.id], [], {a.id: repo.stale_stats()[a.id]}))
     return made
 
 
@@ -115,15 +116,17 @@ def test_the_refresh_input_as_csv_lines_holds_the_same_values(contract):
 def test_every_stammtisch_id_in_order(contract):
     repo = contract.repo
     assert repo.stammtisch_ids() == []
-    made = [repo.add_stammtisch(s, s, {}, False, "h", NOW).id for s in ("c", "a", "b")]
+    made = [
+        repo.add_stammtisch(Stammtisch(0, s, s, {}, False, "h", NOW)).id for s in ("c", "a", "b")
+    ]
     assert repo.stammtisch_ids() == sorted(made)
 
 
 @covers("mark_stats_stale", "stale_stats")
 def test_stale_marks_count_up_per_stammtisch(contract):
     repo = contract.repo
-    a = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
-    b = repo.add_stammtisch("b", "B", {}, False, "h", NOW)
+    a = repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
+    b = repo.add_stammtisch(Stammtisch(0, "b", "B", {}, False, "h", NOW))
     assert repo.stale_stats() == {}
     repo.mark_stats_stale([a.id, a.id])  # once per call
     repo.mark_stats_stale(iter([a.id, b.id]))
@@ -153,45 +156,45 @@ def test_changes_that_alter_the_statistics_mark_them_stale(contract):
 @covers("write_stats", "read_stats", "stats_computed")
 def test_a_refresh_replaces_the_periods_of_its_stammtische_and_clears_their_marks(contract):
     repo = contract.repo
-    a = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
-    b = repo.add_stammtisch("b", "B", {}, False, "h", NOW)
+    a = repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
+    b = repo.add_stammtisch(Stammtisch(0, "b", "B", {}, False, "h", NOW))
     assert repo.read_stats(a.id, None) is None and repo.stats_computed() == set()
     repo.mark_stats_stale([a.id, b.id])
     periods = [(a.id, None, 3, '{"all": 3}'), (a.id, 2025, 1, '{"y": 2025}'),
                (b.id, None, 0, '{"all": 0}')]  # fmt: skip
-    repo.write_stats(None, periods, repo.stale_stats())
+    repo.write_stats(StatsWrite(None, periods, repo.stale_stats()))
     assert repo.stale_stats() == {} and repo.stats_computed() == {a.id, b.id}
     assert (repo.read_stats(a.id, None), repo.read_stats(a.id, 2025)) == ('{"all": 3}',
                                                                            '{"y": 2025}')  # fmt: skip
     assert repo.read_stats(a.id, 2024) is None
-    repo.write_stats([a.id], [(a.id, None, 4, '{"all": 4}')], {})
+    repo.write_stats(StatsWrite([a.id], [(a.id, None, 4, '{"all": 4}')], {}))
     assert repo.read_stats(a.id, None) == '{"all": 4}'
     assert repo.read_stats(a.id, 2025) is None  # the refreshed Stammtisch's old years go
     assert repo.read_stats(b.id, None) == '{"all": 0}'  # another's stay
-    repo.write_stats([], [], {})
+    repo.write_stats(StatsWrite([], [], {}))
     assert repo.stats_computed() == {a.id, b.id}
 
 
 @covers("write_stats", "stale_stats")
 def test_a_mark_made_during_the_refresh_survives_it(contract):
     repo = contract.repo
-    a = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
-    b = repo.add_stammtisch("b", "B", {}, False, "h", NOW)
+    a = repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
+    b = repo.add_stammtisch(Stammtisch(0, "b", "B", {}, False, "h", NOW))
     repo.mark_stats_stale([a.id, b.id])
     versions = repo.stale_stats()  # what the refresh read its input under
     repo.mark_stats_stale([a.id])  # a write while it computed
-    repo.write_stats(None, [(a.id, None, 1, "{}"), (b.id, None, 1, "{}")], versions)
+    repo.write_stats(StatsWrite(None, [(a.id, None, 1, "{}"), (b.id, None, 1, "{}")], versions))
     assert repo.stale_stats() == {a.id: 2}
 
 
 @covers("stats_years")
 def test_the_years_with_finished_games_newest_first(contract):
     repo = contract.repo
-    a = repo.add_stammtisch("a", "A", {}, False, "h", NOW)
-    b = repo.add_stammtisch("b", "B", {}, False, "h", NOW)
+    a = repo.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
+    b = repo.add_stammtisch(Stammtisch(0, "b", "B", {}, False, "h", NOW))
     periods = [(a.id, None, 5, "{}"), (a.id, 2024, 2, "{}"), (a.id, 2026, 3, "{}"),
                (a.id, 2025, 0, "{}"), (b.id, 2025, 1, "{}")]  # fmt: skip
-    repo.write_stats(None, periods, {})
+    repo.write_stats(StatsWrite(None, periods, {}))
     assert repo.stats_years(a.id) == [(a.id, 2026, 3), (a.id, 2024, 2)]
     assert repo.stats_years(None) == [(a.id, 2026, 3), (a.id, 2024, 2), (b.id, 2025, 1)]
     assert repo.stats_years(b.id + 99) == []

@@ -12,7 +12,8 @@ from datetime import timedelta
 import pytest
 from storage_contract import NOW, covers, new_game
 
-from api.storage.webhook_records import DELIVERED, FAILED, PENDING, Backlog, Webhook
+from api.storage.records import Stammtisch
+from api.storage.webhook_records import DELIVERED, FAILED, PENDING, Backlog, Finished, Webhook
 
 PING = {"kind": "ping", "message": "Test", "data": {}}
 SOON = NOW + timedelta(seconds=1)
@@ -20,11 +21,12 @@ LEASE = NOW + timedelta(seconds=60)
 
 
 def stammtisch(repo, slug: str = "a"):
-    return repo.add_stammtisch(slug, slug.upper(), {}, False, "h", NOW)
+    return repo.add_stammtisch(Stammtisch(0, slug, slug.upper(), {}, False, "h", NOW))
 
 
 def hook(repo, st_id: int, n: int = 0, kinds=("game_lost",)) -> Webhook:
-    return repo.add_webhook(st_id, f"https://chat{n}.example/", kinds, f"whsec_{n}", f"#{n}", NOW)
+    url, secret = f"https://chat{n}.example/", f"whsec_{n}"
+    return repo.add_webhook(Webhook(0, st_id, url, tuple(kinds), secret, True, f"#{n}", NOW))
 
 
 @covers("add_webhook", "list_webhooks", "get_webhook")
@@ -193,7 +195,7 @@ def test_only_due_deliveries_of_active_webhooks_are_claimed_oldest_first(contrac
     assert first.delivery.id == early.id
     assert [o.delivery.id for o in repo.claim_deliveries(SOON, LEASE, 10)] == [middle.id]
     for done in (early, middle):
-        repo.finish_delivery(done.id, DELIVERED, SOON, 204, None, SOON)
+        repo.finish_delivery(done.id, Finished(DELIVERED, SOON, 204, None, SOON))
     later = NOW + timedelta(minutes=6)
     assert [o.delivery.id for o in repo.claim_deliveries(later, later, 10)] == [late.id]
 
@@ -207,7 +209,7 @@ def test_an_outcome_is_recorded_and_frees_the_webhook(contract):
     (out,) = repo.claim_deliveries(SOON, LEASE, 10)
     assert out.delivery.id == first.id
     retry = SOON + timedelta(seconds=30)
-    repo.finish_delivery(first.id, PENDING, retry, 500, "Serverfehler", None)
+    repo.finish_delivery(first.id, Finished(PENDING, retry, 500, "Serverfehler", None))
     got = repo.get_delivery(made.id, first.id)
     assert (got.state, got.next_attempt_at, got.last_status, got.last_error) == (
         PENDING, retry, 500, "Serverfehler",
@@ -215,12 +217,16 @@ def test_an_outcome_is_recorded_and_frees_the_webhook(contract):
     assert got.delivered_at is None and got.attempts == 1
     (out,) = repo.claim_deliveries(SOON, LEASE, 10)  # free again: the next one
     assert out.delivery.id == second.id
-    repo.finish_delivery(second.id, DELIVERED, SOON, 204, None, SOON)
-    repo.finish_delivery(second.id, FAILED, SOON, 410, "weg", None)  # keeps when it arrived
+    repo.finish_delivery(second.id, Finished(DELIVERED, SOON, 204, None, SOON))
+    repo.finish_delivery(
+        second.id, Finished(FAILED, SOON, 410, "weg", None)
+    )  # keeps when it arrived
     got = repo.get_delivery(made.id, second.id)
     assert (got.state, got.last_status, got.last_error, got.delivered_at) == (FAILED, 410, "weg",
                                                                              SOON)  # fmt: skip
-    repo.finish_delivery(second.id + 99, FAILED, SOON, None, None, None)  # none: nothing happens
+    repo.finish_delivery(
+        second.id + 99, Finished(FAILED, SOON, None, None, None)
+    )  # none: nothing happens
 
 
 @covers("redeliver")
@@ -230,7 +236,7 @@ def test_a_delivery_sent_again_keeps_its_id_and_attempts(contract):
     made = hook(repo, a.id, 1)
     ping = repo.add_ping(made, PING, NOW)
     repo.claim_deliveries(SOON, LEASE, 10)
-    repo.finish_delivery(ping.id, FAILED, SOON, 404, "nicht gefunden", None)
+    repo.finish_delivery(ping.id, Finished(FAILED, SOON, 404, "nicht gefunden", None))
     assert repo.claim_deliveries(SOON, LEASE, 10) == []
     later = NOW + timedelta(minutes=1)
     repo.redeliver(ping.id, later)
@@ -268,8 +274,8 @@ def test_finished_deliveries_are_forgotten_after_the_limit_and_pending_ones_stay
     old = [repo.add_ping(made, PING, NOW - timedelta(days=31)) for _ in range(3)]
     new = repo.add_ping(made, PING, NOW)
     for delivery, state in zip(old[:2], (DELIVERED, FAILED), strict=True):
-        repo.finish_delivery(delivery.id, state, NOW, 204, None, NOW)
-    repo.finish_delivery(new.id, DELIVERED, NOW, 204, None, NOW)
+        repo.finish_delivery(delivery.id, Finished(state, NOW, 204, None, NOW))
+    repo.finish_delivery(new.id, Finished(DELIVERED, NOW, 204, None, NOW))
     assert repo.purge_deliveries(NOW - timedelta(days=30)) == 2
     left, total = repo.list_deliveries(made.id, 0, 10)
     assert total == 2 and {d.id for d in left} == {old[2].id, new.id}
@@ -329,7 +335,9 @@ def test_a_claim_holds_its_webhook_for_the_lease_or_until_its_outcome(contract):
     assert repo.claim_deliveries(lease - timedelta(seconds=1), lease, 100) == []
     assert repo.delivery_backlog(now).due == 32 and repo.delivery_backlog(now).waiting is None
     done = first[0].delivery
-    repo.finish_delivery(done.id, DELIVERED, now, 204, None, now)  # its webhook is free at once
+    repo.finish_delivery(
+        done.id, Finished(DELIVERED, now, 204, None, now)
+    )  # its webhook is free at once
     (after,) = repo.claim_deliveries(now, lease + timedelta(seconds=5), 100)
     assert after.delivery.webhook_id == done.webhook_id and after.delivery.id != done.id
     again = repo.claim_deliveries(lease, lease + timedelta(seconds=15), 100)  # a dead sender
@@ -347,10 +355,10 @@ def test_the_least_recently_served_webhook_gets_the_next_free_slot(contract):
     repo = contract.other()
     now = SOON
     for out in repo.claim_deliveries(now, now + timedelta(seconds=15), 8):  # a turn for each
-        repo.finish_delivery(out.delivery.id, DELIVERED, now, 204, None, now)
+        repo.finish_delivery(out.delivery.id, Finished(DELIVERED, now, 204, None, now))
     later = now + timedelta(seconds=5)
     (slow,) = repo.claim_deliveries(later, later + timedelta(seconds=15), 1)  # its next turn
-    repo.finish_delivery(slow.delivery.id, FAILED, later, None, "zu langsam", None)
+    repo.finish_delivery(slow.delivery.id, Finished(FAILED, later, None, "zu langsam", None))
     again = now + timedelta(seconds=10)
     taken = {o.delivery.webhook_id for o in repo.claim_deliveries(again, again, 7)}
     assert len(taken) == 7 and slow.delivery.webhook_id not in taken  # the last in line

@@ -18,7 +18,8 @@ from api.cli import main
 from api.rules import PRESETS
 from api.rules.simulate import simulate_logs
 from api.storage import WebSession
-from api.storage.transfer import COPIED, CopyError, Reader
+from api.storage.convert import COPIED, CopyError, Reader
+from api.storage.webhook_records import Finished
 from dashboard.readmodel import refresh
 
 
@@ -58,7 +59,7 @@ def filled_sqlite(path: Path) -> None:
     # one delivery with every column filled, claimed a minute after its ping was due
     now = datetime.now(UTC).replace(tzinfo=None) + timedelta(minutes=1)
     (out, *_) = repo.claim_deliveries(now, now + timedelta(seconds=60), 1)
-    repo.finish_delivery(out.delivery.id, "delivered", now, 204, "kein Fehler", now)
+    repo.finish_delivery(out.delivery.id, Finished("delivered", now, 204, "kein Fehler", now))
     app.extensions["schocken"].store.close()
 
 

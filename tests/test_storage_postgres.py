@@ -21,6 +21,7 @@ from api.rules import PRESETS
 from api.rules.simulate import simulate_logs
 from api.storage import LogEntry, MigrationError, PostgresStore, StorageConflict
 from api.storage.migrate import known
+from api.storage.records import Stammtisch
 
 NOW = datetime(2026, 11, 27, 19, 0)
 
@@ -29,7 +30,7 @@ def test_a_second_writer_of_a_game_waits_for_the_first_and_reads_its_version(pg_
     one, two = PostgresStore(pg_url), PostgresStore(pg_url)  # as two servers
     try:
         first, second = one.repository(), two.open_repository()
-        st = first.add_stammtisch("a", "A", {}, False, "h", NOW)
+        st = first.add_stammtisch(Stammtisch(0, "a", "A", {}, False, "h", NOW))
         game = first.add_game(new_game(st.id))
         seen: list[tuple[int, float]] = []
         locked = threading.Event()

@@ -1,8 +1,8 @@
 """The per-player summary of finished games (player_game_facts, migration 0003) that the
 statistics read instead of the per-turn tables: written with the facts of the entry that
 finishes a game, gone when an undo reopens it, equal to an independent SQL definition (the
-view of api/storage/migrations/0003_player_game_facts.sql) on every column, after recording
-and after a rebuild."""
+view of the retired DuckDB store's migration 0003, tests/fixtures/player_game_summary.sql) on
+every column, after recording and after a rebuild."""
 
 from __future__ import annotations
 
@@ -26,10 +26,9 @@ COLUMNS = (
 
 #: an independent definition of the per-player summary in SQL, from the other fact tables: the
 #: view of migration 0003, the oracle for api/facts.summarize, which derives the rows since 0005
-MIGRATION = Path(__file__).parents[1] / "api/storage/migrations/0003_player_game_facts.sql"
 ORACLE = (
-    MIGRATION.read_text(encoding="utf-8")
-    .split("CREATE VIEW player_game_summary AS\n")[1]
+    (Path(__file__).parent / "fixtures/player_game_summary.sql")
+    .read_text(encoding="utf-8")
     .split(";")[0]
 )
 

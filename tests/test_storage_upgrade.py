@@ -18,6 +18,7 @@ import psycopg
 from api.bench.pgserver import binary
 from api.storage import PostgresStore, SQLiteStore
 from api.storage.migrate import known
+from api.storage.records import GameQuery
 
 FIXTURES = Path(__file__).parent / "fixtures"
 EXPECTED = json.loads((FIXTURES / "main_v15.expected.json").read_text())
@@ -28,9 +29,7 @@ def reads_as_before(store: Any, count: Any) -> None:
     repo = store.repository()
     try:
         stammtisch = repo.get_stammtisch(EXPECTED["slug"])
-        games, total = repo.list_games(
-            stammtisch.id, year=None, status=None, player_id=None, offset=0, limit=1000
-        )
+        games, total = repo.list_games(GameQuery(stammtisch.id, limit=1000))
         assert total == EXPECTED["games"] and [g.id for g in games] == EXPECTED["game_ids"]
         for game_id, log in EXPECTED["logs"].items():
             assert [[e.seq, e.kind, e.body] for e in repo.load_log(int(game_id))] == log

@@ -1,6 +1,6 @@
 """One source for the tables: the column lists of ``api/storage/records.py`` are what the
-migrations create (SQLite's, the store of record, and the DuckDB dialect ones the statistics
-snapshot builds its in-memory DuckDB from), and every SQL file is read through
+migrations create (SQLite's, the store of record, and the DuckDB tables the statistics
+snapshot builds from SQLite's first migrations), and every SQL file is read through
 ``api/storage/sql.py``."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import duckdb
 import pytest
 
 from api.bench.bulk import TABLES
+from api.bench.snapshot import duckdb_schema
 from api.bench.stats_bench import SQLITE_TABLES
 from api.storage.records import (
     BASE_COLUMNS,
@@ -21,7 +22,7 @@ from api.storage.records import (
     ROW_TABLES,
     TABLE_COLUMNS,
 )
-from api.storage.sql import migrations, sql_files
+from api.storage.sql import sql_files
 from api.storage.sqlite import SQLiteStore
 
 ROOT = Path(__file__).parent.parent
@@ -32,8 +33,8 @@ def schema() -> dict[str, tuple[str, ...]]:
     """Every table of a freshly migrated DuckDB with its columns in order."""
     conn = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False})
     try:
-        for _, _, sql in migrations():
-            conn.execute(sql)
+        for statement in duckdb_schema():
+            conn.execute(statement)
         rows = conn.execute(
             "SELECT table_name, column_name FROM information_schema.columns"
             " WHERE table_schema = 'main' ORDER BY table_name, ordinal_position"
@@ -54,7 +55,7 @@ def test_the_declared_column_lists_are_the_migrated_tables(schema):
 
 
 def test_the_declared_column_lists_are_the_tables_of_the_sqlite_store(tmp_path):
-    from api.storage.transfer import COPIED
+    from api.storage.convert import COPIED
 
     SQLiteStore(tmp_path / "s.sqlite3").close()
     conn = sqlite3.connect(tmp_path / "s.sqlite3")

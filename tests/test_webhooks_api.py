@@ -11,6 +11,7 @@ from conftest import make_table, store_config
 
 from api.app import create_app
 from api.domain.base import utcnow
+from api.storage.webhook_records import Webhook
 
 HOOK = {"url": "https://chat.example/hook", "kinds": ["game_lost", "half_lost"]}
 
@@ -157,8 +158,9 @@ def test_health_tells_the_admin_when_the_sender_is_behind(storage, tmp_path, req
         table = make_table(client)
         repo = app.extensions["schocken"].store.repository()
         st = repo.get_stammtisch(table.slug)
-        hook = repo.add_webhook(st.id, "https://chat.example/", ["game_lost"], "whsec_", "",
-                                utcnow())  # fmt: skip
+        hook = repo.add_webhook(
+            Webhook(0, st.id, "https://chat.example/", ("game_lost",), "whsec_", True, "", utcnow())
+        )
         admin = {"Authorization": "Bearer " + "a" * 40}
 
         def sender(headers=None):

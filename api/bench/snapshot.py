@@ -2,7 +2,7 @@
 
 The statistics are DuckDB SQL. The SQLite store (the store of record) and the in-memory fake
 have no DuckDB, so their rows are copied into a fresh in-memory DuckDB with the same schema
-(the API's DuckDB migrations) and the queries run there: the same numbers, no second
+(:func:`duckdb_schema`) and the queries run there: the same numbers, no second
 implementation. SQLite's rows arrive as stored (JSON text, ISO timestamps, 0/1 booleans), read
 in one transaction, and DuckDB's load casts them to the column types. Every call copies
 everything: no request path uses it (the statistics read the read model,
@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from api.storage import MemoryRepository, Repository, SQLiteRepository
+from api.storage.convert import DUCKDB_VERSION
 from api.storage.records import FACT_COLUMNS
-from api.storage.sql import migrations
+from api.storage.sql import migrations, statements
 from dashboard.stats import Connection
 
 from .bulk import TABLES, BulkLoader
@@ -29,12 +30,35 @@ if TYPE_CHECKING:
     from api.storage.postgres import PostgresRepository
 
 
+def duckdb_schema() -> list[str]:
+    """The statements that create the tables of the retired DuckDB store at its last version
+    (:data:`~api.storage.convert.DUCKDB_VERSION`): SQLite's migrations of the same numbers,
+    which DuckDB runs as they are (the same tables and columns; SQLite's declared types are
+    DuckDB's types), taken as plain columns: without keys and indexes, which would make a bulk
+    load about ten times slower (api/bench/stats_bench.py)."""
+    history = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False})
+    try:
+        for version, _, sql in migrations("api.storage.sqlite"):
+            for statement in statements(sql) if version <= DUCKDB_VERSION else ():
+                history.execute(statement)
+        columns = history.execute(
+            "SELECT table_name, column_name, data_type FROM information_schema.columns"
+            " ORDER BY table_name, ordinal_position"
+        ).fetchall()
+    finally:
+        history.close()
+    tables: dict[str, list[str]] = {}
+    for table, column, kind in columns:
+        tables.setdefault(table, []).append(f"{column} {kind}")
+    return [f"CREATE TABLE {table} ({', '.join(c)})" for table, c in tables.items()]
+
+
 def _duckdb_copy(fill: Callable[[BulkLoader], None]) -> duckdb.DuckDBPyConnection:
     """A new in-memory DuckDB with the API's schema, holding the rows ``fill`` adds."""
     conn = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False})
     try:
-        for _, _, sql in migrations():
-            conn.execute(sql)
+        for statement in duckdb_schema():
+            conn.execute(statement)
         loader = BulkLoader(conn)
         try:
             fill(loader)

@@ -43,7 +43,6 @@ from api.rules.log import to_log
 from api.rules.simulate import simulate_game
 from api.storage import SQLiteStore
 from api.storage.records import TABLE_COLUMNS
-from api.storage.sql import migrations
 from api.storage.sql import queries as named_queries
 from dashboard.demo import fridays
 from dashboard.periods import period_rows
@@ -53,6 +52,7 @@ from dashboard.stats import PARAMS, SET_QUERIES, queries
 
 from .bulk import BulkLoader, game_rows
 from .procstat import children_cpu, loadavg, peak_mb
+from .snapshot import duckdb_schema
 from .stats_bench_pg import Source, incremental_times
 
 PLAYERS = [f"Spieler {i}" for i in range(1, 9)]
@@ -225,8 +225,8 @@ def open_database(args: argparse.Namespace, work: Path) -> tuple[Any, int, bool]
         turns = scalar(conn, sql_statements()["count_turns"])
         print(f"Reusing {db} ({turns:,} turns)")
     else:
-        for _, _, sql in migrations():  # the API's tables (DuckDB dialect)
-            conn.execute(sql)
+        for statement in duckdb_schema():  # the API's tables
+            conn.execute(statement)
         n = max(1, round(1000 * args.scale))
         turns = int(load(conn, n, args.years, args.seed, args.interleaved)["turns"])
         conn.execute("CHECKPOINT")

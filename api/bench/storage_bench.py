@@ -35,9 +35,9 @@ def least_cpu(run: Callable[[], None], calls: int, rounds: int) -> float:
 
 def cases(repo: Any) -> dict[str, tuple[Callable[[], None], int]]:
     """name → (one call, its statements)."""
-    from api.storage import FactsWrite, GamePlayer, LogEntry, NewGame
+    from api.storage import FactsWrite, GamePlayer, LogEntry, NewGame, Stammtisch
 
-    st = repo.add_stammtisch("bench", "Bench", {}, False, "h", NOW)
+    st = repo.add_stammtisch(Stammtisch(0, "bench", "Bench", {}, False, "h", NOW))
     a, b = (repo.add_player(st.id, name, NOW).id for name in "AB")
     game = repo.add_game(NewGame(
         stammtisch_id=st.id, header={"players": ["A", "B"]}, rules={}, options={},

@@ -73,8 +73,8 @@ def _backup_postgres(url: str, folder: str, verb: str) -> int:
     require_postgres()  # the extra "postgres", or how to install it
     from ..domain.backup import backup_postgres
     from ..storage import StorageUnavailable
+    from ..storage.convert import CopyError
     from ..storage.postgres.store import redacted
-    from ..storage.transfer import CopyError
 
     try:
         counts = backup_postgres(url, Path(folder))
@@ -154,8 +154,8 @@ def _import_postgres(folder: str, db: str | None, url: str) -> int:
     require_postgres()  # the extra "postgres", or how to install it
     from ..domain.backup import is_sqlite_backup, restore_postgres
     from ..storage import StorageUnavailable
+    from ..storage.convert import CopyError
     from ..storage.postgres.store import redacted
-    from ..storage.transfer import CopyError
 
     if db:
         raise click.UsageError("--db and --database-url: one database, please")

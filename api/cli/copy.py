@@ -1,5 +1,5 @@
 """``schocken copy SOURCE_URL TARGET_URL``: a whole database into a new one, SQLite ↔
-PostgreSQL (the logic, without Flask, is api/storage/transfer.py)."""
+PostgreSQL (the logic, without Flask, is api/storage/convert.py)."""
 
 from __future__ import annotations
 
@@ -20,10 +20,10 @@ def copy(source: str, target: str) -> int:
     SOURCE_URL first: what they write during the copy is not in it."""
     from ..startup import require_postgres
 
-    require_postgres()  # the extra "postgres" (api/storage/transfer.py), or how to install it
+    require_postgres()  # the extra "postgres" (api/storage/convert.py), or how to install it
     from ..storage import StorageUnavailable
-    from ..storage.transfer import CopyError
-    from ..storage.transfer import copy as copy_database
+    from ..storage.convert import CopyError
+    from ..storage.convert import copy as copy_database
 
     return transfer(
         lambda: copy_database(source, target),

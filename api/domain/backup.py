@@ -5,7 +5,7 @@ A backup (:func:`backup_folder`) is a folder with
 * ``schocken.sqlite3``: a copy of the database in one consistent moment, taken beside running
   servers (even several processes) without going through them: of a SQLite database with
   SQLite's online backup API (:meth:`SQLiteStore.backup_to`, page for page), of a PostgreSQL
-  database by :func:`api.storage.transfer.copy` (one REPEATABLE READ snapshot, every table
+  database by :func:`api.storage.convert.copy` (one REPEATABLE READ snapshot, every table
   into a new SQLite file, the same rows);
 * ``logs/<stammtisch>/<game>.json``: every game as a game log (schemas/GAMELOG.md v1), written from
   that copy, readable by ``schocken replay`` and importable into another Stammtisch.
@@ -86,9 +86,9 @@ def backup_sqlite(store: SQLiteStore, out: Path) -> ExportCounts:
 def backup_postgres(url: str, out: Path) -> ExportCounts:
     """Copy the PostgreSQL database ``url`` into ``out/schocken.sqlite3`` (one snapshot, while
     servers write) and write every game's log from that copy."""
-    from ..storage.transfer import copy
+    from ..storage.convert import copy
 
-    out = _new_folder(out)  # a failed copy leaves it empty (transfer removes its file)
+    out = _new_folder(out)  # a failed copy leaves it empty (the copy removes its file)
     return _with_logs(out, len(copy(url, str(out / SQLITE_FILE))))
 
 
@@ -119,7 +119,7 @@ def restore_sqlite(folder: Path, db: Path) -> None:
 def restore_postgres(folder: Path, url: str) -> dict[str, int]:
     """Fill the empty PostgreSQL database ``url`` with the rows of the backup folder
     ``folder`` (one transaction; refused if it holds rows); rows per table."""
-    from ..storage.transfer import copy
+    from ..storage.convert import copy
 
     return copy(str(Path(folder) / SQLITE_FILE), url)
 

@@ -19,6 +19,7 @@ from ..rules import (
     parse_header,
 )
 from ..storage import GamePlayer, LogEntry, NewGame, Player, Stammtisch
+from ..storage.records import GameQuery
 from .base import UseCases, rules_of
 from .errors import Conflict, Invalid
 from .facts import NO_FACTS, Seating, derive_facts, facts_write
@@ -179,12 +180,14 @@ class GameUseCases(UseCases):
         """One page of the Stammtisch's games, newest first, filtered by year, status, player."""
         size = query["page_size"]
         records, total = self.repo.list_games(
-            st.id,
-            year=query.get("year"),
-            status=query.get("status"),
-            player_id=query.get("player_id"),
-            offset=(query["page"] - 1) * size,
-            limit=size,
+            GameQuery(
+                st.id,
+                year=query.get("year"),
+                status=query.get("status"),
+                player_id=query.get("player_id"),
+                offset=(query["page"] - 1) * size,
+                limit=size,
+            )
         )
         return {
             "items": [

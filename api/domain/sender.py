@@ -56,7 +56,7 @@ from urllib3.exceptions import HTTPError
 from urllib3.util.ssl_match_hostname import CertificateError
 
 from ..storage import Repository
-from ..storage.webhook_records import DELIVERED, FAILED, PENDING, Outgoing
+from ..storage.webhook_records import DELIVERED, FAILED, PENDING, Finished, Outgoing
 from .base import utcnow
 from .webhooks import Address, host_ascii, ip_literal, public_address, sign
 
@@ -318,9 +318,9 @@ class Sender:
         now = self.clock()
         d = out.delivery
         if error is None:
-            self.repo.finish_delivery(d.id, DELIVERED, now, status, None, now)
+            self.repo.finish_delivery(d.id, Finished(DELIVERED, now, status, None, now))
             return
         retry = next_try(d.attempts, now, self.rand) if out.event else None
         state = PENDING if retry is not None else FAILED
-        self.repo.finish_delivery(d.id, state, retry or now, status, error, None)
+        self.repo.finish_delivery(d.id, Finished(state, retry or now, status, error))
         log.info("webhook delivery %s failed (attempt %d): %s", d.message_id, d.attempts, error)

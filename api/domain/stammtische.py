@@ -55,9 +55,10 @@ class StammtischUseCases(UseCases):
             if self.repo.get_stammtisch(slug) is None:
                 try:
                     with self.writing():
-                        st = self.repo.add_stammtisch(
-                            slug, name, rules, data["private"], hash_token(token), now
+                        new = Stammtisch(
+                            0, slug, name, rules, data["private"], hash_token(token), now
                         )
+                        st = self.repo.add_stammtisch(new)
                         # its (empty) statistics are the refresher's to compute: a read
                         # never computes them (dashboard/readmodel.py)
                         self.repo.mark_stats_stale([st.id])

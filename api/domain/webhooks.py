@@ -173,7 +173,10 @@ class WebhookUseCases(UseCases):
                     code="too_many_webhooks",
                 )
             description = data.get("description", "")
-            return self.repo.add_webhook(st.id, url, kinds, new_secret(), description, self.clock())
+            hook = Webhook(
+                0, st.id, url, tuple(kinds), new_secret(), True, description, self.clock()
+            )
+            return self.repo.add_webhook(hook)
 
     def update_webhook(self, st: Stammtisch, webhook_id: int, data: dict[str, Any]) -> Webhook:
         with self.writing():

@@ -13,19 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..startup import require_postgres
+from . import records
 from .memory import MemoryRepository, MemoryStore
-from .records import (
-    FactsWrite,
-    GamePlayer,
-    GameRecord,
-    LogEntry,
-    NewGame,
-    Player,
-    Stammtisch,
-    StoredEvents,
-    StoredResponse,
-    WebSession,
-)
+from .records import *  # noqa: F403 - the records (records.__all__) are the package's
 from .repository import (
     MigrationError,
     RateLimited,
@@ -37,28 +27,19 @@ from .repository import (
 from .sqlite import SQLiteRepository, SQLiteStore
 
 __all__ = [
-    "FactsWrite",
-    "GamePlayer",
-    "GameRecord",
-    "LogEntry",
+    *records.__all__,
     "MemoryRepository",
     "MemoryStore",
     "MigrationError",
-    "NewGame",
-    "Player",
     "PostgresRepository",
     "PostgresStore",
     "Repository",
     "SQLiteRepository",
     "SQLiteStore",
-    "Stammtisch",
     "StorageConflict",
     "StorageUnavailable",
     "StorageUnreachable",
     "RateLimited",
-    "StoredEvents",
-    "StoredResponse",
-    "WebSession",
     "open_store",
 ]
 

@@ -8,30 +8,21 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from .memory_stats import MemoryStatsMixin
+from . import records as rec
 from .memory_webhooks import MemoryWebhooksMixin
-from .records import (
-    FACT_COLUMNS,
-    ROW_TABLES,
-    FactsWrite,
-    GameRecord,
-    LogEntry,
-    NewGame,
-    Player,
-    Stammtisch,
-    StoredEvents,
-    StoredResponse,
-    WebSession,
-)
+from .records import FACT_COLUMNS, ROW_TABLES, TABLE_COLUMNS
 from .repository import Background, Repository, StorageConflict, StorageUnavailable
 from .statements import FACT_ORDER, stats_changed
 from .webhook_records import Delivery, Webhook
+
+#: one lock per process for every fake's refresher (a fake lives in one process)
+_REFRESHER = threading.Lock()
 
 
 class MemoryStore:
@@ -48,27 +39,27 @@ class MemoryStore:
         self.background.stop()
 
 
-class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
+class MemoryRepository(MemoryWebhooksMixin, Repository):
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._depth = 0
-        self.stammtische: dict[str, Stammtisch] = {}
-        self.players: dict[int, Player] = {}
-        self.games: dict[int, GameRecord] = {}
-        self.logs: dict[int, list[LogEntry]] = {}
+        self.stammtische: dict[str, rec.Stammtisch] = {}
+        self.players: dict[int, rec.Player] = {}
+        self.games: dict[int, rec.GameRecord] = {}
+        self.logs: dict[int, list[rec.LogEntry]] = {}
         self.facts: dict[int, dict[str, list[dict[str, Any]]]] = {}
-        self.responses: dict[tuple[int, str], StoredResponse] = {}
+        self.responses: dict[tuple[int, str], rec.StoredResponse] = {}
         self.stats_periods: dict[tuple[int, int], tuple[int, str]] = {}
         self.stats_stale: dict[int, int] = {}
         #: a cause here makes every transaction fail as a full disk would (for tests)
         self.unavailable: str | None = None
         self.buckets: dict[str, tuple[float, float]] = {}  # who -> (tokens, when)
         self.failures: dict[str, tuple[int, float]] = {}  # who -> (in a row, last)
-        self.web_sessions: dict[str, WebSession] = {}  # logins of the pub form, by id hash
+        self.web_sessions: dict[str, rec.WebSession] = {}  # logins of the pub form, by id hash
         self.webhooks: dict[int, Webhook] = {}
         self.deliveries: dict[int, Delivery] = {}  # the webhooks' outbox
         self.busy: dict[int, datetime] = {}  # webhook id: its attempt in flight's lease
-        self.events: list[StoredEvents] = []  # the outbox, in commit order
+        self.events: list[rec.StoredEvents] = []  # the outbox, in commit order
         self._pending: list[Callable[[], None]] = []
 
     def close(self) -> None:
@@ -86,12 +77,8 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
     @contextmanager
     def transaction(self) -> Iterator[None]:
         with self._lock:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield
-                finally:
-                    self._depth -= 1
+            if self._depth:  # nesting is flat: the outermost block commits or restores
+                yield
                 return
             self.probe()
             snapshot = {name: copy.deepcopy(getattr(self, name)) for name in self._STATE}
@@ -145,13 +132,13 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
             for who in [w for w, (_, when) in self.buckets.items() if when < before]:
                 del self.buckets[who]
 
-    def add_web_session(self, login: WebSession) -> None:
+    def add_web_session(self, login: rec.WebSession) -> None:
         with self.transaction():
             if login.id_hash in self.web_sessions:
                 raise StorageConflict("session id taken")
             self.web_sessions[login.id_hash] = login
 
-    def get_web_session(self, id_hash: str) -> WebSession | None:
+    def get_web_session(self, id_hash: str) -> rec.WebSession | None:
         return self.web_sessions.get(id_hash)
 
     def delete_web_session(self, id_hash: str) -> None:
@@ -180,26 +167,15 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
                 if login.stammtisch_id == stammtisch_id and login.token_hash != token_hash:
                     del self.web_sessions[key]
 
-    def add_stammtisch(
-        self,
-        slug: str,
-        name: str,
-        rules: dict[str, Any],
-        private: bool,
-        token_hash: str,
-        now: datetime,
-    ) -> Stammtisch:
+    def add_stammtisch(self, stammtisch: rec.Stammtisch) -> rec.Stammtisch:
         with self._lock:
-            if slug in self.stammtische:
-                raise StorageConflict(f"slug {slug!r} taken")
-            record = Stammtisch(
-                len(self.stammtische) + 1, slug, name, copy.deepcopy(rules), private,
-                token_hash, now,
-            )  # fmt: skip
-            self.stammtische[slug] = record
+            if stammtisch.slug in self.stammtische:
+                raise StorageConflict(f"slug {stammtisch.slug!r} taken")
+            record = replace(copy.deepcopy(stammtisch), id=len(self.stammtische) + 1)
+            self.stammtische[record.slug] = record
             return copy.deepcopy(record)
 
-    def get_stammtisch(self, slug: str) -> Stammtisch | None:
+    def get_stammtisch(self, slug: str) -> rec.Stammtisch | None:
         return copy.deepcopy(self.stammtische.get(slug))  # a copy, as the SQL stores read
 
     def update_stammtisch(
@@ -213,13 +189,13 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
                     )
             self.mark_stats_stale([stammtisch_id])
 
-    def add_player(self, stammtisch_id: int, name: str, now: datetime) -> Player:
+    def add_player(self, stammtisch_id: int, name: str, now: datetime) -> rec.Player:
         with self._lock:
-            player = Player(len(self.players) + 1, stammtisch_id, name, False, now, None)
+            player = rec.Player(len(self.players) + 1, stammtisch_id, name, False, now, None)
             self.players[player.id] = player
             return player
 
-    def list_players(self, stammtisch_id: int) -> list[Player]:
+    def list_players(self, stammtisch_id: int) -> list[rec.Player]:
         return [p for p in self.players.values() if p.stammtisch_id == stammtisch_id]
 
     def update_player(
@@ -231,7 +207,7 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
             )
             self.mark_stats_stale([self.players[player_id].stammtisch_id])
 
-    def add_game(self, game: NewGame) -> int:
+    def add_game(self, game: rec.NewGame) -> int:
         with self._lock:
             game_id = len(self.games) + 1
             number = 1 + sum(
@@ -241,7 +217,7 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
             self.logs[game_id] = []
             return game_id
 
-    def _with_facts(self, game: GameRecord) -> GameRecord:
+    def _with_facts(self, game: rec.GameRecord) -> rec.GameRecord:
         """A copy of the record (as the SQL stores read) with its game row's status."""
         game = copy.deepcopy(game)
         rows = self.facts.get(game.id, {}).get("game_facts")
@@ -249,38 +225,30 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
             return game
         return game.with_facts(rows[0])
 
-    def get_game_by_id(self, game_id: int) -> GameRecord | None:
+    def get_game_by_id(self, game_id: int) -> rec.GameRecord | None:
         game = self.games.get(game_id)
         return self._with_facts(game) if game else None
 
-    def list_games(
-        self,
-        stammtisch_id: int,
-        *,
-        year: int | None,
-        status: str | None,
-        player_id: int | None,
-        offset: int,
-        limit: int,
-    ) -> tuple[list[GameRecord], int]:
+    def list_games(self, query: rec.GameQuery) -> tuple[list[rec.GameRecord], int]:
+        q = query
         found = [
             g
             for g in map(self._with_facts, self.games.values())
-            if g.stammtisch_id == stammtisch_id
-            and (year is None or g.year == year)
-            and (status is None or g.status == status)
-            and (player_id is None or any(p.player_id == player_id for p in g.players))
+            if g.stammtisch_id == q.stammtisch_id
+            and q.year in (None, g.year)
+            and q.status in (None, g.status)
+            and (q.player_id is None or any(p.player_id == q.player_id for p in g.players))
         ]
         found.sort(key=lambda g: (g.played_at_utc, g.id), reverse=True)
-        return found[offset : offset + limit], len(found)
+        return found[q.offset : q.offset + q.limit], len(found)
 
     def game_ids(self) -> list[int]:
         return sorted(self.games)
 
-    def load_log(self, game_id: int) -> list[LogEntry]:
+    def load_log(self, game_id: int) -> list[rec.LogEntry]:
         return copy.deepcopy(self.logs.get(game_id, []))
 
-    def append_log(self, entry: LogEntry) -> None:
+    def append_log(self, entry: rec.LogEntry) -> None:
         with self._lock:
             log = self.logs.setdefault(entry.game_id, [])
             if any(e.seq == entry.seq for e in log):
@@ -288,12 +256,12 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
             log.append(copy.deepcopy(entry))
             log.sort(key=lambda e: e.seq)  # loaded in sequence order, as the SQL stores do
 
-    def append_log_many(self, entries: list[LogEntry]) -> None:
+    def append_log_many(self, entries: list[rec.LogEntry]) -> None:
         with self.transaction():  # all or nothing, as the SQL stores' one statement
             for entry in entries:
                 self.append_log(entry)
 
-    def append_entry(self, entry: LogEntry, facts: FactsWrite) -> None:
+    def append_entry(self, entry: rec.LogEntry, facts: rec.FactsWrite) -> None:
         # no snapshot needed: append_log fails before anything changed, write_facts cannot fail
         with self._lock:
             if not self._depth:
@@ -301,7 +269,7 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
             self.append_log(entry)
             self.write_facts(entry.game_id, facts)
 
-    def write_facts(self, game_id: int, write: FactsWrite) -> None:
+    def write_facts(self, game_id: int, write: rec.FactsWrite) -> None:
         with self._lock:
             facts = self.facts.setdefault(game_id, {t: [] for t in FACT_COLUMNS})
             if write.game is not None:
@@ -326,16 +294,18 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
     ) -> int:
         with self.transaction():
             position = self.last_event_position(stammtisch_id) + 1
-            row = StoredEvents(stammtisch_id, position, game_id, seq, copy.deepcopy(events), at)
+            row = rec.StoredEvents(stammtisch_id, position, game_id, seq, copy.deepcopy(events), at)
             self.events.append(row)
             self.enqueue_deliveries(stammtisch_id, position, [e["kind"] for e in events], at)
         return position
 
-    def stammtisch_events(self, stammtisch_id: int, after: int, limit: int) -> list[StoredEvents]:
+    def stammtisch_events(
+        self, stammtisch_id: int, after: int, limit: int
+    ) -> list[rec.StoredEvents]:
         rows = [e for e in self.events if e.stammtisch_id == stammtisch_id and e.position > after]
         return copy.deepcopy(rows[:limit])
 
-    def game_events(self, game_id: int, after: int, limit: int) -> list[StoredEvents]:
+    def game_events(self, game_id: int, after: int, limit: int) -> list[rec.StoredEvents]:
         rows = sorted((e for e in self.events if e.game_id == game_id and e.seq > after),
                       key=lambda e: e.seq)  # fmt: skip
         return copy.deepcopy(rows[:limit])
@@ -344,10 +314,10 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
         positions = [e.position for e in self.events if e.stammtisch_id == stammtisch_id]
         return max(positions, default=0)
 
-    def get_response(self, stammtisch_id: int, key_hash: str) -> StoredResponse | None:
+    def get_response(self, stammtisch_id: int, key_hash: str) -> rec.StoredResponse | None:
         return self.responses.get((stammtisch_id, key_hash))
 
-    def save_response(self, response: StoredResponse) -> None:
+    def save_response(self, response: rec.StoredResponse) -> None:
         with self._lock:
             key = (response.stammtisch_id, response.key_hash)
             if key in self.responses:
@@ -358,3 +328,90 @@ class MemoryRepository(MemoryStatsMixin, MemoryWebhooksMixin, Repository):
         with self._lock:
             for key in [k for k, r in self.responses.items() if r.created_at < before]:
                 del self.responses[key]
+
+    # the statistics read model: stats_periods is (stammtisch_id, year or 0) → (games, JSON)
+    def _game_rows(self, table: str, game: rec.GameRecord, columns: Sequence[str]) -> list[Any]:
+        if table == "games":
+            return [tuple(getattr(game, c) for c in columns)]
+        if table == "game_players":  # a seat, and its game_id
+            return [tuple(getattr(p, c, game.id) for c in columns) for p in game.players]
+        if table in FACT_COLUMNS:
+            rows = self.facts.get(game.id, {}).get(table, [])
+            return [tuple(r[c] for c in columns) for r in rows]
+        if table == "game_log":
+            return [tuple(getattr(e, c, game.id) for c in columns) for e in self.logs[game.id]]
+        raise ValueError(f"no table {table}")
+
+    def stats_rows(
+        self, tables: Mapping[str, Sequence[str]], stammtische: Collection[int] | None
+    ) -> dict[str, list[tuple[Any, ...]]]:
+        def wanted(stammtisch_id: int) -> bool:
+            return stammtische is None or stammtisch_id in stammtische
+
+        out: dict[str, list[tuple[Any, ...]]] = {}
+        with self._lock:  # one consistent moment
+            for table, columns in tables.items():
+                if table not in TABLE_COLUMNS or set(columns) - set(TABLE_COLUMNS[table]):
+                    raise ValueError(f"no table {table} with columns {columns}")
+                rows: list[Any] = []
+                if table == "stammtische":
+                    found: Iterable[Any] = [s for s in self.stammtische.values() if wanted(s.id)]
+                    rows = [tuple(getattr(s, c) for c in columns) for s in found]
+                elif table == "players":
+                    found = [p for p in self.players.values() if wanted(p.stammtisch_id)]
+                    rows = [tuple(getattr(p, c) for c in columns) for p in found]
+                else:
+                    for game in self.games.values():
+                        if wanted(game.stammtisch_id):
+                            rows += self._game_rows(table, game, columns)
+                out[table] = rows
+        return out
+
+    def stammtisch_ids(self) -> list[int]:
+        return sorted(s.id for s in self.stammtische.values())
+
+    def mark_stats_stale(self, stammtisch_ids: Iterable[int]) -> None:
+        with self._lock:
+            for st in set(stammtisch_ids):
+                self.stats_stale[st] = self.stats_stale.get(st, 0) + 1
+
+    def stale_stats(self) -> dict[int, int]:
+        return dict(self.stats_stale)
+
+    def write_stats(self, write: rec.StatsWrite) -> None:
+        with self._lock:
+            for key in list(self.stats_periods):
+                if write.stammtisch_ids is None or key[0] in write.stammtisch_ids:
+                    del self.stats_periods[key]
+            for st, year, games, body in write.periods:
+                self.stats_periods[(st, year or 0)] = (games, body)
+            for st, version in write.versions.items():
+                if self.stats_stale.get(st) == version:
+                    del self.stats_stale[st]
+
+    def read_stats(self, stammtisch_id: int, year: int | None) -> str | None:
+        found = self.stats_periods.get((stammtisch_id, year or 0))
+        return None if found is None else found[1]
+
+    def stats_years(self, stammtisch_id: int | None) -> list[tuple[int, int, int]]:
+        rows = [
+            (st, year, games)
+            for (st, year), (games, _) in self.stats_periods.items()
+            if year and games and stammtisch_id in (None, st)
+        ]
+        return sorted(rows, key=lambda r: (r[0], -r[1]))
+
+    def stats_computed(self) -> set[int]:
+        return {st for st, year in self.stats_periods if year == 0}
+
+    @contextmanager
+    def stats_lock(self, wait: bool | float = True) -> Iterator[bool]:
+        timeout = -1 if wait is True else float(wait)  # -1: as long as it takes
+        taken = _REFRESHER.acquire(timeout=timeout) if wait else _REFRESHER.acquire(False)
+        if not taken:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            _REFRESHER.release()

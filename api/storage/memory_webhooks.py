@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from .records import Stammtisch
-from .webhook_records import PENDING, Backlog, Delivery, Outgoing, Webhook, event_of
+from .webhook_records import PENDING, Backlog, Delivery, Finished, Outgoing, Webhook, event_of
 
 
 class MemoryWebhooksMixin:
@@ -33,20 +33,11 @@ class MemoryWebhooksMixin:
                 return row.game_id, row.seq, row.events, row.recorded_at
         return None
 
-    def add_webhook(
-        self,
-        stammtisch_id: int,
-        url: str,
-        kinds: Sequence[str],
-        secret: str,
-        description: str,
-        now: datetime,
-    ) -> Webhook:
+    def add_webhook(self, webhook: Webhook) -> Webhook:
         with self.transaction():
             webhook_id = max(max(self.webhooks, default=0), getattr(self, "_hook_ids", 0)) + 1
             self._hook_ids = webhook_id  # never used twice, as AUTOINCREMENT
-            hook = Webhook(webhook_id, stammtisch_id, url, tuple(kinds), secret, True,
-                           description, now)  # fmt: skip
+            hook = replace(webhook, id=webhook_id, kinds=tuple(webhook.kinds))
             self.webhooks[webhook_id] = hook
             return hook
 
@@ -154,15 +145,7 @@ class MemoryWebhooksMixin:
         return Backlog(len(due), min((d.next_attempt_at for d in due), default=None),
                        min(waiting, default=None))  # fmt: skip
 
-    def finish_delivery(
-        self,
-        delivery_id: int,
-        state: str,
-        next_attempt_at: datetime,
-        status: int | None,
-        error: str | None,
-        delivered_at: datetime | None,
-    ) -> None:
+    def finish_delivery(self, delivery_id: int, finished: Finished) -> None:
         with self.transaction():
             found = self.deliveries.get(delivery_id)
             if found is not None:
@@ -170,8 +153,9 @@ class MemoryWebhooksMixin:
                 if held and found.last_attempt_at is not None:  # busy until its claim: past
                     self.busy[found.webhook_id] = found.last_attempt_at
                 self.deliveries[delivery_id] = replace(
-                    found, state=state, next_attempt_at=next_attempt_at, last_status=status,
-                    last_error=error, delivered_at=delivered_at or found.delivered_at,
+                    found, state=finished.state, next_attempt_at=finished.next_attempt_at,
+                    last_status=finished.status, last_error=finished.error,
+                    delivered_at=finished.delivered_at or found.delivered_at,
                 )  # fmt: skip
 
     def purge_deliveries(self, before: datetime) -> int:

@@ -13,9 +13,6 @@ the revision under it and applies what is pending, so each revision is applied o
 that is up to date is opened without the lock (a backup beside a busy server does not queue
 behind its writers). A revision this program does not know (a newer program's) is refused
 untouched with :class:`~api.storage.repository.MigrationError`.
-
-The DuckDB schema of ``api/storage/migrations/`` is no store of record: the statistics snapshot
-runs it as a plain script into an in-memory DuckDB (:func:`api.storage.sql.migrations`).
 """
 
 from __future__ import annotations

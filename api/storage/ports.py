@@ -24,11 +24,13 @@ from typing import Any
 
 from .records import (
     FactsWrite,
+    GameQuery,
     GameRecord,
     LogEntry,
     NewGame,
     Player,
     Stammtisch,
+    StatsWrite,
     StoredEvents,
     StoredResponse,
     WebSession,
@@ -77,15 +79,9 @@ class Stammtische(ABC):
     """Stammtische, their keys and their players."""
 
     @abstractmethod
-    def add_stammtisch(
-        self,
-        slug: str,
-        name: str,
-        rules: dict[str, Any],
-        private: bool,
-        token_hash: str,
-        now: datetime,
-    ) -> Stammtisch: ...
+    def add_stammtisch(self, stammtisch: Stammtisch) -> Stammtisch:
+        """Store ``stammtisch`` as a new one (the store gives its id); raises
+        :class:`StorageConflict` when its slug is taken."""
 
     @abstractmethod
     def get_stammtisch(self, slug: str) -> Stammtisch | None: ...
@@ -127,16 +123,7 @@ class GameLog(ABC):
     def get_game_by_id(self, game_id: int) -> GameRecord | None: ...
 
     @abstractmethod
-    def list_games(
-        self,
-        stammtisch_id: int,
-        *,
-        year: int | None,
-        status: str | None,
-        player_id: int | None,
-        offset: int,
-        limit: int,
-    ) -> tuple[list[GameRecord], int]:
+    def list_games(self, query: GameQuery) -> tuple[list[GameRecord], int]:
         """One page of games, newest first, and the total matching the filters."""
 
     @abstractmethod
@@ -175,8 +162,7 @@ class GameLog(ABC):
     @abstractmethod
     def append_entry(self, entry: LogEntry, facts: FactsWrite) -> None:
         """Append one log entry and write the facts it changes, atomically (the hot path of
-        recording; :class:`~.repository.Repository` does it in a transaction). Adapters may
-        batch concurrent calls into one transaction."""
+        recording). Adapters may batch concurrent calls into one transaction."""
 
     @abstractmethod
     def write_facts(self, game_id: int, write: FactsWrite) -> None: ...
@@ -247,15 +233,8 @@ class Statistics:
         """The Stammtische marked stale and the version of their mark."""
         raise NotImplementedError
 
-    def write_stats(
-        self,
-        stammtisch_ids: Collection[int] | None,
-        periods: Iterable[tuple[int, int | None, int, str]],
-        versions: Mapping[int, int],
-    ) -> None:
-        """Replace the read model of the Stammtische ``stammtisch_ids`` (None: all) by
-        ``periods`` (stammtisch_id, year, games, JSON) and clear the stale marks that still
-        have the version they had when the refresh read its input, in one transaction."""
+    def write_stats(self, write: StatsWrite) -> None:
+        """Store a refresh's result (:class:`~.records.StatsWrite`), in one transaction."""
         raise NotImplementedError
 
     def read_stats(self, stammtisch_id: int, year: int | None) -> str | None:

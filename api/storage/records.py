@@ -3,9 +3,16 @@ list of every table's columns."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from typing import Any
+
+#: the records, which the package exports as its own (``from api.storage import Stammtisch``)
+__all__ = [
+    "FactsWrite", "GamePlayer", "GameQuery", "GameRecord", "LogEntry", "NewGame", "Player",
+    "Stammtisch", "StatsWrite", "StoredEvents", "StoredResponse", "WebSession",
+]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +52,7 @@ class NewGame:
     options: dict[str, Any]
     played_at: str | None
     played_at_utc: datetime
-    played_local: datetime
+    played_local: datetime  # wall-clock time at the table
     year: int
     source: str
     created_at: datetime
@@ -53,36 +60,14 @@ class NewGame:
 
     def stored(self, game_id: int) -> GameRecord:
         """The record of this game once stored under ``game_id`` (not played yet)."""
-        return GameRecord(
-            id=game_id,
-            stammtisch_id=self.stammtisch_id,
-            header=self.header,
-            rules=self.rules,
-            options=self.options,
-            played_at=self.played_at,
-            played_at_utc=self.played_at_utc,
-            year=self.year,
-            source=self.source,
-            created_at=self.created_at,
-            players=self.players,
-            played_local=self.played_local,
-        )
+        return GameRecord(**{f: getattr(self, f) for f in NEW_GAME_FIELDS}, id=game_id)
 
 
 @dataclass(frozen=True, slots=True)
-class GameRecord:
+class GameRecord(NewGame):
+    """A stored game: what :class:`NewGame` gave, its id and what its game row says."""
+
     id: int
-    stammtisch_id: int
-    header: dict[str, Any]
-    rules: dict[str, Any]
-    options: dict[str, Any]
-    played_at: str | None
-    played_at_utc: datetime
-    year: int
-    source: str
-    created_at: datetime
-    players: tuple[GamePlayer, ...]
-    played_local: datetime  # wall-clock time at the table
     status: str = "running"  # 'running', 'finished' or 'abandoned' (migration 0014)
     phase: str = "half1"
     loser: str | None = None
@@ -93,6 +78,23 @@ class GameRecord:
         called off stays "abandoned"."""
         status = self.status if self.status == "abandoned" else game_row["status"]
         return replace(self, status=status, phase=game_row["phase"], loser=game_row["loser"])
+
+
+#: the fields of a :class:`NewGame`
+NEW_GAME_FIELDS = tuple(f.name for f in fields(NewGame))
+
+
+@dataclass(frozen=True, slots=True)
+class GameQuery:
+    """One page of a Stammtisch's games (``list_games``), newest first: those of ``year``,
+    ``status`` and ``player_id`` (None: any), ``limit`` of them after the first ``offset``."""
+
+    stammtisch_id: int
+    year: int | None = None
+    status: str | None = None
+    player_id: int | None = None
+    offset: int = 0
+    limit: int = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +197,18 @@ class FactsWrite:
     game: dict[str, Any] | None
     append: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     replace: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class StatsWrite:
+    """A refresh's result (``write_stats``): the read model of the Stammtische
+    ``stammtisch_ids`` (None: all) replaced by ``periods`` (stammtisch_id, year or None for all
+    time, games, JSON), and the stale marks cleared that still have the version in ``versions``
+    (the one they had when the refresh read its input)."""
+
+    stammtisch_ids: Collection[int] | None
+    periods: Sequence[tuple[int, int | None, int, str]]
+    versions: Mapping[int, int]
 
 
 @dataclass(frozen=True, slots=True)

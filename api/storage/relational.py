@@ -242,12 +242,8 @@ class RelationalCore(Repository):
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        if self._depth:
-            self._depth += 1
-            try:
-                yield
-            finally:
-                self._depth -= 1
+        if self._depth:  # nesting is flat: the outermost block commits or rolls back
+            yield
             return
         with self._queued():
             self._depth, self._writing, self._pending, self._locked = 1, True, [], set()

@@ -11,7 +11,7 @@ from typing import Any
 from .records import StoredEvents
 from .relational_tables import TableMethods
 from .statements import doc, moment, to_json
-from .webhook_records import Backlog, Delivery, Outgoing, Webhook, delivery_of, event_of
+from .webhook_records import Backlog, Delivery, Finished, Outgoing, Webhook, delivery_of, event_of
 
 
 def _webhook(row: Sequence[Any]) -> Webhook:
@@ -64,18 +64,11 @@ class RelationalRepository(TableMethods):
         return int(row[0]) if row else 0
 
     # webhooks and their outbox
-    def add_webhook(
-        self,
-        stammtisch_id: int,
-        url: str,
-        kinds: Sequence[str],
-        secret: str,
-        description: str,
-        now: datetime,
-    ) -> Webhook:
-        params = {"st": stammtisch_id, "url": url, "kinds": to_json(list(kinds)),
-                  "secret": secret, "active": True, "description": description,
-                  "at": self._time(now)}  # fmt: skip
+    def add_webhook(self, webhook: Webhook) -> Webhook:
+        w = webhook
+        params = {"st": w.stammtisch_id, "url": w.url, "kinds": to_json(list(w.kinds)),
+                  "secret": w.secret, "active": w.active, "description": w.description,
+                  "at": self._time(w.created_at)}  # fmt: skip
         with self.transaction():
             return _webhook(self._one("add_webhook", params))
 
@@ -124,18 +117,11 @@ class RelationalRepository(TableMethods):
             count, oldest, waiting = self._one("backlog", {"now": self._time(now)})
         return Backlog(int(count), moment(oldest), moment(waiting))
 
-    def finish_delivery(
-        self,
-        delivery_id: int,
-        state: str,
-        next_attempt_at: datetime,
-        status: int | None,
-        error: str | None,
-        delivered_at: datetime | None,
-    ) -> None:
-        done = None if delivered_at is None else self._time(delivered_at)
-        params = {"state": state, "next": self._time(next_attempt_at), "status": status,
-                  "error": error, "delivered": done, "id": delivery_id}  # fmt: skip
+    def finish_delivery(self, delivery_id: int, finished: Finished) -> None:
+        a, done = finished, finished.delivered_at
+        params = {"state": a.state, "next": self._time(a.next_attempt_at), "status": a.status,
+                  "error": a.error, "id": delivery_id,
+                  "delivered": None if done is None else self._time(done)}  # fmt: skip
         with self.transaction():
             self._x("free", {"id": delivery_id})
             self._x("finish", params)

@@ -5,19 +5,12 @@ and the statistics read model, written once for SQLite and PostgreSQL."""
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from .records import (
-    FACT_COLUMNS,
-    ROW_TABLES,
-    GameRecord,
-    LogEntry,
-    NewGame,
-    Player,
-    Stammtisch,
-    WebSession,
-)
+from . import records as rec
+from .records import FACT_COLUMNS, ROW_TABLES
 from .relational import RelationalCore
 from .repository import StorageConflict
 from .statements import FACT_ORDER, decode, doc, moment, to_json
@@ -27,22 +20,15 @@ class TableMethods(RelationalCore):
     """The port's methods on the tables beside the turn's."""
 
     # Stammtische and players
-    def add_stammtisch(
-        self,
-        slug: str,
-        name: str,
-        rules: dict[str, Any],
-        private: bool,
-        token_hash: str,
-        now: datetime,
-    ) -> Stammtisch:
-        params = {"slug": slug, "name": name, "rules": to_json(rules), "private": private,
-                  "token_hash": token_hash, "created_at": self._time(now)}  # fmt: skip
+    def add_stammtisch(self, stammtisch: rec.Stammtisch) -> rec.Stammtisch:
+        s = stammtisch
+        params = {"slug": s.slug, "name": s.name, "rules": to_json(s.rules), "private": s.private,
+                  "token_hash": s.token_hash, "created_at": self._time(s.created_at)}  # fmt: skip
         with self.transaction():
             row = self._one("add_stammtisch", params)
             if row is None:
-                raise StorageConflict(f"slug {slug!r} taken")
-        return Stammtisch(int(row[0]), slug, name, rules, private, token_hash, now)
+                raise StorageConflict(f"slug {s.slug!r} taken")
+        return replace(s, id=int(row[0]))
 
     def stammtisch_slugs(self) -> dict[int, str]:
         """Every Stammtisch's slug by its id."""
@@ -61,16 +47,16 @@ class TableMethods(RelationalCore):
             self._x("new_key", {"id": stammtisch_id, "token_hash": token_hash})
             self._x("old_logins", {"id": stammtisch_id, "token_hash": token_hash})
 
-    def add_player(self, stammtisch_id: int, name: str, now: datetime) -> Player:
+    def add_player(self, stammtisch_id: int, name: str, now: datetime) -> rec.Player:
         params = {"stammtisch_id": stammtisch_id, "name": name, "retired": False,
                   "created_at": self._time(now)}  # fmt: skip
         with self.transaction():
             row = self._one("add_player", params)
-        return Player(int(row[0]), stammtisch_id, name, False, now, None)
+        return rec.Player(int(row[0]), stammtisch_id, name, False, now, None)
 
-    def list_players(self, stammtisch_id: int) -> list[Player]:
+    def list_players(self, stammtisch_id: int) -> list[rec.Player]:
         return [
-            Player(r[0], r[1], r[2], bool(r[3]), moment(r[4]), moment(r[5]))
+            rec.Player(r[0], r[1], r[2], bool(r[3]), moment(r[4]), moment(r[5]))
             for r in self._all("list_players", {"stammtisch_id": stammtisch_id})
         ]
 
@@ -84,7 +70,7 @@ class TableMethods(RelationalCore):
             self._x("mark_player", {"id": player_id})
 
     # games
-    def add_game(self, game: NewGame) -> int:
+    def add_game(self, game: rec.NewGame) -> int:
         params = {
             "stammtisch_id": game.stammtisch_id, "header": to_json(game.header),
             "rules": to_json(game.rules), "options": to_json(game.options),
@@ -100,21 +86,13 @@ class TableMethods(RelationalCore):
             self._locked.add(game_id)  # new: no other transaction sees it yet
         return game_id
 
-    def list_games(
-        self,
-        stammtisch_id: int,
-        *,
-        year: int | None,
-        status: str | None,
-        player_id: int | None,
-        offset: int,
-        limit: int,
-    ) -> tuple[list[GameRecord], int]:
-        params: dict[str, Any] = {"stammtisch_id": stammtisch_id, "year": year,
-                                  "status": status, "player_id": player_id}  # fmt: skip
+    def list_games(self, query: rec.GameQuery) -> tuple[list[rec.GameRecord], int]:
+        params: dict[str, Any] = {"stammtisch_id": query.stammtisch_id, "year": query.year,
+                                  "status": query.status, "player_id": query.player_id}  # fmt: skip
         with self.reading():
             (count,) = self._one("count_games", params)
-            rows = self._all("list_games", {**params, "offset": offset, "limit": limit})
+            rows = self._all("list_games", {**params, "offset": query.offset,
+                                            "limit": query.limit})  # fmt: skip
             return self._records(rows), int(count)
 
     def game_ids(self) -> list[int]:
@@ -127,13 +105,13 @@ class TableMethods(RelationalCore):
             )
 
     # the log and its facts
-    def load_log(self, game_id: int) -> list[LogEntry]:
+    def load_log(self, game_id: int) -> list[rec.LogEntry]:
         return [
-            LogEntry(r[0], r[1], r[2], doc(r[3]), moment(r[4]))
+            rec.LogEntry(r[0], r[1], r[2], doc(r[3]), moment(r[4]))
             for r in self._all("load_log", {"game_id": game_id})
         ]
 
-    def append_log_many(self, entries: list[LogEntry]) -> None:
+    def append_log_many(self, entries: list[rec.LogEntry]) -> None:
         if not entries:
             return
         with self.transaction():
@@ -159,17 +137,19 @@ class TableMethods(RelationalCore):
             self._x("purge_responses", {"before": self._time(before)})
 
     # logins of the pub form
-    def add_web_session(self, login: WebSession) -> None:
+    def add_web_session(self, login: rec.WebSession) -> None:
         params = {"id_hash": login.id_hash, "stammtisch_id": login.stammtisch_id,
                   "token_hash": login.token_hash, "expires_at": self._time(login.expires_at)}  # fmt: skip
         with self.transaction():
             self._x("add_login", params)
 
-    def get_web_session(self, id_hash: str) -> WebSession | None:
+    def get_web_session(self, id_hash: str) -> rec.WebSession | None:
         row = self._one("get_login", {"id_hash": id_hash})
         if row is None:
             return None  # stored as naive UTC
-        return WebSession(str(row[0]), int(row[1]), str(row[2]), moment(row[3]).replace(tzinfo=UTC))
+        return rec.WebSession(
+            str(row[0]), int(row[1]), str(row[2]), moment(row[3]).replace(tzinfo=UTC)
+        )
 
     def delete_web_session(self, id_hash: str) -> None:
         with self.transaction():
@@ -230,22 +210,17 @@ class TableMethods(RelationalCore):
     def stale_stats(self) -> dict[int, int]:
         return {int(s): int(v) for s, v in self._all("stale")}
 
-    def write_stats(
-        self,
-        stammtisch_ids: Collection[int] | None,
-        periods: Iterable[tuple[int, int | None, int, str]],
-        versions: Mapping[int, int],
-    ) -> None:
-        now = self._time(datetime.now(UTC))
+    def write_stats(self, write: rec.StatsWrite) -> None:
+        now, versions = self._time(datetime.now(UTC)), write.versions
         with self.transaction():
-            if stammtisch_ids is None:
+            if write.stammtisch_ids is None:
                 self._x("DELETE FROM stats_periods")
             else:
-                where, params = self._where("stats_periods", sorted(stammtisch_ids))
+                where, params = self._where("stats_periods", sorted(write.stammtisch_ids))
                 self._x(f"DELETE FROM stats_periods{where}", params)  # noqa: S608
             self._many("add_period", [
                 {"st": st, "year": year or 0, "games": games, "body": body, "at": now,
-                 "version": versions.get(st, 0)} for st, year, games, body in periods
+                 "version": versions.get(st, 0)} for st, year, games, body in write.periods
             ])  # fmt: skip
             marks = [{"st": st, "version": v} for st, v in sorted(versions.items())]
             self._many("clear_mark", marks)

@@ -16,10 +16,6 @@ from collections.abc import Callable
 
 from ..startup import DatabaseFault
 from .ports import Events, GameLog, SessionsAndLimits, Stammtische, Statistics, Transactions
-from .records import (
-    FactsWrite,
-    LogEntry,
-)
 from .webhook_port import WebhooksPort
 
 
@@ -128,8 +124,3 @@ class Repository(
 ):
     """Persistence of Stammtische, players, games, their logs and derived facts: the union of
     the role ports (:mod:`.ports`), which every adapter implements."""
-
-    def append_entry(self, entry: LogEntry, facts: FactsWrite) -> None:
-        with self.transaction():
-            self.append_log(entry)
-            self.write_facts(entry.game_id, facts)

@@ -38,10 +38,9 @@ def sql_files(package: str, folder: str) -> dict[str, str]:
     }
 
 
-def migrations(package: str = __package__) -> list[tuple[int, str, str]]:
-    """``(version, name, sql)`` of every ``migrations/NNNN_name.sql`` of ``package`` (this one:
-    the DuckDB dialect schema the statistics snapshot builds its in-memory DuckDB from;
-    ``api.storage.sqlite``: the store of record's), in version order."""
+def migrations(package: str) -> list[tuple[int, str, str]]:
+    """``(version, name, sql)`` of every ``migrations/NNNN_name.sql`` of ``package``
+    (``api.storage.sqlite``, ``api.storage.postgres``), in version order."""
     found = []
     for stem, sql in sql_files(package, "migrations").items():
         match = _MIGRATION.fullmatch(stem)

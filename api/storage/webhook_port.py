@@ -17,21 +17,14 @@ from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 from typing import Any
 
-from .webhook_records import Backlog, Delivery, Outgoing, Webhook
+from .webhook_records import Backlog, Delivery, Finished, Outgoing, Webhook
 
 
 class WebhooksPort:
     """Adapters that keep webhooks override every method (the defaults: none kept)."""
 
-    def add_webhook(
-        self,
-        stammtisch_id: int,
-        url: str,
-        kinds: Sequence[str],
-        secret: str,
-        description: str,
-        now: datetime,
-    ) -> Webhook:
+    def add_webhook(self, webhook: Webhook) -> Webhook:
+        """Store ``webhook`` as a new one (the store gives its id; never one used before)."""
         raise NotImplementedError
 
     def list_webhooks(self, stammtisch_id: int) -> list[Webhook]:
@@ -83,15 +76,7 @@ class WebhooksPort:
         once."""
         raise NotImplementedError
 
-    def finish_delivery(
-        self,
-        delivery_id: int,
-        state: str,
-        next_attempt_at: datetime,
-        status: int | None,
-        error: str | None,
-        delivered_at: datetime | None,
-    ) -> None:
+    def finish_delivery(self, delivery_id: int, finished: Finished) -> None:
         """Record the outcome of the attempt just made (its own transaction); its webhook is
         free for the next attempt."""
         raise NotImplementedError

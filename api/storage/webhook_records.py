@@ -1,5 +1,5 @@
 """The records of webhooks and their deliveries (migration 0013) that cross the repository
-boundary, and the columns of their tables (for :mod:`.transfer`)."""
+boundary, and the columns of their tables (for :mod:`.convert`)."""
 
 from __future__ import annotations
 
@@ -65,6 +65,18 @@ class Delivery:
         if self.position is None:
             return f"{self.webhook_id}-ping-{self.id}"
         return f"{self.webhook_id}-{self.position}-{self.event_index}"
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """How an attempt to send a delivery went: its new ``state``, when it is due again, the
+    receiver's HTTP status and the error (None: none), when it arrived (None: it did not)."""
+
+    state: str
+    next_attempt_at: datetime
+    status: int | None = None
+    error: str | None = None
+    delivered_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -52,8 +52,6 @@ from .repository import SQLiteRepository, Writing, timestamp
 BUSY_TIMEOUT = 10.0
 #: connections of a process's requests in use at once (more wait), and kept unused
 POOL_SIZE, POOL_IDLE = 32, 8
-#: the first 16 bytes of every SQLite database file
-MAGIC = b"SQLite format 3\x00"
 
 
 def encode(value: Any) -> Any:
@@ -71,15 +69,6 @@ def column_kinds(conn: sqlite3.Connection) -> Kinds:
         str(t): tuple((str(n), str(k).upper()) for n, k in conn.execute(info, [t]).fetchall())
         for (t,) in tables
     }
-
-
-def is_sqlite_file(path: str | Path) -> bool:
-    """Whether ``path`` is an existing SQLite database file (by its header)."""
-    try:
-        with Path(path).open("rb") as fh:
-            return fh.read(len(MAGIC)) == MAGIC
-    except OSError:
-        return False
 
 
 def open_read_only(path: str | Path) -> sqlite3.Connection:

@@ -1,12 +1,12 @@
 -- 0001 (SQLite): Stammtische, players, games, the append-only game log and the derived fact
--- tables. The same tables and columns as api/storage/migrations/0001_initial.sql (DuckDB), in
--- SQLite's dialect; the versions of both folders line up, so a database of either engine at
--- version N holds the same schema.
+-- tables. The retired DuckDB store had the same tables and columns at the same versions (0001
+-- to 0005: api/bench/snapshot.py runs these files in DuckDB to rebuild them), so a database of
+-- either engine at version N holds the same schema.
 --
 -- Values: JSON documents as text; timestamps as ISO 8601 text without offset, UTC except
 -- played_local ('2026-11-27 19:00:00[.ffffff]', which sorts like the time); booleans as 0/1.
 -- The declared types (JSON, TIMESTAMP, BOOLEAN) tell the adapter how to read a column back.
--- Unlike DuckDB (see its 0001), SQLite checks foreign keys cheaply, with the parent's primary
+-- Unlike DuckDB (its store had none), SQLite checks foreign keys cheaply, with the parent's primary
 -- key (PRAGMA foreign_keys=ON on every connection): a row of a game needs its game, a game and
 -- a player their Stammtisch. Player ids of seats and facts are not checked. The fact tables get
 -- an index on their game (read and rewritten per game), which DuckDB's zone maps replace.

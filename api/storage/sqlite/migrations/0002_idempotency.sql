@@ -1,5 +1,5 @@
 -- 0002 (SQLite): responses of writes sent with an Idempotency-Key (api/http/idempotency.py),
--- as api/storage/migrations/0002_idempotency.sql. One row per Stammtisch and key, written in
+-- as the DuckDB store's 0002. One row per Stammtisch and key, written in
 -- the same transaction as the write it answers, so a retry after a crash finds either both or
 -- neither. Only the key's sha256 is stored; the body is sealed with a pad derived from the key.
 CREATE TABLE idempotency_keys (

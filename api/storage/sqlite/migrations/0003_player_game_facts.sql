@@ -1,8 +1,9 @@
 -- 0003 (SQLite): one summary row per player and finished game, so that the statistics of a
--- Stammtisch-year never scan the big per-turn tables; as api/storage/migrations/0003. DuckDB's
--- 0003 also created the view player_game_summary and filled the table from it; a SQLite
--- database is born after 0005, where the rows are derived in Python (api/domain/facts.py) and
--- the view is gone, so here the step only creates the table.
+-- Stammtisch-year never scan the big per-turn tables; as the DuckDB store's 0003. DuckDB's
+-- 0003 also created the view player_game_summary (tests/fixtures/player_game_summary.sql)
+-- and filled the table from it; a SQLite database is born after 0005, where the rows are
+-- derived in Python (api/domain/facts.py) and the view is gone, so here the step only creates
+-- the table.
 CREATE TABLE player_game_facts (
     game_id          INTEGER NOT NULL REFERENCES games (id),
     player_id        INTEGER NOT NULL,

@@ -1,4 +1,4 @@
 -- 0005 (SQLite): the per-player summary rows are derived in Python with the other facts of a
--- game and written with them (as api/storage/migrations/0005). DuckDB drops its view
+-- game and written with them (as the DuckDB store's 0005). DuckDB drops its view
 -- player_game_summary here; SQLite never had it, so nothing changes: the step is recorded so
 -- that the versions of both engines line up.
