@@ -268,12 +268,12 @@ class _Write:
             return self.key
         return f"{request.remote_addr or ''}\0{self.key}"
 
-    def locks(self) -> tuple[int, ...]:
+    def lock(self) -> int | None:
         """The process's lock of the game (or of the Stammtisch's players), taken before the
         transaction and held to the commit."""
         if self.game_id is not None:
-            return (self.game_id,)
-        return (-self.stammtisch.id,) if self.stammtisch is not None else ()
+            return self.game_id
+        return -self.stammtisch.id if self.stammtisch is not None else None
 
     def idempotent(self) -> Idempotent | None:
         if self.key is None:
@@ -318,7 +318,7 @@ def _guarded_write(view: Any, args: Any, kwargs: dict[str, Any]) -> Response:
     idem = write.idempotent()
 
     try:
-        with svc.writing(*write.locks()):
+        with svc.writing(write.lock()):
             answer = write.replayed(idem)
             if answer is None:
                 answer = write.stale(request.headers.get("If-Match"), view)
