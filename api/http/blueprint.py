@@ -95,12 +95,12 @@ class Blueprint(_Base):
         return cast(Callable[[F], F], decorator)
 
     def alt_response(self, status_code: int, **kw: Any) -> Callable[[F], F]:
-        """Another documented answer (an error)."""
-        return cast(Callable[[F], F], super().alt_response(status_code, **kw))  # type: ignore[misc]
+        """Another documented answer (an error): documentation only (:func:`_documented`)."""
+        return _documented(super().alt_response(status_code, **kw))  # type: ignore[misc]
 
     def doc(self, **kwargs: Any) -> Callable[[F], F]:
-        """Add to the operation's OpenAPI document."""
-        return cast(Callable[[F], F], super().doc(**kwargs))  # type: ignore[misc]
+        """Add to the operation's OpenAPI document: documentation only (:func:`_documented`)."""
+        return _documented(super().doc(**kwargs))  # type: ignore[misc]
 
     def arguments(
         self, schema: Any, *, location: str = "json", required: bool = True, **kw: Any
@@ -131,6 +131,20 @@ class Blueprint(_Base):
             return cast(F, view)
 
         return wrap
+
+
+def _documented(decorator: Callable[[Any], Any]) -> Callable[[F], F]:
+    """flask-smorest's documenting ``decorator`` (``doc``, ``alt_response``) as documentation
+    only. Its wrapper does nothing but call the view, one more call per request for each
+    documented answer; so the view itself is kept, carrying the wrapper's description of the
+    operation (``_apidoc``, the attribute where flask-smorest collects it, see its
+    ``Blueprint``: every later decorator and the OpenAPI document read it from there)."""
+
+    def apply(func: F) -> F:
+        func._apidoc = decorator(func)._apidoc  # type: ignore[attr-defined]
+        return func
+
+    return apply
 
 
 def _read_body() -> None:
