@@ -136,21 +136,7 @@ def _move_rows(
     game = rt.game
     while moves and moves[-1]["round_no"] > resolved:
         moves.pop()
-    recent = 0  # the penalties of the rounds from ``resolved`` on: the last ones
-    for p in reversed(game.penalties):
-        if p.round < resolved:
-            break
-        recent += 1
-    penalty_seqs: list[int] = []  # the seqs of the last ``recent`` penalty commands
-    for c, s in zip(reversed(game.commands), reversed(rt.cmd_seqs), strict=True):
-        if len(penalty_seqs) == recent:
-            break
-        if isinstance(c, RecordPenalty):
-            penalty_seqs.append(s)
-    by_round: dict[int, list[tuple[PenaltyRecord, int]]] = {}
-    penalties = game.penalties[len(game.penalties) - recent :]
-    for p, seq in zip(penalties, reversed(penalty_seqs), strict=True):
-        by_round.setdefault(p.round, []).append((p, seq))
+    by_round = _penalties_since(rt, resolved)
     last_seq_of_round: dict[int, int] = {}
     for row in reversed(turns):
         if row["round_no"] - 1 < resolved:
@@ -187,6 +173,28 @@ def _move_rows(
                 seq = last_seq_of_round.get(r, last_seq)
                 move(seq, rec.half, "round", r + 1, rec.worst, rec.source, rec.deckel)
     return moves
+
+
+def _penalties_since(rt: GameRuntime, first: int) -> dict[int, list[tuple[PenaltyRecord, int]]]:
+    """The penalties of the rounds from ``first`` on (the game's last ones), each with the seq
+    of its entry, by round."""
+    game = rt.game
+    recent = 0
+    for p in reversed(game.penalties):
+        if p.round < first:
+            break
+        recent += 1
+    seqs: list[int] = []  # the seqs of the last ``recent`` penalty commands, newest first
+    for c, s in zip(reversed(game.commands), reversed(rt.cmd_seqs), strict=True):
+        if len(seqs) == recent:
+            break
+        if isinstance(c, RecordPenalty):
+            seqs.append(s)
+    by_round: dict[int, list[tuple[PenaltyRecord, int]]] = {}
+    penalties = game.penalties[len(game.penalties) - recent :]
+    for p, seq in zip(penalties, reversed(seqs), strict=True):
+        by_round.setdefault(p.round, []).append((p, seq))
+    return by_round
 
 
 def _half_rows(game_id: int, ids: dict[str, int], game: Game) -> list[dict[str, Any]]:

@@ -7,7 +7,7 @@ entrypoints (``api/resources``, ``api/web``, ``api/app.py``), never by the layer
   ``auth``: bearer tokens, the request's Stammtisch and key looked up and hashed once, and a
   per-token rate limit on writes with 429 and ``Retry-After``
 * ``blueprint``: the flask-smorest Blueprint every resource uses (JSON body rules); a body of a
-  write read first, and a JSON body the one reader (``jsonread``) refuses a 422 before any
+  write read first, and a JSON body the one reader (``read_json``) refuses a 422 before any
   view reads it (nested deeper than ``MAX_JSON_DEPTH``, integers beyond 64 bits, ``NaN``, lone
   surrogates; oversized bodies: 413); ``<id:…>``, the path converter of every stored row's id
   (1 to 2**63 − 1, else 404), registered on the app and in the OpenAPI document

@@ -57,8 +57,8 @@ from ..domain import CONCURRENT_CHANGE, Conflict, Services, utcnow
 from ..storage import Repository, Stammtisch, StorageConflict, StoredResponse
 from . import problems
 from .auth import WRITE_METHODS, caller
+from .blueprint import JsonRefused, body_json
 from .context import services
-from .jsonread import JsonRefused, body_json
 
 KEY_HEADER = "Idempotency-Key"
 KEY_PATTERN = r"^[\x21-\x7e]{1,255}$"
