@@ -61,7 +61,7 @@ from webargs.flaskparser import FlaskParser, abort
 from werkzeug.routing import BaseConverter, ValidationError
 
 from ..rules import Limit, limits, read_number
-from .auth import WRITE_METHODS
+from .context import WRITE_METHODS
 
 F = TypeVar("F", bound=Callable[..., Any])
 C = TypeVar("C", bound=type)

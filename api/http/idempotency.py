@@ -56,9 +56,8 @@ from webargs.flaskparser import abort
 from ..domain import CONCURRENT_CHANGE, Conflict, Services, utcnow
 from ..storage import Repository, Stammtisch, StorageConflict, StoredResponse
 from . import problems
-from .auth import WRITE_METHODS, caller
 from .blueprint import JsonRefused, body_json
-from .context import services
+from .context import WRITE_METHODS, caller, services
 
 KEY_HEADER = "Idempotency-Key"
 KEY_PATTERN = r"^[\x21-\x7e]{1,255}$"
