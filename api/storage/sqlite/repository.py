@@ -125,11 +125,10 @@ class Writing:
 
 
 class Counters:
-    """Token buckets and failed logins. A take reads the bucket on the request's own
-    connection (a read never waits) and is written by the request's next write transaction
-    (:meth:`begin`) or at its end (:meth:`settle`); what writes on its own does so on
-    connections of its own (``pool``, one taken per statement: a counter is never waited for
-    while a request's connection is held)."""
+    """Token buckets and failed logins: a take reads the bucket on the request's connection and
+    is written by its next write transaction (:meth:`begin`) or at its end (:meth:`settle`), on
+    connections of their own (``pool``, one per statement: a counter is never waited for while
+    a request's connection is held)."""
 
     def __init__(self, writing: Writing | None, pool: Engine | None, sql: Mapping[str, str]):
         self._writing, self._pool, self._sql = writing, pool, sql
