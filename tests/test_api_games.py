@@ -561,7 +561,7 @@ def test_a_recorded_entry_answers_exactly_what_its_schema_dumps(table):
 
 def test_a_write_looks_up_and_hashes_its_key_once_and_is_one_transaction(app, table, monkeypatch):
     """The rate limit and the access check share one look-up of the Stammtisch and one hash
-    of the key (api/http/auth.py); the use case opens the one transaction of the write."""
+    of the key (api/http/context.py); the use case opens the one transaction of the write."""
     import os
     import sys
 

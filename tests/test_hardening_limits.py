@@ -13,7 +13,7 @@ from conftest import make_table, store_config
 from test_web_pages import Browser, create, errors_of
 
 from api.app import create_app
-from api.http import auth
+from api.http import context
 
 LIMITS = {"WRITE_RATE_PER_MINUTE": 60, "WRITE_RATE_BURST": 3, "CREATE_RATE_PER_HOUR": 60,
           "CREATE_RATE_BURST": 3, "LOGIN_RATE_PER_MINUTE": 600, "LOGIN_RATE_BURST": 100}  # fmt: skip
@@ -45,7 +45,7 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     c = Clock()
-    monkeypatch.setattr(auth, "time", c)
+    monkeypatch.setattr(context, "time", c)
     return c
 
 
@@ -137,7 +137,7 @@ def test_the_back_off_is_capped_at_a_minute(make_app, clock):
         _login(web, slug, f"wrong{i}")
         clock.now += 120.0
     _login(web, slug, "wrong")
-    assert int(_login(web, slug, token).headers["Retry-After"]) == auth.MAX_BACKOFF
+    assert int(_login(web, slug, token).headers["Retry-After"]) == context.MAX_BACKOFF
 
 
 def test_login_attempts_are_limited_per_address(make_app, clock):

@@ -55,7 +55,7 @@ def test_a_number_from_text_is_ascii_digits_only_and_bounded() -> None:
 
 
 def test_the_json_reader_refuses_what_python_takes_or_chokes_on() -> None:
-    from api.http.jsonread import JsonRefused, read_json
+    from api.http.blueprint import JsonRefused, read_json
 
     assert read_json(b'{"a": [1, -2, 3.5, 9223372036854775807]}', 32) == {
         "a": [1, -2, 3.5, 2**63 - 1]

@@ -251,7 +251,7 @@ def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def instance_data(app: Flask) -> dict[str, Any]:
-    from api.http.auth import admin_token
+    from api.http.context import admin_token
 
     with app.app_context():
         token = admin_token(app)

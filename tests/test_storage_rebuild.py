@@ -171,3 +171,50 @@ def test_the_game_row_is_written_only_when_the_game_changes_phase():
         assert phases[0][0] == "half1" and written[-1]["status"] == "finished"
         assert len(written) == 1 + len(rt.game.half_losers) + (rt.game.finale is not None)
         assert written[-1] == derive_facts(seating, rt)["game_facts"][0]
+
+
+@pytest.mark.parametrize("mode", ["deckel", "round_loser"])
+def test_facts_derived_entry_by_entry_equal_those_derived_from_the_whole_game(mode):
+    """A recorded entry derives only the facts that can be new (turns, rounds, the Deckel
+    moves of the round in progress); they equal the facts derived from the whole game after
+    every entry, penalties (in either penalty mode) in every place of a round included."""
+    import random
+
+    from api.domain.facts import Seating, derive_facts
+    from api.domain.runtime import GameRuntime
+    from api.rules import GameHeader, SchockenError, evaluation_table, ruleset_from_config
+    from api.rules.simulate import play_turn
+    from api.storage import GamePlayer, LogEntry
+
+    rules = ruleset_from_config({"preset": "standard", "overrides": {"penalty_mode": mode}})
+    table = evaluation_table(rules)
+    now = datetime(2025, 3, 1, 20, tzinfo=UTC)
+    seats = tuple(GamePlayer(i, i + 1, name, i == 0) for i, name in enumerate(PLAYERS))
+    seating = Seating(1, seats, 1, 2025, datetime(2025, 3, 1, 21))
+    penalties = 0
+    for seed in range(6):
+        rng = random.Random(seed)
+        rt = GameRuntime.new(GameHeader(rules, tuple(PLAYERS), PLAYERS[0], None))
+        seq = 0
+        while not rt.game.finished:
+            game = rt.game
+            if rng.random() < 0.2:
+                body = {"penalty": {"player": rng.choice(PLAYERS), "reason": "zu früh"}}
+                if mode == "deckel":
+                    body["penalty"]["deckel"] = rng.choice([1, 2])
+                kind = "penalty"
+            else:
+                to_beat = min(t.ev.key for t in game.round_turns) if game.round_turns else None
+                player = game.order[len(game.round_turns)]
+                limit = game.limit or rules.max_throws
+                body = play_turn(player, limit, to_beat, rules, rng.random, False, table).to_json()
+                kind = "turn"
+            try:
+                rt.feed(LogEntry(1, seq + 1, kind, body, now))
+            except SchockenError:
+                continue  # e.g. a penalty of a player out of the half: refused, nothing changed
+            seq += 1
+            penalties += kind == "penalty"
+            rt.facts = derive_facts(seating, rt, rt.facts)
+            assert rt.facts == derive_facts(seating, rt), (seed, seq)
+    assert penalties > 20

@@ -29,7 +29,7 @@ drivers, so that each worker imports them only after gevent patched the standard
 (psycopg and SQLAlchemy's pool pick their waiting and locking primitives when imported). Each
 worker makes its own app (``preload_app`` off) with its own connections. Nothing that
 correctness depends on lives in one worker's memory (see api/domain/runtime.py,
-api/http/idempotency.py, api/http/auth.py). SIGTERM (or Ctrl-C) stops gracefully: the
+api/http/idempotency.py, api/http/context.py). SIGTERM (or Ctrl-C) stops gracefully: the
 workers end their streams and finish the requests they are on (up to ``GRACEFUL_SECONDS``),
 then exit.
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -49,29 +49,30 @@ class UseCases:
         self._held: set[int] | None = None
 
     @contextmanager
-    def writing(self, *locks: int) -> Iterator[None]:
-        """The one write transaction of a command, under the process's locks ``locks`` (a
-        game's id, or minus a Stammtisch's id for its players): the locks first, then the
-        transaction (``BEGIN IMMEDIATE`` on SQLite), one commit at the end.
+    def writing(self, lock: int | None = None) -> Iterator[None]:
+        """The one write transaction of a command, under the process's lock ``lock`` (a
+        game's id, or minus a Stammtisch's id for its players; None: none): the lock first,
+        then the transaction (``BEGIN IMMEDIATE`` on SQLite), one commit at the end.
 
         Inside an open write of this object (an entrypoint that opened it around the whole
         request: the idempotent answer, the version check and the command in one transaction)
-        it only takes the locks it does not hold yet: no second transaction is entered."""
-        with ExitStack() as stack:
-            if self._held is not None:
-                for key in locks:
-                    if key not in self._held:
-                        stack.enter_context(self.cache.locked(key))
+        it only takes the lock if that write does not hold it yet: no second transaction is
+        entered."""
+        held = self._held
+        if held is not None:
+            if lock is None or lock in held:
                 yield
-                return
-            for key in locks:
-                stack.enter_context(self.cache.locked(key))
-            stack.enter_context(self.repo.transaction())
-            self._held = set(locks)
-            try:
-                yield
-            finally:
-                self._held = None
+            else:
+                with self.cache.locked(lock):
+                    yield
+            return
+        with self.cache.locked(lock) if lock is not None else nullcontext():
+            with self.repo.transaction():
+                self._held = {lock} if lock is not None else set()
+                try:
+                    yield
+                finally:
+                    self._held = None
 
     def _game(self, st: Stammtisch, game_id: int) -> GameRecord:
         record = self.repo.get_game(st.id, game_id)

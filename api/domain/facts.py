@@ -51,11 +51,13 @@ def derive_facts(seating: Seating, rt: GameRuntime, prev: Rows | None = None) ->
     game = rt.game
     turns = _turn_rows(seating.game_id, ids, rt, list(prev["turn_facts"]) if prev else [])
     rounds = _round_rows(seating.game_id, ids, game, list(prev["round_facts"]) if prev else [])
+    resolved = len(prev["round_facts"]) if prev else 0  # rounds whose moves are all known
+    moves = list(prev["deckel_moves"]) if prev else []
     facts = {
         "game_facts": [_game_row(seating.game_id, ids, game)],
         "turn_facts": turns,
         "round_facts": rounds,
-        "deckel_moves": _move_rows(seating.game_id, ids, rt, turns),
+        "deckel_moves": _move_rows(seating.game_id, ids, rt, turns, moves, resolved),
         "half_facts": _half_rows(seating.game_id, ids, game),
     }
     facts["player_game_facts"] = summarize(seating, facts) if game.finished else []
@@ -66,9 +68,8 @@ def _turn_rows(
     game_id: int, ids: dict[str, int], rt: GameRuntime, turns: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """``turns`` (the rows of the turns derived before) plus a row per newer turn."""
-    turn_cmds = rt.turn_commands()
     start = len(turns)
-    new_turns = zip(rt.game.turns[start:], turn_cmds[start:], strict=True)
+    new_turns = zip(rt.game.turns[start:], rt.turn_commands(start), strict=True)
     for n, (fact, (cmd, seq)) in enumerate(new_turns, start=start + 1):
         turns.append(
             {
@@ -121,19 +122,27 @@ def _round_rows(
 
 
 def _move_rows(
-    game_id: int, ids: dict[str, int], rt: GameRuntime, turns: list[dict[str, Any]]
+    game_id: int,
+    ids: dict[str, int],
+    rt: GameRuntime,
+    turns: list[dict[str, Any]],
+    moves: list[dict[str, Any]],
+    resolved: int,
 ) -> list[dict[str, Any]]:
-    """Every Deckel move in order: a round's penalties before the round's own move."""
+    """Every Deckel move in order: a round's penalties before the round's own move.
+    ``moves``: those derived before, when ``resolved`` rounds were resolved; only the moves of
+    later rounds can be new (a penalty falls in the round in progress), so the moves of the
+    first ``resolved`` rounds are kept and the rest derived again."""
     game = rt.game
-    penalty_seqs = [
-        s for c, s in zip(game.commands, rt.cmd_seqs, strict=True) if isinstance(c, RecordPenalty)
-    ]
-    by_round: dict[int, list[tuple[PenaltyRecord, int]]] = {}
-    for p, seq in zip(game.penalties, penalty_seqs, strict=True):
-        by_round.setdefault(p.round, []).append((p, seq))
-    last_seq_of_round = {row["round_no"] - 1: row["seq"] for row in turns}
+    while moves and moves[-1]["round_no"] > resolved:
+        moves.pop()
+    by_round = _penalties_since(rt, resolved)
+    last_seq_of_round: dict[int, int] = {}
+    for row in reversed(turns):
+        if row["round_no"] - 1 < resolved:
+            break
+        last_seq_of_round.setdefault(row["round_no"] - 1, row["seq"])
     last_seq = turns[-1]["seq"] if turns else 0
-    moves: list[dict[str, Any]] = []
 
     def move(
         seq: int, half: Half, reason: str, round_no: int | None, to: str, src: str, n: int
@@ -154,7 +163,7 @@ def _move_rows(
             }
         )
 
-    for r in range(len(game.rounds) + 1):
+    for r in range(resolved, len(game.rounds) + 1):
         for p, seq in by_round.get(r, []):
             if p.deckel > 0:
                 move(seq, p.half, "penalty", r + 1, p.player, p.source, p.deckel)
@@ -164,6 +173,28 @@ def _move_rows(
                 seq = last_seq_of_round.get(r, last_seq)
                 move(seq, rec.half, "round", r + 1, rec.worst, rec.source, rec.deckel)
     return moves
+
+
+def _penalties_since(rt: GameRuntime, first: int) -> dict[int, list[tuple[PenaltyRecord, int]]]:
+    """The penalties of the rounds from ``first`` on (the game's last ones), each with the seq
+    of its entry, by round."""
+    game = rt.game
+    recent = 0
+    for p in reversed(game.penalties):
+        if p.round < first:
+            break
+        recent += 1
+    seqs: list[int] = []  # the seqs of the last ``recent`` penalty commands, newest first
+    for c, s in zip(reversed(game.commands), reversed(rt.cmd_seqs), strict=True):
+        if len(seqs) == recent:
+            break
+        if isinstance(c, RecordPenalty):
+            seqs.append(s)
+    by_round: dict[int, list[tuple[PenaltyRecord, int]]] = {}
+    penalties = game.penalties[len(game.penalties) - recent :]
+    for p, seq in zip(penalties, reversed(seqs), strict=True):
+        by_round.setdefault(p.round, []).append((p, seq))
+    return by_round
 
 
 def _half_rows(game_id: int, ids: dict[str, int], game: Game) -> list[dict[str, Any]]:

@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,12 +134,18 @@ class GameRuntime:
         (:func:`api.rules.turn_state`); None once the game is over."""
         return turn_state(self.game, self.open_turn)
 
-    def turn_commands(self) -> list[tuple[RecordTurn, int]]:
-        return [
-            (c, s)
-            for c, s in zip(self.game.commands, self.cmd_seqs, strict=True)
-            if isinstance(c, RecordTurn)
-        ]
+    def turn_commands(self, start: int = 0) -> list[tuple[RecordTurn, int]]:
+        """The game's turn commands from the ``start``-th on (one per turn of ``game.turns``),
+        each with the seq of its entry; read from the end (a new entry adds one or two)."""
+        wanted = len(self.game.turns) - start
+        found: list[tuple[RecordTurn, int]] = []
+        for c, s in zip(reversed(self.game.commands), reversed(self.cmd_seqs), strict=True):
+            if len(found) >= wanted:
+                break
+            if isinstance(c, RecordTurn):
+                found.append((c, s))
+        found.reverse()
+        return found
 
 
 # ---------------------------------------------------------------------------- the cache
@@ -165,31 +170,32 @@ class GameCache:
     _locks: tuple[threading.RLock, ...] = field(
         default_factory=lambda: tuple(threading.RLock() for _ in range(64))
     )
-    _guard: threading.Lock = field(default_factory=threading.Lock)
 
-    @contextmanager
-    def locked(self, key: int) -> Iterator[None]:
-        """Hold the lock of a game (its id) or of a Stammtisch's players (minus its id)."""
-        with self._locks[key % len(self._locks)]:
-            yield
+    def locked(self, key: int) -> threading.RLock:
+        """The lock of a game (its id) or of a Stammtisch's players (minus its id), to hold
+        with ``with``."""
+        return self._locks[key % len(self._locks)]
 
+    # each step on ``_items`` below is one call into the C ``OrderedDict`` with int keys,
+    # atomic under the interpreter lock: no lock is taken for them (a game another thread
+    # drops in between is simply not there)
     def get(self, game_id: int) -> GameRuntime | None:
-        with self._guard:
-            rt = self._items.get(game_id)
-            if rt is not None:
+        rt = self._items.get(game_id)
+        if rt is not None:
+            with suppress(KeyError):
                 self._items.move_to_end(game_id)
-            return rt
+        return rt
 
     def put(self, game_id: int, rt: GameRuntime) -> None:
-        with self._guard:
-            self._items[game_id] = rt
-            self._items.move_to_end(game_id)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+        items = self._items
+        items[game_id] = rt
+        with suppress(KeyError):
+            items.move_to_end(game_id)
+            while len(items) > self.size:
+                items.popitem(last=False)
 
     def drop(self, game_id: int) -> None:
-        with self._guard:
-            self._items.pop(game_id, None)
+        self._items.pop(game_id, None)
 
 
 # ---------------------------------------------------------------------------- the answers

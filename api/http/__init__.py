@@ -3,11 +3,11 @@ entrypoints (``api/resources``, ``api/web``, ``api/app.py``), never by the layer
 
 * ``errors``: use-case and engine errors → HTTP, one error shape (:class:`SchockenApi`),
   RFC 9457 problem details (``problems``; ``GET /api/v1/problems/<code>`` explains a type)
-* ``context``: the request's use cases (one ``Services``, one repository per request);
-  ``auth``: bearer tokens, the request's Stammtisch and key looked up and hashed once, and a
-  per-token rate limit on writes with 429 and ``Retry-After``
+* ``context``: the request's use cases (one ``Services``, one repository per request),
+  bearer tokens, the request's Stammtisch and key looked up and hashed once, and a per-token
+  rate limit on writes with 429 and ``Retry-After``
 * ``blueprint``: the flask-smorest Blueprint every resource uses (JSON body rules); a body of a
-  write read first, and a JSON body the one reader (``jsonread``) refuses a 422 before any
+  write read first, and a JSON body the one reader (``read_json``) refuses a 422 before any
   view reads it (nested deeper than ``MAX_JSON_DEPTH``, integers beyond 64 bits, ``NaN``, lone
   surrogates; oversized bodies: 413); ``<id:…>``, the path converter of every stored row's id
   (1 to 2**63 − 1, else 404), registered on the app and in the OpenAPI document
@@ -33,9 +33,8 @@ from typing import Any
 
 from flask import Flask
 
-from .auth import init_rate_limit
 from .blueprint import init_body, init_limits
-from .context import init_context
+from .context import init_context, init_rate_limit
 from .headers import secure_html
 from .idempotency import guard_writes
 from .openapi import document

@@ -27,7 +27,8 @@ import re
 from collections.abc import Iterable
 
 from flask import Flask, Request, has_request_context, request
-from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
+from flask.sessions import SecureCookieSession, SecureCookieSessionInterface, SessionMixin
+from flask.wrappers import Response as FlaskResponse
 from werkzeug.wrappers import Response
 
 REFERRER_POLICY = "same-origin"
@@ -103,12 +104,20 @@ def secure_html(response: Response) -> Response:
 class SessionCookies(SecureCookieSessionInterface):
     """Flask's signed session cookie, ``Secure`` when configured so (``SESSION_COOKIE_SECURE``)
     or when the request is HTTPS (see the module's description). A request without the cookie
-    (every API client's) gets a new, empty session without building the cookie's signer."""
+    (every API client's) gets a new, empty session without building the cookie's signer, and
+    an answer whose session stayed empty and untouched is left as it is."""
 
     def open_session(self, app: Flask, request: Request) -> SecureCookieSession | None:
-        if app.secret_key and not request.cookies.get(self.get_cookie_name(app)):
+        if app.secret_key and (
+            "HTTP_COOKIE" not in request.environ  # no cookie at all: nothing to parse
+            or not request.cookies.get(self.get_cookie_name(app))
+        ):
             return self.session_class()
         return super().open_session(app, request)
+
+    def save_session(self, app: Flask, session: SessionMixin, response: FlaskResponse) -> None:
+        if session or session.modified or session.accessed:
+            super().save_session(app, session, response)
 
     def get_cookie_secure(self, app: Flask) -> bool:
         if app.config.get("SESSION_COOKIE_SECURE"):

@@ -56,9 +56,8 @@ from webargs.flaskparser import abort
 from ..domain import CONCURRENT_CHANGE, Conflict, Services, utcnow
 from ..storage import Repository, Stammtisch, StorageConflict, StoredResponse
 from . import problems
-from .auth import WRITE_METHODS, caller
-from .context import services
-from .jsonread import JsonRefused, body_json
+from .blueprint import JsonRefused, body_json
+from .context import WRITE_METHODS, caller, services
 
 KEY_HEADER = "Idempotency-Key"
 KEY_PATTERN = r"^[\x21-\x7e]{1,255}$"
@@ -268,12 +267,12 @@ class _Write:
             return self.key
         return f"{request.remote_addr or ''}\0{self.key}"
 
-    def locks(self) -> tuple[int, ...]:
+    def lock(self) -> int | None:
         """The process's lock of the game (or of the Stammtisch's players), taken before the
         transaction and held to the commit."""
         if self.game_id is not None:
-            return (self.game_id,)
-        return (-self.stammtisch.id,) if self.stammtisch is not None else ()
+            return self.game_id
+        return -self.stammtisch.id if self.stammtisch is not None else None
 
     def idempotent(self) -> Idempotent | None:
         if self.key is None:
@@ -318,7 +317,7 @@ def _guarded_write(view: Any, args: Any, kwargs: dict[str, Any]) -> Response:
     idem = write.idempotent()
 
     try:
-        with svc.writing(*write.locks()):
+        with svc.writing(write.lock()):
             answer = write.replayed(idem)
             if answer is None:
                 answer = write.stale(request.headers.get("If-Match"), view)

@@ -9,7 +9,7 @@ from schemas.gamelog import openapi_components as gamelog_components
 from schemas.reliability import PreconditionFailedSchema
 
 from ..domain.problems import CATALOGUE
-from .auth import WRITE_METHODS
+from .context import WRITE_METHODS
 from .idempotency import KEY_HEADER, KEY_PATTERN, READ_ONLY_POSTS
 from .problems import PROBLEM_JSON
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..http.auth import BEARER, OPTIONAL_BEARER, read_access, write_access
 from ..http.blueprint import Blueprint
+from ..http.context import BEARER, OPTIONAL_BEARER, read_access, write_access
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -22,7 +22,7 @@ from flask_smorest import Api
 
 from ..domain import Conflict
 from ..domain.backup import backup_folder, tar_folder
-from ..http.auth import check_admin
+from ..http.context import check_admin
 from ..storage import MemoryStore
 from .access import blueprint
 

@@ -13,8 +13,7 @@ from werkzeug.exceptions import HTTPException, ServiceUnavailable, TooManyReques
 from schemas.live import EventStreamHeadersSchema, EventStreamQuerySchema, LiveEventSchema
 
 from ..domain.events import Access
-from ..http.auth import OPTIONAL_BEARER, bearer_token
-from ..http.context import services
+from ..http.context import OPTIONAL_BEARER, bearer_token, services
 from ..http.hub import CLIENT_FULL
 from ..http.sse import HEADERS, HUB_KEY, RETRY_MS, EventStream, StreamSettings
 from ..rules import limits, read_number

@@ -13,8 +13,7 @@ from flask.views import MethodView
 from schemas import HealthSchema
 
 from ..domain.base import utcnow
-from ..http.auth import check_admin
-from ..http.context import services
+from ..http.context import check_admin, services
 from ..http.errors import RETRY_AFTER, log_unavailable
 from ..storage import StorageUnavailable
 from .access import blueprint

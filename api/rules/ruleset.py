@@ -141,10 +141,11 @@ class Ruleset:
     # the evaluation table, built on first use by results.evaluation_table (memoized here so
     # that evaluating needs no hashing of the ruleset)
     _evaluations: dict[Any, Any] | None = field(default=None, init=False, compare=False, repr=False)
+    #: dice per throw (two under ``two_dice``): set once with the ruleset, read by every turn
+    dice_count: int = field(default=3, init=False, compare=False, repr=False)
 
-    @property
-    def dice_count(self) -> int:
-        return 2 if self.two_dice else 3
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dice_count", 2 if self.two_dice else 3)  # frozen: derived
 
     def special_results(self) -> tuple[Special, ...]:
         """Every special result in force: Jule (if on) and the configured specials."""
@@ -176,7 +177,9 @@ class Ruleset:
 
 
 OPTION_NAMES: tuple[str, ...] = tuple(
-    f.name for f in dataclasses.fields(Ruleset) if f.name[0] != "_" and f.name != "preset"
+    f.name
+    for f in dataclasses.fields(Ruleset)
+    if f.init and f.name[0] != "_" and f.name != "preset"
 )
 
 _ENUMS: dict[str, type[StrEnum]] = {

@@ -258,7 +258,7 @@ class Statistics:
 
 class SessionsAndLimits(ABC):
     """What the HTTP layer keeps across requests and server processes: rate limits
-    (api/http/auth.py), failed logins, logins of the pub form (api/web/session.py) and
+    (api/http/context.py), failed logins, logins of the pub form (api/web/session.py) and
     the responses of idempotent writes (api/http/idempotency.py)."""
 
     def take_token(self, who: str, now: float, per_second: float, burst: int) -> float:

@@ -13,7 +13,7 @@ from enum import StrEnum
 from itertools import combinations
 from typing import Any, TypeVar
 
-from ..http.jsonread import JsonRefused, read_json
+from ..http.blueprint import JsonRefused, read_json
 from ..rules import (
     HAND_BEATS_VALUES,
     HAND_ONLY_VALUES,

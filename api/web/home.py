@@ -11,14 +11,14 @@ from flask.typing import ResponseReturnValue
 from ..domain import Conflict, DomainError, NotFound
 from ..domain.demo_key import key_fits, saved_demo_key
 from ..domain.stammtische import SLUG_PATTERN, SLUG_RULE
-from ..http.auth import (
+from ..http.context import (
     address_wait,
     backoff_wait,
     login_outcome,
     retry_seconds,
+    services,
     wait_message,
 )
-from ..http.context import services
 from .blueprint import bp
 from .forms import FormErrors, option_fields, presets
 from .keys import show_new_key

@@ -125,10 +125,10 @@ class Writing:
 
 
 class Counters:
-    """Token buckets and failed logins, on connections of their own (``pool``, one taken per
-    statement: a counter is never waited for while a request's connection is held); a take is
-    written by the request's next write transaction (:meth:`begin`) or at its end
-    (:meth:`settle`)."""
+    """Token buckets and failed logins: a take reads the bucket on the request's connection and
+    is written by its next write transaction (:meth:`begin`) or at its end (:meth:`settle`), on
+    connections of their own (``pool``, one per statement: a counter is never waited for while
+    a request's connection is held)."""
 
     def __init__(self, writing: Writing | None, pool: Engine | None, sql: Mapping[str, str]):
         self._writing, self._pool, self._sql = writing, pool, sql
@@ -142,13 +142,16 @@ class Counters:
         with pooled(self._pool) as conn, self._writing.queued() if write else nullcontext():
             yield conn
 
-    def take(self, who: str, now: float, per_second: float, burst: int) -> float:
+    def take(
+        self, who: str, now: float, per_second: float, burst: int, conn: sqlite3.Connection
+    ) -> float:
         """0.0 when ``who`` has a token (taken by the request's write transaction or at its
-        end), else the seconds until the next one."""
+        end), else the seconds until the next one; the bucket read on ``conn``."""
+        if self._writing is None or self._pool is None:
+            raise NotImplementedError("a read-only copy keeps no counters")
         self.settle()  # a take of an earlier request not written yet (it ended abnormally)
         params = {"who": who, "now": now, "rate": per_second, "burst": float(burst)}
-        with self._connection(False) as conn:
-            row = conn.execute(self._sql["peek_token"], params).fetchone()
+        row = conn.execute(self._sql["peek_token"], params).fetchone()
         tokens = float(burst) if row is None else float(row[0])
         if tokens < 1.0:  # nothing to write: the stored bucket refills to the same tokens
             return (1.0 - tokens) / per_second
@@ -294,7 +297,7 @@ class SQLiteRepository(RelationalRepository):
 
     def take_token(self, who: str, now: float, per_second: float, burst: int) -> float:
         with self._mapped():  # a full disk: 503 here already
-            return self.counters.take(who, now, per_second, burst)
+            return self.counters.take(who, now, per_second, burst, self._conn)
 
     def purge_tokens(self, before: float) -> None:
         self._counted("purge_tokens", {"before": before})
