@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -84,6 +85,32 @@ STORES = ["memory", "sqlite", "postgresql"]
 HTTP_STORE = "sqlite"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The run's temporary files in memory (``/dev/shm``) where there is one: pytest's
+    ``tmp_path``, ``tempfile``'s and, through ``TMPDIR``, those of the processes the tests start
+    (servers, Chromium's profiles). Every SQLite commit syncs its WAL (and Chromium its
+    profile's databases): on a disk that is a wait of 3–7 ms here that tells no test anything,
+    since a killed server's writes are in the page cache either way and no test cuts the power.
+    A ``TMPDIR`` set by hand is kept; the xdist workers inherit the controller's."""
+    shm = Path("/dev/shm")
+    if "TMPDIR" not in os.environ and shm.is_dir() and os.access(shm, os.W_OK | os.X_OK):
+        os.environ["TMPDIR"] = str(shm)
+        tempfile.tempdir = None  # gettempdir() reads TMPDIR again
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` (pyproject.toml): half as many workers again as the cores the run may use
+    (3 on 2 cores). The tests wait much of their time — for servers to start and stop, for
+    Chromium, for subprocesses — and one worker per core kept 2 cores only ~60 % busy (653 s of
+    CPU in a run of 537 s). ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still decides when set."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # xdist's own hook reads it
+    cores = (
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    )
+    return cores + (cores + 1) // 2
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """A test that needs the ``storage`` fixture (through ``app`` or any fixture of its own)
     runs once per store of its closest ``stores`` mark: a test's, a class's or a module's
@@ -125,6 +152,19 @@ HEAVY_FIRST = (
     "test_reliability_api.py",
     "test_storage_concurrency.py",
 )
+
+
+#: modules of slow tests only (``pytest -m slow``), not even collected by the default run
+#: (``-m 'not slow'``, pyproject.toml): every xdist worker collects every module, and building
+#: their schemathesis tests (thousands of coverage cases) would cost each worker seconds
+SLOW_ONLY = ("test_api_no_server_error_slow.py", "test_reliability_fuzz_slow.py")
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Leaves out :data:`SLOW_ONLY` when the run deselects the slow tests."""
+    if collection_path.name in SLOW_ONLY and config.getoption("markexpr") == "not slow":
+        return True
+    return None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

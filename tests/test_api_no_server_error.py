@@ -14,7 +14,7 @@ and the engine checks legality, so a well-shaped request the rules forbid (a doc
 seeded database (the SQLite backup API copies the seeded file back).
 
 The default run keeps to a small budget (well under a minute); ``pytest -m slow`` runs many
-more examples and sequences.
+more examples and sequences (tests/test_api_no_server_error_slow.py).
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import ignored_auth
 from test_api_contract import _seeded_schema, excluded_checks
@@ -121,22 +120,3 @@ class _Sequences(_Workflow, schema.as_state_machine()):  # type: ignore[misc]
 
 TestSequencesWithoutAServerError = _Sequences.TestCase
 TestSequencesWithoutAServerError.settings = _hypothesis(QUICK * 6, steps=6)
-
-
-# ------------------------------------------------------------------------------ slow run
-slow_schema, SLOW_APP, SLOW_SEEDED = _sqlite_schema()
-
-
-@pytest.mark.slow
-@slow_schema.parametrize()
-@_hypothesis(SLOW)
-def test_no_operation_answers_a_server_error_over_many_examples(case: Any) -> None:
-    case.call_and_validate(excluded_checks=excluded_checks(case, SLOW_APP))
-
-
-class _ManySequences(_Workflow, slow_schema.as_state_machine()):  # type: ignore[misc]
-    app, seeded = SLOW_APP, SLOW_SEEDED
-
-
-TestManySequencesWithoutAServerError = pytest.mark.slow(_ManySequences.TestCase)
-TestManySequencesWithoutAServerError.settings = _hypothesis(SLOW * 3, steps=10)

@@ -84,11 +84,12 @@ def browser_type_launch_args() -> dict[str, Any]:
     }
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[str]:
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`schocken serve --workers 2` (two gunicorn worker processes, so a phone's requests land
-    on either) on a temporary SQLite file."""
-    db = tmp_path / "data" / "web.sqlite3"
+    on either) on a temporary SQLite file, one per module (each test makes a Stammtisch of its
+    own)."""
+    db = tmp_path_factory.mktemp("web") / "data" / "web.sqlite3"
     served = Server(db, workers=2, env={"SCHOCKEN_SECRET_KEY": "browser-test-" + "x" * 32})
     try:
         yield served.base
