@@ -91,9 +91,14 @@ def pytest_configure(config: pytest.Config) -> None:
     (servers, Chromium's profiles). Every SQLite commit syncs its WAL (and Chromium its
     profile's databases): on a disk that is a wait of 3–7 ms here that tells no test anything,
     since a killed server's writes are in the page cache either way and no test cuts the power.
-    A ``TMPDIR`` set by hand is kept; the xdist workers inherit the controller's."""
+    Only with 2 GiB free there; a ``TMPDIR`` set by hand is kept; the xdist workers inherit the controller's."""
     shm = Path("/dev/shm")
-    if "TMPDIR" not in os.environ and shm.is_dir() and os.access(shm, os.W_OK | os.X_OK):
+    if (
+        "TMPDIR" not in os.environ
+        and shm.is_dir()
+        and os.access(shm, os.W_OK | os.X_OK)
+        and shutil.disk_usage(shm).free >= 2 * 2**30  # not a container's 64 MB default
+    ):
         os.environ["TMPDIR"] = str(shm)
         tempfile.tempdir = None  # gettempdir() reads TMPDIR again
 
