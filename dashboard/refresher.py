@@ -17,9 +17,15 @@ Two ways to run it:
   round to end) before any connection is closed.
 
 After a round that did work, the next one waits at least :data:`PAUSE_FACTOR` times as long as
-that round took: on a busy server a refresh round costs more and more rounds find work, and
-this keeps the refresher's share of a core bounded (a finished game then shows in the read
-model a little later; a read of it never waits for the refresher).
+that round took, and :data:`CPU_PAUSE_FACTOR` times the CPU it used (:func:`pause_after`): on a
+busy server a refresh round costs more and more rounds find work, and this keeps the
+refresher's share of the machine bounded (a finished game then shows in the read model a little
+later; a read of it never waits for the refresher). The CPU counts, not only the time: DuckDB
+runs a round's queries on two threads, so a round of 0.1 s can use 0.2 s of CPU, and on a
+saturated machine (where this process yields to the requests) the CPU is what the requests
+lose. It is the process's CPU: in a process of its own (``--watch``) the round's; in a thread
+of an app (:func:`start`) it also counts the requests' meanwhile, which only lengthens the
+pause.
 """
 
 from __future__ import annotations
@@ -47,6 +53,9 @@ MAX_FAILURES = 5
 INTERVAL = 1.0
 #: after a round that did work, the next waits at least this many times as long as it took
 PAUSE_FACTOR = 4.0
+#: … and this many times the CPU it used: the refresher's share of a core stays at most
+#: 1 / (1 + 20), about 5 % (a small round, about 50 ms of CPU, still waits about 1 s)
+CPU_PAUSE_FACTOR = 20.0
 #: the niceness a ``--watch`` process adds to its own (background work: requests first)
 NICE = 10
 
@@ -75,6 +84,14 @@ def adopt(store: Any) -> None:
         repo.close()
 
 
+def pause_after(interval: float, worked: bool, took: float, cpu: float) -> float:
+    """Seconds before the next round, after one that took ``took`` seconds and used ``cpu``
+    seconds of CPU (see the module's text); a round without work: ``interval``."""
+    if not worked:
+        return interval
+    return max(interval, PAUSE_FACTOR * took, CPU_PAUSE_FACTOR * cpu)
+
+
 def _loop(store: Any, interval: float, stopping: threading.Event | None = None) -> None:
     failures = 0
     try:
@@ -86,7 +103,7 @@ def _loop(store: Any, interval: float, stopping: threading.Event | None = None) 
     stopping = stopping or store.background.stopping
     pause = interval
     while failures < MAX_FAILURES and not stopping.wait(pause):
-        started = time.monotonic()
+        started, cpu = time.monotonic(), time.process_time()
         try:
             worked = run_once(store)
             failures = 0
@@ -97,8 +114,8 @@ def _loop(store: Any, interval: float, stopping: threading.Event | None = None) 
                 "statistics refresh failed (%d of %d): %s", failures, MAX_FAILURES, err,
                 exc_info=not isinstance(err, StorageUnavailable),
             )  # fmt: skip
-        took = time.monotonic() - started
-        pause = max(interval, PAUSE_FACTOR * took) if worked else interval
+        took, used = time.monotonic() - started, time.process_time() - cpu
+        pause = pause_after(interval, worked, took, used)
 
 
 def watch(store: Store, stopping: threading.Event, interval: float = INTERVAL) -> None:

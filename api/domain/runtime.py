@@ -72,6 +72,7 @@ class GameRuntime:
     open_turn: OpenTurn | None = None
     facts: dict[str, list[dict[str, Any]]] | None = None  # last facts written (for deltas)
     record: GameRecord | None = None  # the stored game (set by the service layer)
+    rounds_json: list[dict[str, Any]] = field(default_factory=list)  # of game.rounds, made once
     _config: dict[str, Any] | None = None
     _options: dict[str, Any] | None = None
 
@@ -129,6 +130,16 @@ class GameRuntime:
         return events
 
     # ------------------------------------------------------------------ views
+    def outcome_json(self) -> dict[str, Any]:
+        """The game's outcome as JSON (``Outcome.to_json``). A resolved round never changes
+        and rounds are only appended (an undo replays a new runtime), so each round's JSON is
+        made once and kept; each answer gets a list of its own (the dicts are shared, and
+        nothing changes them)."""
+        done, rounds = self.rounds_json, self.game.rounds
+        if len(done) < len(rounds):
+            done.extend(r.to_json() for r in rounds[len(done) :])
+        return self.game.outcome().to_json(rounds=list(done))
+
     def turn_state(self) -> TurnState | None:
         """Whose turn, the round's opener and limit, the open turn, whether ``stop`` is needed
         (:func:`api.rules.turn_state`); None once the game is over."""
@@ -238,7 +249,7 @@ class GameView:
             "seq": rt.last_seq,
             "open_turn": None if rt.open_turn is None else rt.open_turn.to_json(),
             "turn": None if turn is None else turn.to_json(),
-            "outcome": game.outcome().to_json(),
+            "outcome": rt.outcome_json(),
         }
 
 

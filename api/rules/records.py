@@ -206,9 +206,11 @@ class Outcome:
     penalties: tuple[PenaltyRecord, ...]
     current_round: tuple[TurnFact, ...]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, rounds: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """``rounds``: the JSON of :attr:`rounds` when the caller kept it (resolved rounds never
+        change: api/domain/runtime.py makes each one's once per game)."""
         return {
-            "rounds": [r.to_json() for r in self.rounds],
+            "rounds": [r.to_json() for r in self.rounds] if rounds is None else rounds,
             "half_losers": list(self.half_losers),
             "finale": list(self.finale) if self.finale is not None else None,
             "blattschuss": self.blattschuss,
