@@ -62,6 +62,10 @@ def reads_everything() -> bool:
 def child_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SCHOCKEN_")}
     env["PYTHONPATH"] = str(ROOT)  # the checkout under test, wherever it is
+    # not the run's bytecode tree (tests/conftest.py): this user could not add to it, and with
+    # it Python would compile every package from source rather than read their __pycache__
+    env.pop("PYTHONPYCACHEPREFIX", None)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
 
 
