@@ -292,6 +292,11 @@ def _checked(
             field="aside",
             code="house_rule_forbids",
         )
+    return tuple(sorted(aside)), tuple(sorted(dice)), _checked_target(rules, limit, target)
+
+
+def _checked_target(rules: Ruleset, limit: int, target: Target) -> Target:
+    count = rules.dice_count
     if len(target.dice) != count:
         raise MalformedInput(
             f"„target.dice“: ein Ergebnis hat {count} Würfel, nicht {len(target.dice)}.",
@@ -305,8 +310,4 @@ def _checked(
             field="target.throws",
             code="throw_limit_exceeded",
         )
-    return (
-        tuple(sorted(aside)),
-        tuple(sorted(dice)),
-        Target(tuple(sorted(target.dice)), target.throws, bool(target.hand)),
-    )
+    return Target(tuple(sorted(target.dice)), target.throws, bool(target.hand))
