@@ -46,3 +46,39 @@ def test_under_round_loser_the_replay_keeps_its_starter_and_the_offender_loses_i
         game.apply(parse_event(e, r))
     last = game.rounds[-1]
     assert (last.best, last.worst, last.deckel) == (BERT, CLARA, 1)  # Zahl 653 is worth 1
+
+
+def test_the_jule_from_the_hand_only_is_a_zahl_421_when_assembled() -> None:
+    from api.rules import evaluate
+
+    for jule in ("top", "sieben"):
+        strict = rules("standard", jule=jule, hand_only=["jule"])
+        loose = rules("standard", jule=jule)
+        assert evaluate((4, 2, 1), True, strict).name == "Jule"
+        assert evaluate((4, 2, 1), False, strict).name == "Zahl 421"
+        assert evaluate((4, 2, 1), False, loose).name == "Jule"  # §10.4: whatever the hand flag
+    # in a round: the assembled 4-2-1 is the round's worst, the one from the hand its best
+    r = rules("standard", jule="sieben", hand_only=["jule"])
+    game = play(
+        r,
+        [ANNA, BERT, CLARA],
+        ANNA,
+        [t(ANNA, "4-2-1", 2, hand=True), t(BERT, "6-5-2", 2), t(CLARA, "4-2-1", 2)],
+    )
+    last = game.rounds[-1]
+    assert (last.best, last.worst, last.deckel) == (ANNA, CLARA, 7)
+
+
+def test_the_jule_switch_is_told_in_the_house_rules_prose() -> None:
+    from api.rules import house_rules_prose
+
+    text = " ".join(
+        line
+        for section in house_rules_prose(rules("standard", jule="top", hand_only=["jule"]))
+        for line in (*section.bullets, *section.notes)
+    )
+    assert (
+        "Jule (1-2-4): ganz oben, über Schock aus, alle Deckel wie Schock aus; zählt nur aus der Hand"
+        in text
+    )
+    assert "zusammengelegt ist das die Zahl 421" in text

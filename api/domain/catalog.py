@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..rules import PRESET_HELP, PRESETS, evaluate
-from ..rules.odds import Target, odds
+from ..rules import PRESET_HELP, PRESETS, Target, evaluate, odds
 from .base import rules_of
 from .errors import Invalid, NotFound
 
