@@ -12,9 +12,8 @@ from engine_play import ANNA, BERT, rules, t
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from api.rules import PRESETS, Game, MalformedInput, RecordThrow, RoundLost, Ruleset, parse_event
-from api.rules.odds import Target, odds, solver
-from api.rules.throws import record_throw
+from api.rules import PRESETS, Game, MalformedInput, RoundLost, parse_event
+from api.rules.odds import Target, odds, play_advised, solver
 
 STANDARD = PRESETS["standard"]
 
@@ -250,24 +249,8 @@ def test_one_more_throw_allowed_never_lowers_the_best_chance(drawn) -> None:
 # ---------------------------------------------------------------- Monte Carlo
 
 
-def _play_advised(r: Ruleset, game: Game, rng: random.Random, limit: int, target: Target) -> str:
-    """Bert plays one turn throw by throw through the engine, always taking the advised
-    decision; how the engine decides the round: "beat", "tie" or "lost"."""
-    solve = solver(r, target, limit)
-    aside: tuple[int, ...] = ()
-    throws = 0
-    open_turn = None
-    while True:
-        throws += 1
-        dice = tuple(sorted(rng.randint(1, 6) for _ in range(r.dice_count - len(aside))))
-        moves = list(solve.moves(dice, throws))
-        stop, keep, sixes = max(moves, key=lambda m: solve.chances(aside, dice, throws, m))
-        if stop:
-            open_turn, events = record_throw(game, open_turn, RecordThrow(BERT, dice, stop=True))
-            break
-        open_turn, events = record_throw(game, open_turn, RecordThrow(BERT, dice, keep, sixes))
-        aside = tuple(sorted(aside + keep + (1,) * sixes))
-    assert open_turn is None
+def _outcome(events) -> str:
+    """How the engine decided the round of Anna (the target, earlier) and Bert."""
     lost = [e.data.player for e in events if isinstance(e.data, RoundLost)]
     return "tie" if not lost else "beat" if lost == [ANNA] else "lost"
 
@@ -281,8 +264,12 @@ def _monte_carlo(name: str, turns: int, target: str, seed: int = 27) -> None:
     start.apply(parse_event(t(ANNA, target, throws=limit, hand=False), r))
     rng = random.Random(seed)
     seen = {"beat": 0, "tie": 0, "lost": 0}
+    solve = solver(r, aim, limit)
     for _ in range(turns):
-        seen[_play_advised(r, start.copy(), rng, limit, aim)] += 1
+        events = play_advised(
+            start.copy(), BERT, lambda n: tuple(rng.randint(1, 6) for _ in range(n)), solve
+        )
+        seen[_outcome(events)] += 1
     beat, tie = solver(r, aim, limit).start()
     for p, n in ((beat, seen["beat"]), (tie, seen["tie"])):
         error = max((p * (1 - p) / turns) ** 0.5, 1 / turns)

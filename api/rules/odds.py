@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from math import factorial
@@ -46,12 +46,14 @@ from typing import NamedTuple
 
 from .dice import format_dice
 from .errors import MalformedInput
-from .game import sort_key
+from .events import DomainEvent
+from .game import Game, sort_key
 from .results import evaluate
 from .ruleset import Ruleset
+from .throws import OpenTurn, RecordThrow, record_throw
 from .turns import check_throw, throws_word
 
-__all__ = ["Decision", "Odds", "Solver", "Target", "odds", "solver"]
+__all__ = ["Decision", "Odds", "Solver", "Target", "odds", "play_advised", "solver"]
 
 Dice = tuple[int, ...]
 #: (p_beat, p_tie)
@@ -202,6 +204,13 @@ class Solver:
             )
         return known
 
+    def best(self, aside: Dice, dice: Dice, throws: int) -> tuple[bool, Dice, int]:
+        """The decision that goes on optimally (the highest p_beat, then p_tie; the first of
+        equal ones)."""
+        return max(
+            self.moves(dice, throws), key=lambda move: self.counts(aside, dice, throws, move)
+        )
+
     def start(self) -> Chances:
         """(p_beat, p_tie) at the start of the turn, before its first throw."""
         beat = tie = 0
@@ -311,3 +320,27 @@ def _checked_target(rules: Ruleset, limit: int, target: Target) -> Target:
             code="throw_limit_exceeded",
         )
     return Target(tuple(sorted(target.dice)), target.throws, bool(target.hand))
+
+
+def play_advised(
+    game: Game, player: str, roll: Callable[[int], Dice], solve: Solver
+) -> list[DomainEvent]:
+    """``player`` plays one turn through the engine's throw-by-throw input, always taking
+    :meth:`Solver.best`; ``roll(n)`` throws ``n`` dice. The events of the turn (the round's
+    outcome among them when the turn ends it): how the engine itself judges the advice."""
+    aside: Dice = ()
+    open_turn: OpenTurn | None = None
+    events: list[DomainEvent] = []
+    throws = 0
+    while True:
+        throws += 1
+        dice = tuple(sorted(roll(solve.rules.dice_count - len(aside))))
+        stop, keep, sixes = solve.best(aside, dice, throws)
+        throw = (
+            RecordThrow(player, dice, stop=True) if stop else RecordThrow(player, dice, keep, sixes)
+        )
+        open_turn, more = record_throw(game, open_turn, throw)
+        events.extend(more)
+        if open_turn is None:
+            return events
+        aside = tuple(sorted(aside + keep + (1,) * sixes))
