@@ -194,9 +194,11 @@ class Game:
 
     def _next_active_from(self, player: str) -> str:
         """``player`` if active, else the next active player clockwise (a half has ≥ 2)."""
+        if player in self.active:
+            return player  # nearly always: no generators to build (replay speed)
         n = len(self.players)
         start = self.seat[player]
-        clockwise = (self.players[(start + k) % n] for k in range(n))
+        clockwise = (self.players[(start + k) % n] for k in range(1, n))
         return next(p for p in clockwise if p in self.active)
 
     @property
