@@ -50,6 +50,7 @@ import duckdb
 from api.storage import Repository, SQLiteStore
 from api.storage.records import FACT_COLUMNS, StatsWrite
 
+from .luck import update_luck
 from .periods import StoredPeriod, period_rows
 from .stats import PARAMS, SET_QUERIES, Key, Period, Row, Verlierer, compute, empty_period, run
 
@@ -66,6 +67,8 @@ INPUT: dict[str, tuple[str, ...]] = {
         for c in FACT_COLUMNS["player_game_facts"]
         if c not in ("stammtisch_id", "year", "played_local")
     ),  # fmt: skip
+    # the refresher's per game and player (dashboard/luck.py); the version is not needed
+    "luck_facts": ("game_id", "player_id", "turns", "detailed", "luck", "given_away"),
 }
 #: the summary's columns by type: ids as BIGINT, the small counts as INTEGER (half the memory
 #: of a full refresh's input; their sums are the same)
@@ -73,6 +76,11 @@ _IDS = ("game_id", "player_id", "stammtisch_id")
 _KINDS = {c: "BIGINT" if c in _IDS else "TIMESTAMP" if c == "played_local" else "INTEGER"
           for c in FACT_COLUMNS["player_game_facts"]}  # fmt: skip
 #: the in-memory DuckDB's tables (only what the statistics read)
+#: the luck figures' table in DuckDB (the statistics' columns of ``luck_facts``)
+LUCK_SCHEMA = (
+    "CREATE TABLE luck_facts (game_id BIGINT, player_id BIGINT, turns INTEGER, "
+    "detailed INTEGER, luck DOUBLE, given_away DOUBLE)"
+)
 SCHEMA = (
     "CREATE TABLE players (id BIGINT, name VARCHAR)",
     "CREATE TABLE games (id BIGINT, stammtisch_id BIGINT, year INTEGER, played_local TIMESTAMP)",
@@ -82,6 +90,7 @@ SCHEMA = (
     "CREATE TABLE player_game_facts ("
     + ", ".join(f"{c} {kind}" for c, kind in _KINDS.items())
     + ")",
+    LUCK_SCHEMA,
 )
 _CSV = (
     "read_csv($path, header = false, delim = ',', quote = '\"', escape = '\"', "
@@ -244,10 +253,10 @@ def feed(repo: Repository, ids: list[int], arrow: bool = True) -> duckdb.DuckDBP
 def compute_rows(repo: Repository, stammtische: Collection[int]) -> list[StoredPeriod]:
     """Every period of ``stammtische`` as stored (the same text either way, tested): many
     Stammtische are computed and rendered by DuckDB in one statement
-    (:func:`dashboard.periods.period_rows`); a few (an incremental refresh) by the nine
+    (:func:`dashboard.periods.period_rows`); a few (an incremental refresh) by the ten
     queries side by side on two cursors of a kept engine (no new database per finished
     game), shaped in Python – for one Stammtisch DuckDB spends its time on the
-    operators' fixed costs, and the one statement has more of them than the nine queries
+    operators' fixed costs, and the one statement has more of them than the ten queries
     (measured: about 60 against 45 ms)."""
     if len(stammtische) > SMALL:
         conn = duckdb_input(repo, stammtische)
@@ -313,7 +322,9 @@ class Refreshed:
 def _refresh(repo: Repository, ids: list[int], versions: dict[int, int]) -> Refreshed:
     """Recompute ``ids`` and store them (the lock is held): the rows of all of them go into
     one DuckDB (:func:`feed`), which computes every period in one statement; one
-    transaction replaces their rows and clears their marks."""
+    transaction replaces their rows and clears their marks. The luck figures of their
+    finished games are brought up to date first (:func:`dashboard.luck.update_luck`)."""
+    update_luck(repo, ids)
     if len(ids) <= CHUNK:  # an incremental refresh
         rows = compute_rows(repo, ids)
     else:

@@ -206,7 +206,7 @@ def test_migrations_are_applied_once_recorded_and_line_up_with_duckdb(tmp_path):
     again.close()
     assert path.stat().st_mtime_ns == modified
     conn = sqlite3.connect(path)
-    assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [("0015",)]
+    assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [("0016",)]
     conn.close()
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from api.rules import PRESETS
-from api.rules.odds import Target, odds, solver
+from api.rules.odds import Target, odds, solver_for
 
 from .api_bench import start_server, wait_ready
 from .loadgen import Client, free_port, percentile
@@ -61,7 +61,7 @@ def _ms(values: list[float]) -> str:
 
 
 def in_process(bodies: list[dict[str, Any]]) -> None:
-    solver.cache_clear()
+    solver_for.cache_clear()
     cold: list[float] = []
     warm: list[float] = []
     for body in bodies + bodies:
@@ -74,11 +74,11 @@ def in_process(bodies: list[dict[str, Any]]) -> None:
             body["limit"],
             Target(tuple(t["dice"]), t["throws"], t["hand"]),
         )
-        misses = solver.cache_info().misses
+        misses = solver_for.cache_info().misses
         start = time.perf_counter()
         odds(*args)
         elapsed = time.perf_counter() - start
-        (cold if solver.cache_info().misses > misses else warm).append(elapsed)
+        (cold if solver_for.cache_info().misses > misses else warm).append(elapsed)
     print(f"in process, cold (a new ruleset/target/limit, {len(cold)}): {_ms(cold)}")
     print(f"in process, warm ({len(warm)}):                         {_ms(warm)}")
 

@@ -53,7 +53,17 @@ from .ruleset import Ruleset
 from .throws import OpenTurn, RecordThrow, record_throw
 from .turns import check_throw, throws_word
 
-__all__ = ["Decision", "Odds", "Solver", "Target", "odds", "play_advised", "solver"]
+__all__ = [
+    "Decision",
+    "Odds",
+    "Solver",
+    "Target",
+    "odds",
+    "play_advised",
+    "solver",
+    "solver_for",
+    "target_key",
+]
 
 Dice = tuple[int, ...]
 #: (p_beat, p_tie)
@@ -142,14 +152,14 @@ class Solver:
     optimum and the best decision never depend on rounding.
     """
 
-    def __init__(self, rules: Ruleset, target: Target, limit: int) -> None:
+    def __init__(self, rules: Ruleset, target: Target | int, limit: int) -> None:
         self.rules = rules
         self.limit = limit
         self._count = rules.dice_count
-        self._target = sort_key(
-            rules.ties, evaluate(target.dice, target.hand, rules).key, target.throws, 0
-        )
+        #: the target's place in the round (:func:`target_key`): all the solver needs of it
+        self._target = target if isinstance(target, int) else target_key(rules, target)
         self._memo: dict[tuple[Dice, Dice, int], Counts] = {}
+        self._start: Chances | None = None
 
     def scale(self, throws: int) -> int:
         """The units of one certainty after throw number ``throws``."""
@@ -213,19 +223,34 @@ class Solver:
 
     def start(self) -> Chances:
         """(p_beat, p_tie) at the start of the turn, before its first throw."""
-        beat = tie = 0
-        for thrown, ways in _throws_of(self._count):
-            b, t = self.value((), thrown, 1)
-            beat += ways * b
-            tie += ways * t
-        whole = self.scale(0)
-        return beat / whole, tie / whole
+        if self._start is None:
+            beat = tie = 0
+            for thrown, ways in _throws_of(self._count):
+                b, t = self.value((), thrown, 1)
+                beat += ways * b
+                tie += ways * t
+            whole = self.scale(0)
+            self._start = (beat / whole, tie / whole)
+        return self._start
 
 
-@lru_cache(maxsize=256)
+def target_key(rules: Ruleset, target: Target) -> int:
+    """The target's place in its round (:func:`~api.rules.game.sort_key`, as the earlier
+    turn): two targets with the same place have the same odds."""
+    return sort_key(rules.ties, evaluate(target.dice, target.hand, rules).key, target.throws, 0)
+
+
 def solver(rules: Ruleset, target: Target, limit: int) -> Solver:
-    """The solver of one ruleset, target and limit (the last 256 used are kept)."""
-    return Solver(rules, target, limit)
+    """The solver of one ruleset, target and limit, kept per place of the target in the
+    round (:func:`target_key`: at most a few hundred per ruleset and limit)."""
+    return solver_for(rules, target_key(rules, target), limit)
+
+
+@lru_cache(maxsize=1024)
+def solver_for(rules: Ruleset, key: int, limit: int) -> Solver:
+    """The solver of a target's place in the round (:func:`target_key`), the last 1,024 kept
+    (a ruleset has a few hundred places per limit)."""
+    return Solver(rules, key, limit)
 
 
 def odds(rules: Ruleset, aside: Dice, dice: Dice, throws: int, limit: int, target: Target) -> Odds:

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from .records import EVENT_COLUMNS, RESPONSE_COLUMNS, TABLE_COLUMNS
+from .records import EVENT_COLUMNS, LUCK_COLUMNS, RESPONSE_COLUMNS, TABLE_COLUMNS
 from .sqlite import SQLiteStore
 from .sqlite.repository import timestamp
 from .sqlite.store import column_kinds
@@ -62,6 +62,7 @@ COPIED: dict[str, tuple[str, ...]] = {
     "login_failures": ("who", "failures", "last_at"),
     "web_sessions": ("id_hash", "stammtisch_id", "token_hash", "expires_at"),
     **WEBHOOK_COLUMNS,
+    "luck_facts": LUCK_COLUMNS,
 }
 # migration 0014: a game's number in its Stammtisch and when it was called off (copied as
 # they are; BASE_COLUMNS keep the columns of 0001, which the retired DuckDB files have)

@@ -224,6 +224,16 @@ class Statistics:
         """Every Stammtisch's id."""
         raise NotImplementedError
 
+    def luck_pending(self, stammtische: Collection[int]) -> list[tuple[int, int]]:
+        """(game id, version) of the finished games of ``stammtische`` whose luck figures are
+        missing or were computed for another version (last log entry) of the game."""
+        raise NotImplementedError
+
+    def write_luck(self, games: Mapping[int, list[dict[str, Any]]]) -> None:
+        """Replace the luck figures of each game by its rows (columns
+        :data:`~.records.LUCK_COLUMNS`), in one transaction."""
+        raise NotImplementedError
+
     def mark_stats_stale(self, stammtisch_ids: Iterable[int]) -> None:
         """Their statistics must be computed again (inside the caller's transaction, with the
         write that changed them)."""

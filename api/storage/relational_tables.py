@@ -13,7 +13,7 @@ from . import records as rec
 from .records import FACT_COLUMNS, ROW_TABLES
 from .relational import RelationalCore
 from .repository import StorageConflict
-from .statements import FACT_ORDER, decode, doc, moment, to_json
+from .statements import FACT_ORDER, SQL, decode, doc, moment, to_json
 
 
 class TableMethods(RelationalCore):
@@ -202,6 +202,18 @@ class TableMethods(RelationalCore):
 
     def stammtisch_ids(self) -> list[int]:
         return [int(r[0]) for r in self._all("stammtisch_ids")]
+
+    def luck_pending(self, stammtische: Collection[int]) -> list[tuple[int, int]]:
+        marks, params = self._in(sorted(int(s) for s in stammtische))
+        return [
+            (int(g), int(s)) for g, s in self._all(SQL["luck_pending"].format(ids=marks), params)
+        ]
+
+    def write_luck(self, games: Mapping[int, list[dict[str, Any]]]) -> None:
+        marks, params = self._in(sorted(games))
+        with self.transaction():
+            self._x(SQL["delete_luck"].format(ids=marks), params)
+            self._many("add_luck", [row for rows in games.values() for row in rows])
 
     def mark_stats_stale(self, stammtisch_ids: Iterable[int]) -> None:
         with self.transaction():
