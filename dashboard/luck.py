@@ -22,6 +22,14 @@ from api.domain.runtime import GameRuntime, effective_entries, header_of
 from api.rules.luck import game_luck
 from api.storage import Repository
 
+#: the columns of ``luck_facts`` the statistics read (the version is not needed there)
+LUCK_INPUT = ("game_id", "player_id", "turns", "detailed", "luck", "given_away")
+#: that table in DuckDB
+LUCK_SCHEMA = (
+    "CREATE TABLE luck_facts (game_id BIGINT, player_id BIGINT, turns INTEGER, "
+    "detailed INTEGER, luck DOUBLE, given_away DOUBLE)"
+)
+
 
 def luck_rows(repo: Repository, game_id: int) -> list[dict[str, Any]]:
     """The rows of ``luck_facts`` of one stored game, replayed from its log (none for a game

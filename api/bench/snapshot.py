@@ -22,7 +22,7 @@ from api.storage import MemoryRepository, Repository, SQLiteRepository
 from api.storage.convert import DUCKDB_VERSION
 from api.storage.records import FACT_COLUMNS
 from api.storage.sql import migrations, statements
-from dashboard.readmodel import INPUT, LUCK_SCHEMA
+from dashboard.luck import LUCK_INPUT, LUCK_SCHEMA
 from dashboard.stats import Connection
 
 from .bulk import TABLES, BulkLoader
@@ -65,7 +65,7 @@ def _duckdb_copy(
             conn.execute(statement)
         conn.execute(LUCK_SCHEMA)
         if luck:
-            marks = ", ".join("?" * len(INPUT["luck_facts"]))
+            marks = ", ".join("?" * len(LUCK_INPUT))
             conn.executemany(f"INSERT INTO luck_facts VALUES ({marks})", luck)  # noqa: S608
         loader = BulkLoader(conn)
         try:
@@ -87,13 +87,13 @@ def sqlite_to_duckdb(repo: SQLiteRepository | PostgresRepository) -> duckdb.Duck
         for table, rows in repo.table_rows(TABLES).items():
             loader.add(table, rows)
 
-    luck = {"luck_facts": INPUT["luck_facts"]}
+    luck = {"luck_facts": LUCK_INPUT}
     return _duckdb_copy(fill, repo.table_rows(luck)["luck_facts"])
 
 
 def memory_to_duckdb(repo: MemoryRepository) -> duckdb.DuckDBPyConnection:
     """A new in-memory DuckDB holding everything of a :class:`~api.storage.MemoryRepository`."""
-    columns = INPUT["luck_facts"]
+    columns = LUCK_INPUT
     with repo.transaction():
         luck = [tuple(r[c] for c in columns) for rows in repo.luck.values() for r in rows]
     return _duckdb_copy(lambda loader: _fill_from_memory(repo, loader), luck)
