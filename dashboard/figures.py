@@ -156,8 +156,8 @@ def streaks(players: list[Row]) -> go.Figure:
 
 
 def luck(rows: list[Row]) -> go.Figure:
-    """Glück je Spieler (api/rules/RULES.md §13): rounds survived beyond what the odds promised,
-    green above zero, red below; the Glückspilz at the top."""
+    """Glück je Spieler (api/rules/RULES.md §13): the dice's share of the turns whose every
+    throw is known, green above zero, red below; the Glückspilz at the top."""
     ordered = sorted(rows, key=lambda r: (r["luck"], r["name"]))  # bottom up
     return _player_bars(
         "Glück je Spieler",
@@ -165,23 +165,23 @@ def luck(rows: list[Row]) -> go.Figure:
         [r["luck"] for r in ordered],
         "gegen die Erwartung",
         marker_color=[LUCKY if r["luck"] >= 0 else ACCENT for r in ordered],
-        customdata=[count(r["turns"], "bewerteten Zug", "bewerteten Zügen") for r in ordered],
+        customdata=[count(r["split"], "Zug", "Zügen") for r in ordered],
         hovertemplate="%{y}: %{x:+.2f} in %{customdata}<extra></extra>",
     )
 
 
 def given_away(rows: list[Row]) -> go.Figure:
     """Verschenkte Chancen je Spieler: the sum of what the decisions gave away, from the turns
-    recorded throw by throw (players without such turns are left out)."""
-    ordered = sorted((r for r in rows if r["detailed"]), key=lambda r: (r["given_away"], r["name"]))
+    whose every throw is known (players without such turns are left out)."""
+    ordered = sorted((r for r in rows if r["split"]), key=lambda r: (r["given_away"], r["name"]))
     return _player_bars(
         "Verschenkte Chancen",
         ordered,
         [r["given_away"] for r in ordered],
         "verschenkte Chancen",
         marker_color=PALETTE[1],
-        customdata=[count(r["detailed"], "Zug", "Zügen") for r in ordered],
-        hovertemplate="%{y}: %{x:.2f} verschenkt in %{customdata} Wurf für Wurf<extra></extra>",
+        customdata=[count(r["split"], "Zug", "Zügen") for r in ordered],
+        hovertemplate="%{y}: %{x:.2f} verschenkt in %{customdata}<extra></extra>",
     )
 
 

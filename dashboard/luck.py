@@ -23,11 +23,13 @@ from api.rules.luck import game_luck
 from api.storage import Repository
 
 #: the columns of ``luck_facts`` the statistics read (the version is not needed there)
-LUCK_INPUT = ("game_id", "player_id", "turns", "detailed", "luck", "given_away")
+LUCK_INPUT = (
+    "game_id", "player_id", "turns", "expected", "survived", "split", "luck", "given_away",
+)  # fmt: skip
 #: that table in DuckDB
 LUCK_SCHEMA = (
     "CREATE TABLE luck_facts (game_id BIGINT, player_id BIGINT, turns INTEGER, "
-    "detailed INTEGER, luck DOUBLE, given_away DOUBLE)"
+    "expected DOUBLE, survived INTEGER, split INTEGER, luck DOUBLE, given_away DOUBLE)"
 )
 
 
@@ -47,7 +49,9 @@ def luck_rows(repo: Repository, game_id: int) -> list[dict[str, Any]]:
             "player_id": ids[name],
             "seq": seq,
             "turns": sums.turns,
-            "detailed": sums.detailed,
+            "expected": sums.expected,
+            "survived": sums.survived,
+            "split": sums.split,
             "luck": sums.luck,
             "given_away": sums.given_away,
         }

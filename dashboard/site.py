@@ -169,7 +169,7 @@ def _charts(stats: Period, year: int | None, colors: dict[int, str]) -> dict[str
     }
     if stats["luck"]:
         charts["luck"] = _html(figures.luck(stats["luck"]), "chart-glueck")
-    if any(r["detailed"] for r in stats["luck"]):
+    if any(r["split"] for r in stats["luck"]):
         charts["given_away"] = _html(figures.given_away(stats["luck"]), "chart-verschenkt")
     if stats["head_to_head"]:
         charts["head_to_head"] = _html(figures.head_to_head(stats["head_to_head"]), "chart-finale")
@@ -189,13 +189,13 @@ def page_context(
     attendance_years = sorted({(r["year"], r["games"]) for r in stats["attendance"]})
     attendance_players = sorted({(r["name"], r["player_id"]) for r in stats["attendance"]})
     luck = stats["luck"]
-    detailed = [r for r in luck if r["detailed"]]
+    split = [r for r in luck if r["split"]]
     return {
         "luck": {
             # the list is luckiest first: the Glückspilz is its first, the Pechvogel its last
             "gluckspilz": luck[0] if luck and luck[0]["luck"] > 0 else None,
             "pechvogel": luck[-1] if luck and luck[-1]["luck"] < 0 else None,
-            "most_given": max(detailed, key=lambda r: r["given_away"]) if detailed else None,
+            "most_given": max(split, key=lambda r: r["given_away"]) if split else None,
         },
         "attendance_table": {
             "years": attendance_years,

@@ -248,17 +248,30 @@ class LuckSchema(Schema):
     player_id = req(Int, "The player's id.", 4)
     name = req(Str, "The player's name.", "Dieter")
     turns = req(Int, "Rated turns: every turn after the first of its round.", 212)
-    detailed = req(Int, "Of them recorded throw by throw (decisions known).", 40)
+    expected = req(
+        Float,
+        "Sum of their chances, at the start of each, of beating the round's worst result "
+        "so far (playing on optimally).",
+        121.3125,
+    )
+    survived = req(Int, "Of them, the turns that beat it.", 118)
+    split = req(
+        Int,
+        "Of them, the turns whose every throw is known (recorded throw by throw, or one "
+        "throw): only these are split into luck and decisions.",
+        96,
+    )
     luck = req(
         Float,
-        "Sum over the rated turns of the dice's share of (outcome − chance at the start): "
-        "positive is more luck than expected. The list is ordered by it, luckiest first.",
+        "Sum over the split turns of the dice's share of (outcome − chance at the start): "
+        "positive is more luck than average (0 on average whatever one's play). The list is "
+        "ordered by it, luckiest first.",
         3.1416,
     )
     given_away = req(
         Float,
-        "Sum of the chances the player's decisions gave away (best decision's chance minus "
-        "the chosen one's), from the turns recorded throw by throw.",
+        "Sum over the split turns of the chances the decisions gave away (the best "
+        "decision's chance minus the chosen one's).",
         0.4375,
     )
 

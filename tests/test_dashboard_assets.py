@@ -148,6 +148,7 @@ def test_a_page_carries_its_figures_as_data_and_no_inline_code(served):
         ' type="application/json" data-chart="chart-serien"',
         ' type="application/json" data-chart="chart-wuerfe"',
         ' type="application/json" data-chart="chart-glueck"',
+        ' type="application/json" data-chart="chart-verschenkt"',
         ' type="application/json" data-chart="chart-finale"',
         ' type="application/json" data-chart="chart-trend"',
     ]

@@ -365,22 +365,24 @@ def test_each_players_luck_is_the_sum_over_the_finished_games_computed_once_per_
     assert update_luck(repo, [sid(app, post)]) == 4
     assert update_luck(repo, [sid(app, post)]) == 0  # nothing new: nothing computed
 
-    expected: dict[str, list[float]] = {name: [0, 0, 0.0, 0.0] for name in NAMES}
+    fields = ("turns", "expected", "survived", "split", "luck", "given_away")
+    expected = {name: dict.fromkeys(fields, 0) for name in NAMES}
     for log in played:
         for name, sums in game_luck(replay_log(log)).items():
-            for i, value in enumerate((sums.turns, sums.detailed, sums.luck, sums.given_away)):
-                expected[name][i] += value
+            for field in fields:
+                expected[name][field] += getattr(sums, field)
     shown = read_all(client, [post])[post.slug]["luck"]
     assert [row["luck"] for row in shown] == sorted((row["luck"] for row in shown), reverse=True)
-    assert {row["name"]: [row["turns"], row["detailed"], row["luck"], row["given_away"]]
-            for row in shown} == {name: [t, d, round(luck, 4), round(given, 4)]
-                                  for name, (t, d, luck, given) in expected.items()}  # fmt: skip
-    assert any(row["detailed"] and row["given_away"] > 0 for row in shown)  # throws rated
+    assert {row["name"]: {f: row[f] for f in fields} for row in shown} == {
+        name: {f: round(v, 4) if isinstance(v, float) else v for f, v in sums.items()}
+        for name, sums in expected.items()
+    }
+    assert any(row["given_away"] > 0 for row in shown)  # decisions rated
 
     # a game finished live is computed in the next refresh; its undone finish drops it
     game = play_live(post, logs(1, 10, "2024-06-07T20:00:00+02:00")[0])
     before = sum(row["turns"] for row in read_all(client, [post])[post.slug]["luck"])
-    assert before > sum(t for t, *_ in expected.values())
+    assert before > sum(sums["turns"] for sums in expected.values())
     assert post.post(f"/games/{game}/undo", {"by": "Anna", "reason": "x"}).status_code == 201
     after = sum(row["turns"] for row in read_all(client, [post])[post.slug]["luck"])
-    assert after == sum(t for t, *_ in expected.values())
+    assert after == sum(sums["turns"] for sums in expected.values())

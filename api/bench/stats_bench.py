@@ -58,7 +58,7 @@ from .stats_bench_pg import Source, incremental_times
 PLAYERS = [f"Spieler {i}" for i in range(1, 9)]
 PLAYER_IDS = {name: i + 1 for i, name in enumerate(PLAYERS)}
 #: the tables the statistics read (all game data but the log)
-SQLITE_TABLES = (*(table for table in TABLE_COLUMNS if table != "game_log"), "luck_facts")
+SQLITE_TABLES = tuple(table for table in TABLE_COLUMNS if table != "game_log")
 #: the tables copied into the SQLite row store: what a refresh reads (INPUT) and the listing
 ROW_STORE_TABLES = ("stammtische", "players", "games", "game_facts", "half_facts",
                     "player_game_facts")  # fmt: skip

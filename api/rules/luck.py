@@ -3,17 +3,20 @@
 Every turn after the first of a round has something to beat: the round's worst result so far
 (the player who threw it would lose the round now). At the start of such a turn the player's
 chance of beating it, playing on optimally, is ``p_start`` (:meth:`~.odds.Solver.start`). The
-turn ends beating it (``outcome`` 1) or not (0). The difference is split:
+turn ends beating it (``outcome`` 1) or not (0). Where every throw of the turn is known, the
+difference is split:
 
-* a turn recorded **throw by throw**: before each throw the position has a chance ``v``; the
-  throw shows its dice and the best decision now has ``b``: the throw's *luck* is ``b − v``;
-  the decision taken has ``c``: the *chance given away* is ``b − c`` (0 for the best one), and
-  ``c`` is the chance before the next throw. After the last throw the decision is to stop, so
-  ``c`` is the outcome, and per turn ``p_start + luck − given_away = outcome`` exactly as the
-  sums telescope;
-* a turn recorded as a **summary** (final dice and throws only): its decisions are unknown, so
-  the whole difference ``outcome − p_start`` counts as luck and nothing as given away;
-* a **blind** turn (one throw, announced): counted like a summary.
+* before each throw the position has a chance ``v``; the throw shows its dice and the best
+  decision now has ``b``: the throw's *luck* is ``b − v``; the decision taken has ``c``: the
+  *chance given away* is ``b − c`` (0 for the best one), and ``c`` is the chance before the
+  next throw. After the last throw the decision is to stop, so ``c`` is the outcome, and per
+  turn ``p_start + luck − given_away = outcome`` exactly, as the sums telescope. Whatever a
+  player's strategy, a throw's luck is 0 on average (``v`` is the mean of ``b`` over the dice).
+
+Every throw is known for a turn recorded **throw by throw**, and for a **summary of one
+throw** (its dice are that throw's). A summary of more throws only says where the turn ended:
+its luck and its decisions cannot be told apart, so it is rated at the start (``p_start``,
+``outcome``) but not *split*; so is a **blind** turn (its one throw was chosen before it).
 
 Per player the sums of a game are :class:`PlayerLuck`; :func:`game_luck` computes them from
 the engine's state of a game (its turns, their commands and the rounds' limits).
@@ -25,8 +28,8 @@ from dataclasses import dataclass
 
 from .dice import parse_dice
 from .game import Game, sort_key
-from .odds import Target, solver
-from .turns import RecordTurn
+from .odds import Solver, Target, solver
+from .turns import RecordTurn, Throw
 
 __all__ = ["PlayerLuck", "TurnLuck", "game_luck", "turn_luck"]
 
@@ -39,24 +42,28 @@ class TurnLuck:
     round: int  # index of the round in Game.rounds
     p_start: float  # the chance of beating the round's worst result so far, before throwing
     outcome: int  # 1: the turn's result beats it, 0: it does not
-    luck: float  # the dice's share of outcome − p_start
-    given_away: float  # the decisions' share, as a loss (≥ 0)
-    detailed: bool  # recorded throw by throw (else the decisions are unknown)
+    split: bool  # every throw known: outcome − p_start split into luck and given away
+    luck: float  # the dice's share of outcome − p_start (0 when not split)
+    given_away: float  # the decisions' share, as a loss (≥ 0; 0 when not split)
 
 
 @dataclass(frozen=True, slots=True)
 class PlayerLuck:
     """A player's sums over the rated turns of one game."""
 
-    turns: int = 0
-    detailed: int = 0
+    turns: int = 0  # rated turns
+    expected: float = 0.0  # the sum of their chances at the start
+    survived: int = 0  # of them, those that beat the round's worst so far
+    split: int = 0  # of them, those split into luck and decisions
     luck: float = 0.0
     given_away: float = 0.0
 
     def add(self, turn: TurnLuck) -> PlayerLuck:
         return PlayerLuck(
             self.turns + 1,
-            self.detailed + turn.detailed,
+            self.expected + turn.p_start,
+            self.survived + turn.outcome,
+            self.split + turn.split,
             self.luck + turn.luck,
             self.given_away + turn.given_away,
         )
@@ -82,32 +89,36 @@ def turn_luck(game: Game) -> list[TurnLuck]:
         limit = max(game.rounds[fact.round].limit, fact.throws)
         solve = solver(rules, worst[1], limit)
         p_start = solve.start()[0]
-        luck = given = 0.0
-        detailed = cmd.detail is not None and not cmd.blind
-        if detailed:
-            assert cmd.detail is not None  # noqa: S101 - for the type checker
-            aside: tuple[int, ...] = ()
-            chance, last = p_start, len(cmd.detail)
-            for n, throw in enumerate(cmd.detail, start=1):
-                thrown = tuple(sorted(throw.dice))
-                whole = solve.scale(n)
-                best = solve.value(aside, thrown, n)[0] / whole
-                move = (
-                    (True, (), 0) if n == last else (False, tuple(sorted(throw.aside)), throw.sixes)
-                )
-                taken = solve.counts(aside, thrown, n, move)[0] / whole
-                luck += best - chance
-                given += best - taken
-                chance = taken
-                aside = tuple(sorted(aside + (1,) * throw.sixes + throw.aside))
-            outcome = round(chance)
-        else:
-            outcome = solve.final(tuple(sorted(dice)), fact.throws, fact.hand)[0] and 1
-            luck = outcome - p_start
-        out.append(TurnLuck(fact.player, fact.round, p_start, outcome, luck, given, detailed))
+        if cmd.blind:
+            throws: tuple[Throw, ...] | None = None  # chosen before the throw: not split
+        elif cmd.detail is not None:
+            throws = cmd.detail
+        else:  # a summary: its one throw is known, more are not
+            throws = (Throw(cmd.dice),) if fact.throws == 1 else None
+        outcome = solve.final(tuple(sorted(dice)), fact.throws, fact.hand)[0] and 1
+        luck, given = _split(solve, p_start, throws) if throws else (0.0, 0.0)
+        out.append(TurnLuck(fact.player, fact.round, p_start, outcome, bool(throws), luck, given))
         if key < worst[0]:
             worst = (key, mine)
     return out
+
+
+def _split(solve: Solver, p_start: float, throws: tuple[Throw, ...]) -> tuple[float, float]:
+    """(luck, chance given away) of a turn whose every throw is known."""
+    aside: tuple[int, ...] = ()
+    chance, last = p_start, len(throws)
+    luck = given = 0.0
+    for n, throw in enumerate(throws, start=1):
+        thrown = tuple(sorted(throw.dice))
+        whole = solve.scale(n)
+        best = solve.value(aside, thrown, n)[0] / whole
+        move = (True, (), 0) if n == last else (False, tuple(sorted(throw.aside)), throw.sixes)
+        taken = solve.counts(aside, thrown, n, move)[0] / whole
+        luck += best - chance
+        given += best - taken
+        chance = taken
+        aside = tuple(sorted(aside + (1,) * throw.sixes + throw.aside))
+    return luck, given
 
 
 def game_luck(game: Game) -> dict[str, PlayerLuck]:

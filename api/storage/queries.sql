@@ -279,15 +279,17 @@ UPDATE webhook_deliveries SET state = :state, next_attempt_at = :next, last_stat
 -- (migration 0016) are missing or were computed for another version (last entry) of the game
 SELECT game_id, seq FROM (SELECT f.game_id, (SELECT max(l.seq) FROM game_log l WHERE
     l.game_id = f.game_id) AS seq FROM game_facts f JOIN games g ON g.id = f.game_id WHERE
-    f.status = 'finished' AND g.stammtisch_id IN ({ids})) v WHERE NOT EXISTS (SELECT 1 FROM
-    luck_facts k WHERE k.game_id = v.game_id AND k.seq = v.seq) ORDER BY game_id;
+    f.status = 'finished' AND g.stammtisch_id IN ({ids})) v WHERE seq IS NOT NULL AND NOT
+    EXISTS (SELECT 1 FROM luck_facts k WHERE k.game_id = v.game_id AND k.seq = v.seq) ORDER BY
+    game_id;
 
 -- name: delete_luck
 DELETE FROM luck_facts WHERE game_id IN ({ids});
 
 -- name: add_luck
-INSERT INTO luck_facts (game_id, player_id, seq, turns, detailed, luck, given_away) VALUES
-    (:game_id, :player_id, :seq, :turns, :detailed, :luck, :given_away);
+INSERT INTO luck_facts (game_id, player_id, seq, turns, expected, survived, split, luck,
+    given_away) VALUES (:game_id, :player_id, :seq, :turns, :expected, :survived, :split, :luck,
+    :given_away);
 
 -- name: seats
 -- the seats of games (ids: RelationalRepository._in)

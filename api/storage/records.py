@@ -167,7 +167,8 @@ FACT_COLUMNS: dict[str, tuple[str, ...]] = {
 #: the luck figures of a finished game per player (migration 0016: api/rules/luck.py), written
 #: by the statistics refresher for the game's version ``seq`` (dashboard/luck.py)
 LUCK_COLUMNS: tuple[str, ...] = (
-    "game_id", "player_id", "seq", "turns", "detailed", "luck", "given_away",
+    "game_id", "player_id", "seq", "turns", "expected", "survived", "split", "luck",
+    "given_away",
 )  # fmt: skip
 
 #: every table of game data with its columns, in load order (parents first)

@@ -8,7 +8,9 @@ CREATE TABLE luck_facts (
     player_id   bigint NOT NULL,
     seq         bigint NOT NULL,
     turns       bigint NOT NULL,
-    detailed    bigint NOT NULL,
+    expected    double precision NOT NULL,
+    survived    bigint NOT NULL,
+    split       bigint NOT NULL,
     luck        double precision NOT NULL,
     given_away  double precision NOT NULL,
     PRIMARY KEY (game_id, player_id)

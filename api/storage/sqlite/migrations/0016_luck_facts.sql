@@ -8,8 +8,10 @@ CREATE TABLE luck_facts (
     player_id   INTEGER NOT NULL,
     seq         INTEGER NOT NULL,
     turns       INTEGER NOT NULL,  -- rated turns: every turn after the first of its round
-    detailed    INTEGER NOT NULL,  -- of them recorded throw by throw
-    luck        REAL NOT NULL,     -- sum of the dice's share of (outcome - chance at the start)
-    given_away  REAL NOT NULL,     -- sum of the chances the decisions gave away
+    expected    REAL NOT NULL,     -- the sum of their chances (at the start) of beating it
+    survived    INTEGER NOT NULL,  -- of them, those that beat the round's worst so far
+    split       INTEGER NOT NULL,  -- of them, those whose every throw is known
+    luck        REAL NOT NULL,     -- of those, the sum of the dice's share
+    given_away  REAL NOT NULL,     -- of those, the sum of the chances the decisions gave away
     PRIMARY KEY (game_id, player_id)
 );
