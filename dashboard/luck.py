@@ -6,7 +6,7 @@ odds): before each refresh of some Stammtische (:func:`dashboard.readmodel.refre
 were computed for an earlier version of the game (an entry undone and played differently:
 ``Statistics.luck_pending``), replays each game's log in the engine, sums the luck and the
 chances given away per player (:func:`api.rules.luck.game_luck`) and stores the rows of all of
-them in one transaction (``luck_facts``, migration 0016). The set-based query
+them in one transaction (``luck_facts``, migration 0017). The set-based query
 ``dashboard/queries/luck.sql`` adds them up per player and period. So a finished game costs one
 replay more in the next refresh; a database upgraded from before this pays for all its games in
 its first refresh (the odds of a ruleset are computed once per process and target:

@@ -253,7 +253,7 @@ def test_the_refresh_input_as_arrow_streams(contract):
 
 
 def luck_row(game_id: int, player_id: int, seq: int, luck: float) -> dict:
-    """A row of luck_facts (migration 0016)."""
+    """A row of luck_facts (migration 0017)."""
     return {"game_id": game_id, "player_id": player_id, "seq": seq, "turns": 3, "expected": 1.5,
             "survived": 2, "split": 1, "luck": luck, "given_away": 0.125}  # fmt: skip
 

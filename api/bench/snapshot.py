@@ -58,7 +58,7 @@ def _duckdb_copy(
     fill: Callable[[BulkLoader], None], luck: list[tuple[object, ...]]
 ) -> duckdb.DuckDBPyConnection:
     """A new in-memory DuckDB with the API's schema, holding the rows ``fill`` adds and the
-    luck figures ``luck`` (the statistics' columns of ``luck_facts``, migration 0016)."""
+    luck figures ``luck`` (the statistics' columns of ``luck_facts``, migration 0017)."""
     conn = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False})
     try:
         for statement in duckdb_schema():

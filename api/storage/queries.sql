@@ -276,7 +276,7 @@ UPDATE webhook_deliveries SET state = :state, next_attempt_at = :next, last_stat
 
 -- name: luck_pending
 -- the finished games of Stammtische (ids: RelationalRepository._in) whose luck figures
--- (migration 0016) are missing or were computed for another version (last entry) of the game
+-- (migration 0017) are missing or were computed for another version (last entry) of the game
 SELECT game_id, seq FROM (SELECT f.game_id, (SELECT max(l.seq) FROM game_log l WHERE
     l.game_id = f.game_id) AS seq FROM game_facts f JOIN games g ON g.id = f.game_id WHERE
     f.status = 'finished' AND g.stammtisch_id IN ({ids})) v WHERE seq IS NOT NULL AND NOT

@@ -164,7 +164,7 @@ FACT_COLUMNS: dict[str, tuple[str, ...]] = {
     ),
 }  # fmt: skip
 
-#: the luck figures of a finished game per player (migration 0016: api/rules/luck.py), written
+#: the luck figures of a finished game per player (migration 0017: api/rules/luck.py), written
 #: by the statistics refresher for the game's version ``seq`` (dashboard/luck.py)
 LUCK_COLUMNS: tuple[str, ...] = (
     "game_id", "player_id", "seq", "turns", "expected", "survived", "split", "luck",

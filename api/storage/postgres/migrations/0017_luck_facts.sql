@@ -1,4 +1,4 @@
--- 0016 (PostgreSQL): the luck figures of a finished game per player (api/rules/luck.py), computed
+-- 0017 (PostgreSQL): the luck figures of a finished game per player (api/rules/luck.py), computed
 -- by the statistics refresher (dashboard/luck.py), not by the write that finished the game:
 -- ``seq`` is the game's version (its last log entry) they were computed for, so a finish that
 -- was undone and played differently is computed again; rows of a game that is no longer
