@@ -958,7 +958,9 @@ def test_a_turn_open_throw_by_throw_from_an_app_is_shown_and_not_overwritten(
     )
     assert r.status_code == 201, r.json
     page = web.get(game)
-    assert "Anna hat einen offenen Zug (Wurf für Wurf aus einer App)" in text_of(page)
+    # the form continues the app's turn throw by throw (issue 27): it says so and shows it
+    assert "Anna hat einen offenen Zug (Wurf für Wurf): unten Wurf für Wurf weiter" in text_of(page)
+    assert "Wurf 2 von höchstens 3 Würfe · rausgelegt: 1 · im Becher: 2 Würfel" in text_of(page)
     before = game_state(app, slug, game)
     r = turn(web, game, "Anna", "114", "2")
     assert r.status_code == 422

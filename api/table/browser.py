@@ -121,6 +121,8 @@ def _answer(session: Session, announcements: list[tuple[str, str]] | None = None
         last_entry=last_entry,
         abandoned=bool(state.get("abandoned")),
         announcements=announcements or (),
+        throwing=table.open_turn,
+        odds_shown=str(state.get("odds_shown") or "off"),
     )
     html = environment().get_template("table/screen.html").render(context)
     game_state = table.game.state()
