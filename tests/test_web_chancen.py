@@ -233,3 +233,31 @@ def test_the_chance_of_an_open_turn_is_that_of_the_decision_taken() -> None:
     open_turn, _ = record_throw(game, None, RecordThrow("Bert", (1, 4, 1), aside=(1, 1)))
     player, chance = current_chance(game, open_turn)
     assert player == "Bert" and chance == pytest.approx(2 / 6, abs=1e-12)
+
+
+# ----------------------------------------------------------------------------- the TV
+
+
+def test_the_tv_shows_the_chance_of_an_open_turn_only_with_form_and_tv(
+    web: Browser, app: Flask, table: tuple[str, str]
+) -> None:
+    slug, game = table
+    turn(web, game, "Anna", "115", "2")
+    throw(web, game, "141", "again", aside="13")  # Bert: both ones out, one die again
+    for where, shown in (("off", False), ("form", False), ("form_and_tv", True)):
+        odds_on(app, slug, where)
+        for url in (f"/tv/{slug}", f"/tv/{slug}/tafel"):
+            page = web.get(url)
+            assert page.status_code == 200
+            assert ("Berts Chance: 33 %" in text_of(page)) is shown, (where, url)
+            assert ('id="tv-chance"' in page.text) is shown
+    throw(web, game, "5", "stop")  # the turn ends: no chance to show
+    assert 'id="tv-chance"' not in web.get(f"/tv/{slug}").text
+
+
+def test_a_name_ending_in_an_s_sound_takes_an_apostrophe() -> None:
+    from api.table.chancen import genitive
+
+    assert [genitive(n) for n in ("Anna", "Klaus", "Max", "Fritz")] == [
+        "Annas", "Klaus'", "Max'", "Fritz'",
+    ]  # fmt: skip

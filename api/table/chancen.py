@@ -20,7 +20,15 @@ from ..rules import Game, OpenTurn, SchockenError, Target, odds, parse_dice
 from ..rules.game import sort_key
 from ..rules.odds import Decision, solver
 
-__all__ = ["Advice", "advice", "current_chance", "decision_words", "percent", "round_target"]
+__all__ = [
+    "Advice",
+    "advice",
+    "chance_line",
+    "current_chance",
+    "decision_words",
+    "percent",
+    "round_target",
+]
 
 #: the best decisions shown, best first
 SHOWN = 3
@@ -153,3 +161,18 @@ def current_chance(game: Game, open_turn: OpenTurn | None) -> tuple[str, float] 
     move = (False, tuple(sorted(last.aside)), last.sixes)
     beat, _ = solve.chances(aside, tuple(sorted(last.dice)), made + 1, move)
     return open_turn.player, beat
+
+
+def genitive(name: str) -> str:
+    """ "Annas", "Klaus'" (a name ending in an s sound takes an apostrophe)."""
+    return f"{name}'" if name[-1:].lower() in ("s", "x", "z", "ß") else f"{name}s"
+
+
+def chance_line(game: Game, open_turn: OpenTurn | None) -> str | None:
+    """The TV's line of an open throw-by-throw turn: "Annas Chance: 31 %" (None: no open
+    turn, or nothing to beat)."""
+    found = current_chance(game, open_turn)
+    if found is None:
+        return None
+    player, chance = found
+    return f"{genitive(player)} Chance: {percent(chance)}"

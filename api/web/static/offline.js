@@ -162,7 +162,29 @@
     if (anchor) anchor.parentNode.insertBefore(section, anchor.nextSibling);
   }
 
+  // Wurf für Wurf goes straight to the server, never through the queue: without a connection
+  // (or while entries wait on this phone) its card says so and takes no throw, so no throw
+  // is ever lost or sent before the entries waiting in front of it
+  var THROWS_NEED_NET = "Wurf für Wurf braucht eine Verbindung. Ohne Netz bitte den ganzen Zug oben eintragen.";
+  function throwsDisabled() { return offline() || state.rows.length > 0; }
+  function renderThrowCard() {
+    var card = document.getElementById("wurf-fuer-wurf");
+    if (!card) return;
+    var off = throwsDisabled();
+    var fields = card.querySelector("fieldset.throw-fields");
+    if (fields) fields.disabled = off;
+    var note = card.querySelector(".throws-offline");
+    if (off && !note) {
+      note = el("p", { class: "error throws-offline", role: "status" }, THROWS_NEED_NET);
+      var summary = card.querySelector("summary");
+      summary.insertAdjacentElement("afterend", note);
+    } else if (!off && note) {
+      note.remove();
+    }
+  }
+
   function render() {
+    renderThrowCard();
     var b = box();
     if (!b) return;
     var text = statusText();
@@ -287,6 +309,13 @@
   function onSubmit(event) {
     var form = event.target;
     var action = form.getAttribute("action") || "";
+    if (/\/wurf$/.test(action) && throwsDisabled()) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      say(THROWS_NEED_NET);
+      renderThrowCard();
+      return;
+    }
     var kind = form.id === "eingabe" ? "turn" : /\/strafe$/.test(action) ? "penalty"
       : /\/rueckgaengig$/.test(action) ? "undo" : null;
     if (!kind || !throughEngine()) return; // online: the plain form, the server answers
