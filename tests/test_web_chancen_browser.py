@@ -56,8 +56,21 @@ def test_the_throw_card_shows_the_chancen_on_a_phone_and_records_a_throw(
         page.locator("#wurf-fuer-wurf > summary").click()
         for row, pip in enumerate("141", start=1):
             page.locator(".throw-row").nth(row - 1).locator("label.die", has_text=pip).click()
-        page.get_by_role("button", name="Chancen zeigen").click()
         lines = page.locator("#chancen li")
+        # with JavaScript the phone's engine shows them as the dice are tapped, nothing sent
+        expect(lines.first).to_have_text(
+            "Beide Einsen rauslegen, noch einmal: 33 % – schlechter als Anna wird man nicht",
+            timeout=90_000,  # the engine's first load on a busy machine
+        )
+        assert page.evaluate("location.pathname") == t.url
+        page.locator(".throw-row").nth(1).locator("label.die", has_text="5").click()
+        # 1-5-1 is Schock 5 in one throw: better than Anna's in two, standing is sure
+        expect(lines.first).to_have_text(
+            "Stehen lassen: 100 % – schlechter als Anna wird man nicht"
+        )
+        page.locator(".throw-row").nth(1).locator("label.die", has_text="4").click()
+        expect(lines.nth(1)).to_have_text("Eine Eins rauslegen, noch einmal: 8 %")
+        page.get_by_role("button", name="Chancen zeigen").click()  # the server says the same
         expect(lines.first).to_have_text(
             "Beide Einsen rauslegen, noch einmal: 33 % – schlechter als Anna wird man nicht"
         )
