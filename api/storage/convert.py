@@ -69,6 +69,8 @@ COPIED: dict[str, tuple[str, ...]] = {
 COPIED["games"] = (*COPIED["games"], "number", "abandoned_at")
 # migration 0015: until when a webhook has an attempt in flight, or when it was last served
 COPIED["webhooks"] = (*COPIED["webhooks"], "busy_until")
+# migration 0016: where a Stammtisch shows the odds of a throw
+COPIED["stammtische"] = (*COPIED["stammtische"], "odds_shown")
 #: the tables whose ids PostgreSQL draws from an identity sequence
 IDENTITIES = ("stammtische", "players", "games", "webhooks", "webhook_deliveries")
 #: the schema version of every DuckDB file the DuckDB store wrote last (its migrations

@@ -180,13 +180,22 @@ class MemoryRepository(MemoryWebhooksMixin, Repository):
         return copy.deepcopy(self.stammtische.get(slug))  # a copy, as the SQL stores read
 
     def update_stammtisch(
-        self, stammtisch_id: int, name: str, rules: dict[str, Any], private: bool
+        self,
+        stammtisch_id: int,
+        name: str,
+        rules: dict[str, Any],
+        private: bool,
+        odds_shown: str | None = None,
     ) -> None:
         with self._lock:
             for slug, record in self.stammtische.items():
                 if record.id == stammtisch_id:
                     self.stammtische[slug] = replace(
-                        record, name=name, rules=copy.deepcopy(rules), private=private
+                        record,
+                        name=name,
+                        rules=copy.deepcopy(rules),
+                        private=private,
+                        odds_shown=record.odds_shown if odds_shown is None else odds_shown,
                     )
             self.mark_stats_stale([stammtisch_id])
 

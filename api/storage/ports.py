@@ -88,8 +88,15 @@ class Stammtische(ABC):
 
     @abstractmethod
     def update_stammtisch(
-        self, stammtisch_id: int, name: str, rules: dict[str, Any], private: bool
-    ) -> None: ...
+        self,
+        stammtisch_id: int,
+        name: str,
+        rules: dict[str, Any],
+        private: bool,
+        odds_shown: str | None = None,
+    ) -> None:
+        """Change the Stammtisch's name, house rules, visibility and, unless None, where it
+        shows the odds (:attr:`Stammtisch.odds_shown`)."""
 
     def replace_key(self, stammtisch_id: int, token_hash: str) -> None:
         """Give the Stammtisch a new key (its hash): the old key stops working, and every

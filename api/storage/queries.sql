@@ -4,16 +4,18 @@
 
 -- name: add_stammtisch
 -- a taken key (slug, log entry, idempotency key) inserts nothing and returns no row
-INSERT INTO stammtische (slug, name, rules, private, token_hash, created_at) VALUES (:slug,
-    :name, :rules, :private, :token_hash, :created_at) ON CONFLICT (slug) DO NOTHING RETURNING
-    id;
+INSERT INTO stammtische (slug, name, rules, private, token_hash, created_at, odds_shown)
+    VALUES (:slug, :name, :rules, :private, :token_hash, :created_at, :odds_shown) ON CONFLICT
+    (slug) DO NOTHING RETURNING id;
 
 -- name: get_stammtisch
-SELECT id, slug, name, rules, private, token_hash, created_at FROM stammtische WHERE slug =
-    :slug;
+SELECT id, slug, name, rules, private, token_hash, created_at, odds_shown FROM stammtische
+    WHERE slug = :slug;
 
 -- name: update_stammtisch
-UPDATE stammtische SET name = :name, rules = :rules, private = :private WHERE id = :id;
+-- odds_shown NULL: kept as it is
+UPDATE stammtische SET name = :name, rules = :rules, private = :private, odds_shown =
+    coalesce(:odds_shown, odds_shown) WHERE id = :id;
 
 -- name: add_player
 INSERT INTO players (stammtisch_id, name, retired, created_at) VALUES (:stammtisch_id, :name,

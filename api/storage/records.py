@@ -24,6 +24,9 @@ class Stammtisch:
     private: bool
     token_hash: str
     created_at: datetime
+    #: where the odds of a throw are shown ("Chancen"): "off", "form" or "form_and_tv"
+    #: (migration 0016; a display setting, not a house rule)
+    odds_shown: str = "off"
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,8 @@ class TableMethods(RelationalCore):
     def add_stammtisch(self, stammtisch: rec.Stammtisch) -> rec.Stammtisch:
         s = stammtisch
         params = {"slug": s.slug, "name": s.name, "rules": to_json(s.rules), "private": s.private,
-                  "token_hash": s.token_hash, "created_at": self._time(s.created_at)}  # fmt: skip
+                  "token_hash": s.token_hash, "created_at": self._time(s.created_at),
+                  "odds_shown": s.odds_shown}  # fmt: skip
         with self.transaction():
             row = self._one("add_stammtisch", params)
             if row is None:
@@ -35,9 +36,15 @@ class TableMethods(RelationalCore):
         return {int(r[0]): str(r[1]) for r in self._all("slugs")}
 
     def update_stammtisch(
-        self, stammtisch_id: int, name: str, rules: dict[str, Any], private: bool
+        self,
+        stammtisch_id: int,
+        name: str,
+        rules: dict[str, Any],
+        private: bool,
+        odds_shown: str | None = None,
     ) -> None:
-        params = {"id": stammtisch_id, "name": name, "rules": to_json(rules), "private": private}
+        params = {"id": stammtisch_id, "name": name, "rules": to_json(rules), "private": private,
+                  "odds_shown": odds_shown}  # fmt: skip
         with self.transaction():
             self._x("update_stammtisch", params)
             self.mark_stats_stale([stammtisch_id])
