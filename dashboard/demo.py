@@ -5,6 +5,8 @@ are played by the engine's simulator (:mod:`api.rules.simulate`) and stored by t
 case (as ``POST …/imports``), all in one transaction, one every Friday at 20:00 Berlin time. Attendance changes: regulars
 come with their own probability, Heinz joins in the second year, Gabi in the middle of the
 fourth, Frank stops after the seventh (and is retired), and every evening has 6 to 8 players.
+The games of the last two years are recorded throw by throw (the same dice: the simulator draws
+them either way), so that the statistics can rate decisions too.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ if TYPE_CHECKING:
     from api.storage import PostgresStore
 
 BERLIN = ZoneInfo("Europe/Berlin")
+#: the last weeks, two years, whose games are recorded throw by throw (the table has an app
+#: since): the luck figures rate their decisions too (api/rules/RULES.md §13)
+DETAILED_WEEKS = 2 * 52
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +106,10 @@ def _play(
         for week, at in enumerate(evenings):
             names = evening(week, people, rng)
             starter = names[int(rng.random() * len(names))]
-            game = simulate_game(rules, names, starter, rng, played_at=at.isoformat())
+            detail = week >= len(evenings) - DETAILED_WEEKS  # the last two years: an app
+            game = simulate_game(
+                rules, names, starter, rng, detail=detail, played_at=at.isoformat()
+            )
             log = to_log(game)
             svc.import_game(st, log)
             turns += sum(1 for e in log["events"] if "penalty" not in e)

@@ -26,6 +26,7 @@ PALETTE = (
     "#b5b82b", "#2bb5c4", "#444e86", "#955196",
 )  # fmt: skip
 ACCENT = "#c23b3b"
+LUCKY = "#3b9b4b"
 MUTED = "#9aa7b4"
 MONTHS = ("Jan", "Feb", "Mär", "Apr", "Mai", "Jun", "Jul", "Aug", "Sep", "Okt", "Nov", "Dez")
 
@@ -151,6 +152,36 @@ def streaks(players: list[Row]) -> go.Figure:
         marker_color=PALETTE[2],
         customdata=[count(r["longest_without_loss"], "Spiel", "Spiele") for r in rows],
         hovertemplate="%{y}: %{customdata} in Folge ohne Niederlage<extra></extra>",
+    )
+
+
+def luck(rows: list[Row]) -> go.Figure:
+    """Glück je Spieler (api/rules/RULES.md §13): the dice's share of the turns whose every
+    throw is known, green above zero, red below; the Glückspilz at the top."""
+    ordered = sorted(rows, key=lambda r: (r["luck"], r["name"]))  # bottom up
+    return _player_bars(
+        "Glück je Spieler",
+        ordered,
+        [r["luck"] for r in ordered],
+        "gegen die Erwartung",
+        marker_color=[LUCKY if r["luck"] >= 0 else ACCENT for r in ordered],
+        customdata=[count(r["split"], "Zug", "Zügen") for r in ordered],
+        hovertemplate="%{y}: %{x:+.2f} in %{customdata}<extra></extra>",
+    )
+
+
+def given_away(rows: list[Row]) -> go.Figure:
+    """Verschenkte Chancen je Spieler: the sum of what the decisions gave away, from the turns
+    whose every throw is known (players without such turns are left out)."""
+    ordered = sorted((r for r in rows if r["split"]), key=lambda r: (r["given_away"], r["name"]))
+    return _player_bars(
+        "Verschenkte Chancen",
+        ordered,
+        [r["given_away"] for r in ordered],
+        "verschenkte Chancen",
+        marker_color=PALETTE[1],
+        customdata=[count(r["split"], "Zug", "Zügen") for r in ordered],
+        hovertemplate="%{y}: %{x:.2f} verschenkt in %{customdata}<extra></extra>",
     )
 
 

@@ -1,6 +1,6 @@
 """Every period of the read model as JSON, computed and rendered by DuckDB in one statement.
 
-The nine set-based queries of :data:`~dashboard.stats.SET_QUERIES` (portable SQL, the same
+The ten set-based queries of :data:`~dashboard.stats.SET_QUERIES` (portable SQL, the same
 files the benchmark runs on SQLite) become the common table expressions of one DuckDB
 statement; around them, DuckDB-only SQL (lists of structs, ``to_json``) groups their rows per
 (Stammtisch, period) and shapes them exactly as :func:`dashboard.stats.shape` does in Python
@@ -42,6 +42,7 @@ LISTS = {
     "record_longest_games": "longest_games",
     "record_schock_aus": "most_schock_aus",
     "record_deckel_half": "most_deckel_in_half",
+    "luck": "luck",
 }
 #: a period as stored: (stammtisch_id, year or None, finished games, the period as JSON)
 StoredPeriod = tuple[int, int | None, int, str]
@@ -235,7 +236,8 @@ SELECT k.stammtisch_id, k.period, coalesce(o.games, 0) AS games, CAST(to_json({{
     'head_to_head': {_rows_of("head_to_head")},
     'records': {{{records}}},
     'trend': {_rows_of("trend_month")},
-    'attendance': {_rows_of("attendance_year")}
+    'attendance': {_rows_of("attendance_year")},
+    'luck': {_rows_of("luck")}
 }}) AS VARCHAR) AS body
 FROM keys k
 LEFT JOIN r_overview o ON o.stammtisch_id = k.stammtisch_id AND o.period = k.period

@@ -3,7 +3,8 @@
 Design (issue 11):
 
 1. Input: the rows the statistics read (``INPUT``: the per-player summary player_game_facts,
-   games, game_facts, half_facts' rounds, player names) of the Stammtische to refresh, read
+   games, game_facts, half_facts' rounds, player names, the luck figures:
+   :mod:`dashboard.luck`, brought up to date first) of the Stammtische to refresh, read
    from the row store through the repository in one consistent moment (``stats_csv``: SQLite
    renders each table's rows as one CSV text, no Python object per row; PostgreSQL's COPY
    does the same, and a full refresh fed from PostgreSQL reads Arrow streams instead,
@@ -22,15 +23,12 @@ Design (issue 11):
    Stammtisch changed) marks its Stammtisch in ``stats_stale`` in its own transaction; the
    refresher (:mod:`dashboard.refresher`) refreshes the stale ones – one refresher at a time
    across processes (``repo.stats_lock()``: flock beside the SQLite file).
-5. Readers (:class:`ReadModel`): the statistics endpoints, ``/dashboard/`` and
-   ``schocken dashboard build`` read the stored JSON; nothing is held in a process's memory.
-   A request never computes: it shows what is stored and says whether it is stale (the
-   header ``Statistics-Stale``); only ``schocken dashboard build`` refreshes first.
+5. Readers (:class:`ReadModel`: the statistics endpoints, ``/dashboard/``) read the stored
+   JSON and never compute: stale is said (header ``Statistics-Stale``), nothing is held in a
+   process's memory; only ``schocken dashboard build`` refreshes first.
 
-A full refresh (``schocken stats refresh --all``) holds every input row in DuckDB at once
-(1,000 Stammtische × 10 years: about 360 MiB of tables, 2.5 GiB at its peak while the
-statement runs); ``--processes N`` shares it among N processes, each computing its share.
-"""
+A full refresh (``schocken stats refresh --all``) holds every input row in DuckDB at once (1,000
+Stammtische × 10 years: 360 MiB, 2.5 GiB at its peak); ``--processes N`` shares it out."""
 
 from __future__ import annotations
 
@@ -50,6 +48,7 @@ import duckdb
 from api.storage import Repository, SQLiteStore
 from api.storage.records import FACT_COLUMNS, StatsWrite
 
+from .luck import LUCK_INPUT, LUCK_SCHEMA, update_luck
 from .periods import StoredPeriod, period_rows
 from .stats import PARAMS, SET_QUERIES, Key, Period, Row, Verlierer, compute, empty_period, run
 
@@ -66,6 +65,7 @@ INPUT: dict[str, tuple[str, ...]] = {
         for c in FACT_COLUMNS["player_game_facts"]
         if c not in ("stammtisch_id", "year", "played_local")
     ),  # fmt: skip
+    "luck_facts": LUCK_INPUT,
 }
 #: the summary's columns by type: ids as BIGINT, the small counts as INTEGER (half the memory
 #: of a full refresh's input; their sums are the same)
@@ -82,6 +82,7 @@ SCHEMA = (
     "CREATE TABLE player_game_facts ("
     + ", ".join(f"{c} {kind}" for c, kind in _KINDS.items())
     + ")",
+    LUCK_SCHEMA,
 )
 _CSV = (
     "read_csv($path, header = false, delim = ',', quote = '\"', escape = '\"', "
@@ -244,10 +245,10 @@ def feed(repo: Repository, ids: list[int], arrow: bool = True) -> duckdb.DuckDBP
 def compute_rows(repo: Repository, stammtische: Collection[int]) -> list[StoredPeriod]:
     """Every period of ``stammtische`` as stored (the same text either way, tested): many
     Stammtische are computed and rendered by DuckDB in one statement
-    (:func:`dashboard.periods.period_rows`); a few (an incremental refresh) by the nine
+    (:func:`dashboard.periods.period_rows`); a few (an incremental refresh) by the ten
     queries side by side on two cursors of a kept engine (no new database per finished
     game), shaped in Python – for one Stammtisch DuckDB spends its time on the
-    operators' fixed costs, and the one statement has more of them than the nine queries
+    operators' fixed costs, and the one statement has more of them than the ten queries
     (measured: about 60 against 45 ms)."""
     if len(stammtische) > SMALL:
         conn = duckdb_input(repo, stammtische)
@@ -313,7 +314,8 @@ class Refreshed:
 def _refresh(repo: Repository, ids: list[int], versions: dict[int, int]) -> Refreshed:
     """Recompute ``ids`` and store them (the lock is held): the rows of all of them go into
     one DuckDB (:func:`feed`), which computes every period in one statement; one
-    transaction replaces their rows and clears their marks."""
+    transaction replaces their rows and clears their marks (the luck figures first)."""
+    update_luck(repo, ids)
     if len(ids) <= CHUNK:  # an incremental refresh
         rows = compute_rows(repo, ids)
     else:

@@ -7,7 +7,7 @@ Two ways to run it:
 
 * ``schocken stats refresh --watch`` (:func:`watch`): a process of its own. ``schocken serve``
   starts one beside its workers (api/cli/serving.py) and stops it with them: a round of
-  statistics (DuckDB plans and runs nine queries: tens of ms of CPU) then never holds a
+  statistics (DuckDB plans and runs ten queries: tens of ms of CPU) then never holds a
   worker's interpreter lock while requests wait for it, and there is one refresher per server,
   not one per worker taking turns at the lock. The process lowers its scheduling priority
   (:data:`NICE`): on a saturated machine the requests come first, the statistics a moment later

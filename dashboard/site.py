@@ -82,6 +82,14 @@ def _num(value: float | None, digits: int = 0) -> str:
     return text.replace(",", "\0").replace(".", ",").replace("\0", ".")
 
 
+def _signed(value: float, digits: int = 2) -> str:
+    """A German number with its sign, the minus as a minus sign: +7,75 · −2,16 · 0,00."""
+    text = _num(abs(value), digits)
+    if text.strip("0,.") == "":
+        return text
+    return ("+" if value > 0 else "\u2212") + text
+
+
 def _pct(value: float | None, digits: int = 1) -> str:
     return "–" if value is None else f"{_num(100 * value, digits)} %"
 
@@ -117,7 +125,9 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(num=_num, pct=_pct, date=_date, half=_half, count=count, years=_years)
+    env.filters.update(
+        num=_num, signed=_signed, pct=_pct, date=_date, half=_half, count=count, years=_years
+    )
     env.globals["assets"] = assets.names()
     return env
 
@@ -157,6 +167,10 @@ def _charts(stats: Period, year: int | None, colors: dict[int, str]) -> dict[str
         "categories": _html(figures.categories(stats["categories"]), "chart-wuerfe"),
         "trend": _html(figures.trend(stats["trend"], year, colors), "chart-trend"),
     }
+    if stats["luck"]:
+        charts["luck"] = _html(figures.luck(stats["luck"]), "chart-glueck")
+    if any(r["split"] for r in stats["luck"]):
+        charts["given_away"] = _html(figures.given_away(stats["luck"]), "chart-verschenkt")
     if stats["head_to_head"]:
         charts["head_to_head"] = _html(figures.head_to_head(stats["head_to_head"]), "chart-finale")
     if year is None:
@@ -174,7 +188,15 @@ def page_context(
     trend_cells = {(r["month"], r["player_id"]): r["games_lost"] for r in stats["trend"]}
     attendance_years = sorted({(r["year"], r["games"]) for r in stats["attendance"]})
     attendance_players = sorted({(r["name"], r["player_id"]) for r in stats["attendance"]})
+    luck = stats["luck"]
+    split = [r for r in luck if r["split"]]
     return {
+        "luck": {
+            # the list is luckiest first: the Glückspilz is its first, the Pechvogel its last
+            "gluckspilz": luck[0] if luck and luck[0]["luck"] > 0 else None,
+            "pechvogel": luck[-1] if luck and luck[-1]["luck"] < 0 else None,
+            "most_given": max(split, key=lambda r: r["given_away"]) if split else None,
+        },
         "attendance_table": {
             "years": attendance_years,
             "players": attendance_players,

@@ -136,6 +136,7 @@ class Period(TypedDict):
     records: Records
     trend: list[Row]
     attendance: list[Row]
+    luck: list[Row]
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +175,7 @@ def min_games(games: int) -> int:
 #: the set-based queries: every Stammtisch and period in one pass each (see the module text)
 SET_QUERIES = (
     "overview", "player_stats", "categories", "head_to_head", "record_longest_games",
-    "record_schock_aus", "record_deckel_half", "trend_month", "attendance_year",
+    "record_schock_aus", "record_deckel_half", "trend_month", "attendance_year", "luck",
 )  # fmt: skip
 #: queries whose all-time rows are those of every year in turn (computed once, per year)
 YEARLY_ONLY = ("trend_month", "attendance_year")
@@ -244,6 +245,7 @@ def shape(year: int | None, rows: Mapping[str, list[Row]]) -> Period:
         },
         "trend": rows["trend_month"],
         "attendance": rows["attendance_year"],
+        "luck": rows["luck"],
     }
 
 
@@ -357,6 +359,9 @@ class Statistics:
 
     def attendance(self, stammtisch_id: int, year: int | None) -> list[Row]:
         return self.collect(stammtisch_id, year)["attendance"]
+
+    def luck(self, stammtisch_id: int, year: int | None) -> list[Row]:
+        return self.collect(stammtisch_id, year)["luck"]
 
 
 def _with_expected(entry: Tally) -> CategoryThrows:

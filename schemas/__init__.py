@@ -25,7 +25,14 @@ from .games import (
     UndoRequestSchema,
 )
 from .players import PlayerCreateSchema, PlayerSchema, PlayerUpdateSchema
-from .rules import EvaluateRequestSchema, EvaluationSchema, PresetSchema, RulesConfigSchema
+from .rules import (
+    EvaluateRequestSchema,
+    EvaluationSchema,
+    OddsRequestSchema,
+    OddsSchema,
+    PresetSchema,
+    RulesConfigSchema,
+)
 from .stammtische import (
     StammtischCreatedSchema,
     StammtischCreateSchema,
@@ -39,6 +46,8 @@ __all__ = [
     "ErrorSchema",
     "EvaluateRequestSchema",
     "EvaluationSchema",
+    "OddsRequestSchema",
+    "OddsSchema",
     "GameListQuerySchema",
     "GameListSchema",
     "GameLogSchema",

@@ -19,6 +19,7 @@ from api.rules import (
     SchockAus,
     Strassen,
     Ties,
+    limits,
 )
 
 from .common import Bool, Int, dice_field, doc, list_of, notation_field, opt, req, within
@@ -207,3 +208,95 @@ class EvaluationSchema(Schema):
         Bool, "The result takes every Deckel (Schock aus): the worst player loses the half.", False
     )
     key = req(Int, "Comparison key under these rules: higher beats lower.", 4400)
+
+
+class OddsTargetSchema(Schema):
+    dice = dice_field(
+        "The result to beat: three pips (two under two_dice), any order.",
+        [1, 1, 5],
+        minimum=2,
+        maximum=3,
+        required=True,
+    )
+    throws = req(Int, "The throws it took.", 2, validate=within(limits.THROWS))
+    hand = opt(
+        Bool,
+        "It was thrown aus der Hand (every die in its final throw).",
+        False,
+        load_default=False,
+    )
+
+
+class OddsRequestSchema(Schema):
+    rules = fields.Nested(
+        RulesConfigSchema,
+        load_default=lambda: {"preset": "standard", "overrides": {}},
+        metadata=doc(
+            "House rules, as for a Stammtisch (default: the standard preset).",
+            {"preset": "standard"},
+        ),
+    )
+    aside = dice_field(
+        "The pips set aside in earlier throws of this turn (a turned six counts as its 1).",
+        [1, 1],
+        minimum=0,
+        maximum=2,
+        load_default=list,
+    )
+    dice = dice_field(
+        "The pips of the throw just made: the dice not set aside (3 − len(aside); two dice "
+        "in all under two_dice).",
+        [4],
+        minimum=1,
+        maximum=3,
+        required=True,
+    )
+    throws = req(
+        Int,
+        "The throws made so far in this turn, this one included.",
+        2,
+        validate=within(limits.THROWS),
+    )
+    limit = req(
+        Int,
+        "The turn's throw limit (set by the round's opener).",
+        3,
+        validate=within(limits.THROWS),
+    )
+    target = fields.Nested(
+        OddsTargetSchema,
+        required=True,
+        metadata=doc(
+            "The result to beat, thrown earlier in the same round by another player.",
+            {"dice": [1, 1, 5], "throws": 2, "hand": False},
+        ),
+    )
+
+
+class OddsDecisionSchema(Schema):
+    stop = req(Bool, "Stop now (keep the dice as they lie).", False)
+    aside = req(
+        fields.List,
+        "The pips of the throw just made that are set aside before throwing again.",
+        [],
+        cls_or_instance=Int(),
+    )
+    sixes = req(Int, "Sixes turned into 1s (sixes_turning): 0, 1 or 2.", 0)
+    p_beat = req(
+        fields.Float,
+        "Probability that the turn's final result beats the target, going on optimally.",
+        0.3333333333,
+    )
+    p_tie = req(
+        fields.Float,
+        "Probability of a final result the ruleset treats as equal to the target.",
+        0.0,
+    )
+
+
+class OddsSchema(Schema):
+    decisions = list_of(
+        OddsDecisionSchema,
+        "Every legal decision, stop first (api/rules/RULES.md §12 gives the order).",
+    )
+    best = req(Int, "Index of the decision with the highest p_beat (the first of equal ones).", 1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from api.domain.stammtische import NAME_MAX, SLUG_PATTERN, SLUG_RULE
+from api.domain.stammtische import NAME_MAX, ODDS_SHOWN, SLUG_PATTERN, SLUG_RULE
 
 from .common import PRINTABLE, Bool, UtcDateTime, doc, list_of, opt, req
 from .rules import RulesConfigSchema
@@ -12,6 +12,17 @@ from .webhooks import WebhookSchema
 
 SLUG = validate.Regexp(f"^{SLUG_PATTERN}$", error=SLUG_RULE)
 NAME = [validate.Length(min=1, max=NAME_MAX), PRINTABLE]
+ODDS_SHOWN_DOC = (
+    'Where the odds of a throw ("Chancen": the best decisions with their probability of '
+    "beating the round's worst result, POST /rules/odds) are shown: `off` nowhere (some "
+    "tables call it cheating), `form` in the pub form's throw-by-throw input, `form_and_tv` "
+    "there and on the TV page. A display setting, not a house rule: rulesets and game logs "
+    "do not name it."
+)
+
+
+def odds_field(description: str, **kwargs: object) -> fields.String:
+    return opt(fields.String, description, "form", validate=validate.OneOf(ODDS_SHOWN), **kwargs)
 
 
 class StammtischCreateSchema(Schema):
@@ -44,6 +55,7 @@ class StammtischCreateSchema(Schema):
         False,
         load_default=False,
     )
+    odds_shown = odds_field(f"{ODDS_SHOWN_DOC} Default `off`.", load_default="off")
 
 
 class StammtischUpdateSchema(Schema):
@@ -56,6 +68,7 @@ class StammtischUpdateSchema(Schema):
         ),
     )
     private = opt(Bool, "Make statistics private or public.", True)
+    odds_shown = odds_field(ODDS_SHOWN_DOC)
 
 
 class StammtischSchema(Schema):
@@ -67,6 +80,7 @@ class StammtischSchema(Schema):
         metadata=doc("Current house rules.", {"preset": "standard", "overrides": {}}),
     )
     private = req(Bool, "Reads need the token.", False)
+    odds_shown = req(fields.String, ODDS_SHOWN_DOC, "off", validate=validate.OneOf(ODDS_SHOWN))
     created_at = req(UtcDateTime, "When it was created (UTC).", "2026-11-27T19:00:00+00:00")
 
 

@@ -242,6 +242,40 @@ class AttendanceSchema(Schema):
     games = req(Int, "Finished games of the Stammtisch that year.", 52)
 
 
+class LuckSchema(Schema):
+    """A player's luck and decisions in the period (api/rules/RULES.md §13)."""
+
+    player_id = req(Int, "The player's id.", 4)
+    name = req(Str, "The player's name.", "Dieter")
+    turns = req(Int, "Rated turns: every turn after the first of its round.", 212)
+    expected = req(
+        Float,
+        "Sum of their chances, at the start of each, of beating the round's worst result "
+        "so far (playing on optimally).",
+        121.3125,
+    )
+    survived = req(Int, "Of them, the turns that beat it.", 118)
+    split = req(
+        Int,
+        "Of them, the turns whose every throw is known (recorded throw by throw, or one "
+        "throw): only these are split into luck and decisions.",
+        96,
+    )
+    luck = req(
+        Float,
+        "Sum over the split turns of the dice's share of (outcome − chance at the start): "
+        "positive is more luck than average (0 on average whatever one's play). The list is "
+        "ordered by it, luckiest first.",
+        3.1416,
+    )
+    given_away = req(
+        Float,
+        "Sum over the split turns of the chances the decisions gave away (the best "
+        "decision's chance minus the chosen one's).",
+        0.4375,
+    )
+
+
 class StatisticsSchema(Schema):
     overview = fields.Nested(OverviewSchema, required=True, metadata=doc("Totals.", {}))
     verlierer = fields.Nested(
@@ -257,3 +291,8 @@ class StatisticsSchema(Schema):
     records = fields.Nested(RecordsSchema, required=True, metadata=doc("Records.", {}))
     trend = list_of(TrendSchema, "Games lost per month.")
     attendance = list_of(AttendanceSchema, "Games per player and year.")
+    luck = list_of(
+        LuckSchema,
+        "Luck and decisions per player, luckiest first (first: the Glückspilz, last: the "
+        "Pechvogel of the period).",
+    )

@@ -75,7 +75,11 @@ def test_every_operation_has_a_summary_and_writes_declare_the_bearer_token():
                 continue  # other resources (statistics) document their own access rules
             operations += 1
             if method != "get":
-                public = path in ("/api/v1/stammtische", "/api/v1/rules/evaluate")
+                public = path in (
+                    "/api/v1/stammtische",
+                    "/api/v1/rules/evaluate",
+                    "/api/v1/rules/odds",
+                )
                 expected = None if public else [{"bearerAuth": []}]
             elif path == "/api/v1/health":
                 expected = [{}, {"adminToken": []}]  # details for the operator only
@@ -86,7 +90,9 @@ def test_every_operation_has_a_summary_and_writes_declare_the_bearer_token():
             else:
                 expected = None
             assert op.get("security") == expected, (method, path)
-    assert operations == 23  # with POST /stammtische/{slug}/key and /games/{game_id}/abandon
+    assert (
+        operations == 24
+    )  # with POST /stammtische/{slug}/key, /games/{game_id}/abandon, /rules/odds
 
 
 def test_docs_page_and_its_assets_come_from_this_server():

@@ -143,6 +143,37 @@ def test_renaming_and_privacy_are_updated_and_bad_updates_change_nothing(table):
     assert table.get("", headers=table.auth).json["rules"]["preset"] == "standard"
 
 
+def test_where_the_odds_are_shown_is_off_unless_changed_with_the_key(table, client):
+    assert table.get("").json["odds_shown"] == "off"
+    r = client.patch(table.base, json={"odds_shown": "form"})  # no key
+    assert r.status_code == 401
+    r = table.patch("", {"odds_shown": "form_and_tv"})
+    assert (r.status_code, r.json["odds_shown"]) == (200, "form_and_tv")
+    r = table.patch("", {"name": "Post"})  # not named: kept
+    assert (r.json["name"], r.json["odds_shown"]) == ("Post", "form_and_tv")
+    assert table.game(table.start())["rules"] == {"preset": "standard", "overrides": {}}
+    for bad in ("on", "", None, True, ["form"]):
+        r = table.patch("", {"odds_shown": bad, "name": "Nicht gespeichert"})
+        assert r.status_code == 422 and r.mimetype == "application/problem+json"
+        assert "odds_shown" in r.json["errors"]["json"], bad
+    r = table.patch("", {"odds_shown": "on"})
+    assert r.json["errors"]["json"]["odds_shown"] == ["Erlaubt: off, form, form_and_tv."]
+    assert (r.json["code"], r.json["detail"]) == (
+        "validation_failed",
+        "Ungültige Eingabe: die Felder stehen unter errors.",
+    )
+    body = table.get("").json
+    assert (body["name"], body["odds_shown"]) == ("Post", "form_and_tv")  # nothing written
+
+
+def test_a_new_stammtisch_may_show_the_odds_from_the_start(client):
+    r = client.post("/api/v1/stammtische", json={"name": "Adler", "odds_shown": "form"})
+    assert (r.status_code, r.json["odds_shown"]) == (201, "form")
+    r = client.post("/api/v1/stammtische", json={"name": "Hirsch", "odds_shown": "tv"})
+    assert r.status_code == 422 and "odds_shown" in r.json["errors"]["json"]
+    assert client.get("/api/v1/stammtische/hirsch").status_code == 404
+
+
 # --------------------------------------------------------------------------- players
 def test_players_are_added_listed_renamed_and_retired(table):
     listed = table.get("/players").json

@@ -140,3 +140,28 @@ def test_every_command_has_help(capsys):
         assert main([*argv, "--help"], standalone_mode=False) == 0, argv
         out = capsys.readouterr().out
         assert out.startswith("Usage: ") and "Options:" in out, argv
+
+
+def test_every_command_is_found_by_name_and_replay_loads_no_other_command_module() -> None:
+    import importlib
+    import subprocess
+    import sys
+
+    from api.cli import COMMAND_MODULES
+
+    for module in set(COMMAND_MODULES.values()):
+        names = {c.name for c in importlib.import_module(f"api.cli.{module}").COMMANDS}
+        assert names == {n for n, m in COMMAND_MODULES.items() if m == module}, module
+    loaded = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from api.cli import main; "
+            "main(['replay', '--help'], standalone_mode=False); "
+            "print(sorted(m for m in sys.modules if m.startswith('api.cli.')))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()[-1]
+    assert loaded == "['api.cli.base', 'api.cli.engine']"

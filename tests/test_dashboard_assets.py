@@ -121,7 +121,8 @@ def test_a_year_page_opens_with_a_summary_and_folds_its_long_sections(served):
     html = served.get("/dashboard/zur-post/2024.html").get_data(as_text=True)
     sections = re.findall(r'<details class="block" id="([\w-]+)"( open)?>', html)
     assert sections == [("rangliste", " open"), ("spieler", ""), ("wuerfe", ""),
-                        ("finale", ""), ("verlauf", ""), ("rekorde", "")]  # fmt: skip
+                        ("glueck", ""), ("finale", ""), ("verlauf", ""),
+                        ("rekorde", "")]  # fmt: skip
     summary = html.index('id="kurz"')
     assert summary < html.index('id="rangliste"')
     for card in ("verlierer-des-jahres", "sicherster-spieler", "auf-einen-blick"):
@@ -146,6 +147,8 @@ def test_a_page_carries_its_figures_as_data_and_no_inline_code(served):
         ' type="application/json" data-chart="chart-deckel"',
         ' type="application/json" data-chart="chart-serien"',
         ' type="application/json" data-chart="chart-wuerfe"',
+        ' type="application/json" data-chart="chart-glueck"',
+        ' type="application/json" data-chart="chart-verschenkt"',
         ' type="application/json" data-chart="chart-finale"',
         ' type="application/json" data-chart="chart-trend"',
     ]

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.browser
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "dashboard"
 PAGE = "demo/2025.html"
-SECTIONS = ["rangliste", "spieler", "wuerfe", "finale", "verlauf", "rekorde"]
+SECTIONS = ["rangliste", "spieler", "wuerfe", "glueck", "finale", "verlauf", "rekorde"]
 
 
 @pytest.fixture(scope="module")

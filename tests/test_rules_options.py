@@ -103,8 +103,8 @@ REFUSED_OPTIONS = [
     pytest.param(
         {"overrides": {"hand_only": ["zahl"]}},
         "hand_only",
-        "Hausregel „hand_only“: unbekannter Wert 'zahl' (erlaubt: general, strasse).",
-        id="hand_only: a subset of general, strasse",
+        "Hausregel „hand_only“: unbekannter Wert 'zahl' (erlaubt: general, strasse, jule).",
+        id="hand_only: a subset of general, strasse, jule",
     ),
     pytest.param(
         {"overrides": {"two_dice": True, "sixes_turning": True}},

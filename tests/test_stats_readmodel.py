@@ -17,10 +17,12 @@ from test_storage_summary import ORACLE
 from api.app import create_app
 from api.bench.snapshot import connection_for
 from api.cli import main
-from api.rules import PRESETS
+from api.rules import PRESETS, replay_log
+from api.rules.luck import game_luck
 from api.rules.simulate import simulate_logs
 from api.storage.records import FACT_COLUMNS, StatsWrite
 from dashboard import readmodel, refresher
+from dashboard.luck import update_luck
 from dashboard.readmodel import ReadModel, from_json, refresh
 from dashboard.stats import Statistics
 
@@ -343,3 +345,44 @@ def test_the_one_statement_renders_the_text_python_shapes(app, monkeypatch):
     rendered = readmodel.compute_rows(repo, ids)
     assert [r[:3] for r in rendered] == [r[:3] for r in shaped] and len(shaped) >= 5
     assert rendered == shaped
+
+
+def test_each_players_luck_is_the_sum_over_the_finished_games_computed_once_per_game(app):
+    """The luck of a period (api/rules/RULES.md §13) adds up what the engine rates in each
+    finished game, throw by throw where the log has the throws; a refresh computes the figures
+    of new finished games only, and an undone finish drops them."""
+    client = app.test_client()
+    post = make_table(client, "Zur Post")
+    post.add_players(NAMES)
+    played = [
+        *simulate_logs(PRESETS["standard"], 2, players=NAMES, seed=8, detail=True,
+                       start=datetime.fromisoformat("2024-03-01T20:00:00+01:00")),
+        *logs(2, 9, "2024-04-05T20:00:00+02:00"),
+    ]  # fmt: skip
+    for log in played:
+        assert post.post("/imports", log).status_code == 201
+    repo = app.extensions["schocken"].store.repository()
+    assert update_luck(repo, [sid(app, post)]) == 4
+    assert update_luck(repo, [sid(app, post)]) == 0  # nothing new: nothing computed
+
+    fields = ("turns", "expected", "survived", "split", "luck", "given_away")
+    expected = {name: dict.fromkeys(fields, 0) for name in NAMES}
+    for log in played:
+        for name, sums in game_luck(replay_log(log)).items():
+            for field in fields:
+                expected[name][field] += getattr(sums, field)
+    shown = read_all(client, [post])[post.slug]["luck"]
+    assert [row["luck"] for row in shown] == sorted((row["luck"] for row in shown), reverse=True)
+    assert {row["name"]: {f: row[f] for f in fields} for row in shown} == {
+        name: {f: round(v, 4) if isinstance(v, float) else v for f, v in sums.items()}
+        for name, sums in expected.items()
+    }
+    assert any(row["given_away"] > 0 for row in shown)  # decisions rated
+
+    # a game finished live is computed in the next refresh; its undone finish drops it
+    game = play_live(post, logs(1, 10, "2024-06-07T20:00:00+02:00")[0])
+    before = sum(row["turns"] for row in read_all(client, [post])[post.slug]["luck"])
+    assert before > sum(sums["turns"] for sums in expected.values())
+    assert post.post(f"/games/{game}/undo", {"by": "Anna", "reason": "x"}).status_code == 201
+    after = sum(row["turns"] for row in read_all(client, [post])[post.slug]["luck"])
+    assert after == sum(sums["turns"] for sums in expected.values())

@@ -53,6 +53,25 @@ def test_updating_a_stammtisch_changes_name_rules_and_privacy(contract):
     assert repo.get_stammtisch("b") == other
 
 
+@covers("add_stammtisch", "get_stammtisch", "update_stammtisch")
+def test_where_a_stammtisch_shows_the_odds_is_stored_and_kept_unless_changed(contract):
+    repo = contract.repo
+    st = repo.add_stammtisch(Stammtisch(0, "a", "A", {"preset": "standard"}, False, "h", NOW))
+    tv = repo.add_stammtisch(
+        Stammtisch(0, "b", "B", {"preset": "standard"}, False, "h", NOW, "form_and_tv")
+    )
+    assert (st.odds_shown, repo.get_stammtisch("a").odds_shown) == ("off", "off")  # default
+    assert repo.get_stammtisch("b").odds_shown == "form_and_tv"
+    repo.update_stammtisch(st.id, "A", st.rules, False, "form")
+    assert repo.get_stammtisch("a").odds_shown == "form"
+    repo.update_stammtisch(st.id, "A2", st.rules, True)  # not given: kept
+    got = repo.get_stammtisch("a")
+    assert (got.name, got.private, got.odds_shown) == ("A2", True, "form")
+    repo.update_stammtisch(st.id, "A2", st.rules, True, "off")
+    assert repo.get_stammtisch("a").odds_shown == "off"
+    assert repo.get_stammtisch("b") == tv
+
+
 @covers("add_player", "list_players", "update_player")
 def test_players_are_listed_per_stammtisch_and_renamed_in_place(contract):
     repo = contract.repo

@@ -250,3 +250,36 @@ def test_the_refresh_input_as_arrow_streams(contract):
         "players": [(anna.id, "Anna"), (bert.id, "Bert")],
         "player_game_facts": [(game, anna.id, 3), (game, bert.id, 0)],
     }
+
+
+def luck_row(game_id: int, player_id: int, seq: int, luck: float) -> dict:
+    """A row of luck_facts (migration 0017)."""
+    return {"game_id": game_id, "player_id": player_id, "seq": seq, "turns": 3, "expected": 1.5,
+            "survived": 2, "split": 1, "luck": luck, "given_away": 0.125}  # fmt: skip
+
+
+@covers("luck_pending", "write_luck")
+def test_luck_figures_are_pending_until_written_for_the_games_version(contract):
+    repo = contract.repo
+    (a, anna, bert, ga), (b, _, _, gb) = two_stammtische(repo)
+    columns = {"luck_facts": ("game_id", "player_id", "seq", "luck", "given_away")}
+
+    def stored(st):
+        return sorted(repo.stats_rows(columns, [st.id])["luck_facts"])
+
+    assert repo.luck_pending([a.id]) == [(ga, 1)]
+    assert repo.luck_pending([a.id, b.id]) == [(ga, 1), (gb, 1)]
+    assert repo.luck_pending([]) == []
+    repo.write_luck({ga: [luck_row(ga, anna.id, 1, 0.25), luck_row(ga, bert.id, 1, -0.5)]})
+    assert repo.luck_pending([a.id, b.id]) == [(gb, 1)]
+    assert stored(a) == sorted([(ga, anna.id, 1, 0.25, 0.125), (ga, bert.id, 1, -0.5, 0.125)])
+    assert stored(b) == []
+    # a newer version of the game (an entry undone): pending again; a write replaces the rows
+    repo.append_log(LogEntry(ga, 2, "undo", {"seq": 1}, NOW))
+    assert repo.luck_pending([a.id, b.id]) == [(ga, 2), (gb, 1)]
+    repo.write_luck({ga: [luck_row(ga, anna.id, 2, 0.75)]})
+    assert stored(a) == [(ga, anna.id, 2, 0.75, 0.125)]
+    assert repo.luck_pending([a.id]) == []
+    # a game that is not finished has nothing pending
+    repo.write_facts(gb, FactsWrite(game=game_row(gb, "running")))
+    assert repo.luck_pending([b.id]) == []

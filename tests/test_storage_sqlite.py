@@ -32,7 +32,14 @@ from api.storage import (
     open_store,
 )
 from api.storage.convert import DUCKDB_VERSION
-from api.storage.records import FACT_COLUMNS, RESPONSE_COLUMNS, TABLE_COLUMNS, GameQuery, Stammtisch
+from api.storage.records import (
+    FACT_COLUMNS,
+    LUCK_COLUMNS,
+    RESPONSE_COLUMNS,
+    TABLE_COLUMNS,
+    GameQuery,
+    Stammtisch,
+)
 from api.storage.sql import migrations as package_migrations
 from api.storage.sql import statements
 
@@ -206,7 +213,8 @@ def test_migrations_are_applied_once_recorded_and_line_up_with_duckdb(tmp_path):
     again.close()
     assert path.stat().st_mtime_ns == modified
     conn = sqlite3.connect(path)
-    assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [("0015",)]
+    newest = f"{first[-1][0]:04d}"  # the newest revision (0017 since the luck figures)
+    assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [(newest,)]
     conn.close()
 
 
@@ -215,8 +223,11 @@ def test_the_schema_has_the_tables_and_columns_of_the_records(store):
     from api.storage.convert import COPIED
 
     for table, columns in {**TABLE_COLUMNS, **RESPONSE_COLUMNS}.items():
-        # migration 0014 added number and abandoned_at to games (the copy's columns)
-        assert got[table] == (COPIED["games"] if table == "games" else columns), table
+        # migration 0014 added number and abandoned_at to games, 0016 odds_shown to
+        # stammtische (the copy's columns)
+        later = table in ("games", "stammtische")
+        assert got[table] == (COPIED[table] if later else columns), table
+    assert got["luck_facts"] == LUCK_COLUMNS  # migration 0017
 
 
 def test_a_database_from_a_newer_version_is_refused_untouched(tmp_path):

@@ -17,7 +17,7 @@ import psycopg
 
 from api.bench.pgserver import binary
 from api.storage import PostgresStore, SQLiteStore
-from api.storage.migrate import known
+from api.storage.migrate import known, revision_name
 from api.storage.records import GameQuery
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -29,6 +29,7 @@ def reads_as_before(store: Any, count: Any) -> None:
     repo = store.repository()
     try:
         stammtisch = repo.get_stammtisch(EXPECTED["slug"])
+        assert stammtisch.odds_shown == "off"  # migration 0016: the odds stay hidden
         games, total = repo.list_games(GameQuery(stammtisch.id, limit=1000))
         assert total == EXPECTED["games"] and [g.id for g in games] == EXPECTED["game_ids"]
         for game_id, log in EXPECTED["logs"].items():
@@ -46,7 +47,8 @@ def test_a_sqlite_file_of_main_upgrades_in_place(tmp_path: Path) -> None:
         assert store.applied() == list(known("sqlite").items())
         assert store.migrate() == []
         db = sqlite3.connect(path)
-        assert db.execute("SELECT version_num FROM alembic_version").fetchall() == [("0015",)]
+        newest = revision_name(max(known("sqlite")))
+        assert db.execute("SELECT version_num FROM alembic_version").fetchall() == [(newest,)]
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_schema WHERE type='table'")}
         assert "schema_migrations" not in tables  # carried over into alembic_version
         reads_as_before(store, lambda sql: db.execute(sql).fetchone()[0])
@@ -70,7 +72,7 @@ def test_a_postgresql_database_of_main_upgrades_in_place(pg_cluster: Any) -> Non
             assert store.applied() == list(known("postgresql").items())
             with psycopg.connect(url, autocommit=True) as db:
                 version = db.execute("SELECT version_num FROM alembic_version").fetchall()
-                assert version == [("0015",)]
+                assert version == [(revision_name(max(known("postgresql"))),)]
                 old = db.execute("SELECT to_regclass('schema_migrations')").fetchone()
                 assert old == (None,)
                 reads_as_before(store, lambda sql: db.execute(sql).fetchone()[0])
@@ -81,7 +83,7 @@ def test_a_postgresql_database_of_main_upgrades_in_place(pg_cluster: Any) -> Non
 
 
 def test_a_sqlite_file_of_an_older_main_is_stamped_and_upgraded(tmp_path: Path) -> None:
-    """A file at version 14 in the old bookkeeping gets the later revision by Alembic."""
+    """A file at version 14 in the old bookkeeping gets the later revisions by Alembic."""
     path = tmp_path / "old.sqlite3"
     with gzip.open(FIXTURES / "main_v15.sqlite3.gz", "rb") as src, path.open("wb") as dst:
         shutil.copyfileobj(src, dst)
@@ -92,7 +94,11 @@ def test_a_sqlite_file_of_an_older_main_is_stamped_and_upgraded(tmp_path: Path) 
     db.close()
     store = SQLiteStore(path)
     try:
-        assert store.applied()[-1] == (15, "webhook_busy")
+        assert store.applied()[-3:] == [
+            (15, "webhook_busy"),
+            (16, "odds_shown"),
+            (17, "luck_facts"),
+        ]
         assert "busy_until" in {c for c, _ in store._kinds["webhooks"]}  # noqa: SLF001
     finally:
         store.close()

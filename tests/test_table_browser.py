@@ -182,3 +182,32 @@ def test_a_waiting_entry_the_engine_refuses_is_not_taken_and_changes_nothing(
     assert [w["label"] for w in shown["waiting"]] == ["Anna: Zahl 542 (2-4-5, 1 Wurf)"]
     missing = call("enter", kind="turn", fields={"player": "Bert", "wurf": "63", "throws": "1"})
     assert missing["ok"] is False and missing["field"] == "dice"
+
+
+def test_the_phones_chancen_are_the_servers_and_only_when_shown(app: Flask) -> None:
+    """The throw card's odds computed on the phone (``browser.chancen``, what the dice taps
+    show) are the lines the server shows for "Chancen zeigen" (tests/test_web_chancen.py)."""
+    from test_web_pages import turn
+
+    from api.http.context import services
+
+    web = Browser(app)
+    slug, _ = create(web, opt_deckel="3")
+    add_players(web, slug)
+    game = start(web, slug)
+    turn(web, game, "Anna", "115", "2")
+    state, _ = page_state(web, game)
+    call("load", state=state, waiting=[])
+    assert call("chancen", dice=[1, 4, 1]) == {"lines": [], "note": None}  # off
+    with app.app_context():
+        svc = services()
+        svc.update_stammtisch(svc.stammtisch(slug), {"odds_shown": "form"})
+    state, screen_html = page_state(web, game)
+    call("load", state=state, waiting=[])
+    assert call("chancen", dice=[1, 4, 1])["lines"] == [
+        "Beide Einsen rauslegen, noch einmal: 33 % – schlechter als Anna wird man nicht",
+        "Eine Eins rauslegen, noch einmal: 8 %",
+        "Alle drei noch einmal: 2 %",
+    ]
+    phone = SCREEN.search(call("render")["html"]).group(0)
+    assert phone == screen_html and "Chancen zeigen" in phone  # the same card, its odds button

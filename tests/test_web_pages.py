@@ -844,6 +844,33 @@ def test_name_and_house_rules_can_be_changed_for_the_games_that_follow(
     assert game_state(app, slug, start(web, slug))["mitte"] == 15
 
 
+def test_the_house_rules_page_turns_the_odds_on_for_the_form_or_also_the_tv(
+    web: Browser, app: Flask, table: tuple[str, str]
+) -> None:
+    slug, _ = table
+    page = web.get(f"/s/{slug}/regeln")
+    assert "Manche Runden halten das für Schummeln" in text_of(page)
+    assert re.search(r'name="odds_shown" value="off" checked', page.text)  # off unless chosen
+    form = {"name": "Zur Post", "preset": "standard", "opt_deckel": "3", "public": "1"}
+    r = web.post(f"/s/{slug}/regeln", {**form, "odds_shown": "ueberall", "name": "Neu"})
+    assert r.status_code == 422
+    assert errors_of(r, "odds_shown") == [
+        "Bitte wählen: Chancen aus, im Formular oder auch im Fernsehen."
+    ]
+    with app.app_context():
+        st = services().stammtisch(slug)
+        assert (st.name, st.odds_shown) == ("Zur Post", "off")  # nothing written
+    web.follow(web.post(f"/s/{slug}/regeln", {**form, "odds_shown": "form_and_tv"}))
+    with app.app_context():
+        st = services().stammtisch(slug)
+        assert (st.odds_shown, st.rules["preset"]) == ("form_and_tv", "standard")
+    page = web.get(f"/s/{slug}/regeln")
+    assert re.search(r'name="odds_shown" value="form_and_tv" checked', page.text)
+    web.follow(web.post(f"/s/{slug}/regeln", form))  # a form without the choice keeps it
+    with app.app_context():
+        assert services().stammtisch(slug).odds_shown == "form_and_tv"
+
+
 def test_a_house_rule_set_through_the_api_survives_saving_the_form(
     web: Browser, app: Flask
 ) -> None:
@@ -931,7 +958,9 @@ def test_a_turn_open_throw_by_throw_from_an_app_is_shown_and_not_overwritten(
     )
     assert r.status_code == 201, r.json
     page = web.get(game)
-    assert "Anna hat einen offenen Zug (Wurf für Wurf aus einer App)" in text_of(page)
+    # the form continues the app's turn throw by throw (issue 27): it says so and shows it
+    assert "Anna hat einen offenen Zug (Wurf für Wurf): unten Wurf für Wurf weiter" in text_of(page)
+    assert "Wurf 2 von höchstens 3 Würfe · rausgelegt: 1 · im Becher: 2 Würfel" in text_of(page)
     before = game_state(app, slug, game)
     r = turn(web, game, "Anna", "114", "2")
     assert r.status_code == 422

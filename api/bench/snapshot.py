@@ -22,6 +22,7 @@ from api.storage import MemoryRepository, Repository, SQLiteRepository
 from api.storage.convert import DUCKDB_VERSION
 from api.storage.records import FACT_COLUMNS
 from api.storage.sql import migrations, statements
+from dashboard.luck import LUCK_INPUT, LUCK_SCHEMA
 from dashboard.stats import Connection
 
 from .bulk import TABLES, BulkLoader
@@ -53,12 +54,19 @@ def duckdb_schema() -> list[str]:
     return [f"CREATE TABLE {table} ({', '.join(c)})" for table, c in tables.items()]
 
 
-def _duckdb_copy(fill: Callable[[BulkLoader], None]) -> duckdb.DuckDBPyConnection:
-    """A new in-memory DuckDB with the API's schema, holding the rows ``fill`` adds."""
+def _duckdb_copy(
+    fill: Callable[[BulkLoader], None], luck: list[tuple[object, ...]]
+) -> duckdb.DuckDBPyConnection:
+    """A new in-memory DuckDB with the API's schema, holding the rows ``fill`` adds and the
+    luck figures ``luck`` (the statistics' columns of ``luck_facts``, migration 0017)."""
     conn = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False})
     try:
         for statement in duckdb_schema():
             conn.execute(statement)
+        conn.execute(LUCK_SCHEMA)
+        if luck:
+            marks = ", ".join("?" * len(LUCK_INPUT))
+            conn.executemany(f"INSERT INTO luck_facts VALUES ({marks})", luck)  # noqa: S608
         loader = BulkLoader(conn)
         try:
             fill(loader)
@@ -79,12 +87,16 @@ def sqlite_to_duckdb(repo: SQLiteRepository | PostgresRepository) -> duckdb.Duck
         for table, rows in repo.table_rows(TABLES).items():
             loader.add(table, rows)
 
-    return _duckdb_copy(fill)
+    luck = {"luck_facts": LUCK_INPUT}
+    return _duckdb_copy(fill, repo.table_rows(luck)["luck_facts"])
 
 
 def memory_to_duckdb(repo: MemoryRepository) -> duckdb.DuckDBPyConnection:
     """A new in-memory DuckDB holding everything of a :class:`~api.storage.MemoryRepository`."""
-    return _duckdb_copy(lambda loader: _fill_from_memory(repo, loader))
+    columns = LUCK_INPUT
+    with repo.transaction():
+        luck = [tuple(r[c] for c in columns) for rows in repo.luck.values() for r in rows]
+    return _duckdb_copy(lambda loader: _fill_from_memory(repo, loader), luck)
 
 
 def _fill_from_memory(repo: MemoryRepository, loader: BulkLoader) -> None:

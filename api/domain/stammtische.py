@@ -23,6 +23,9 @@ SLUG_MAX = 40
 #: a Kurzname: lower-case letters, digits and inner dashes
 SLUG_PATTERN = rf"[a-z0-9](?:[a-z0-9-]{{0,{SLUG_MAX - 2}}}[a-z0-9])?"
 SLUG_RULE = f"Nur Kleinbuchstaben, Ziffern und Bindestriche (höchstens {SLUG_MAX} Zeichen)."
+#: where a Stammtisch shows the odds of a throw ("Chancen"): nowhere (the default: some tables
+#: call it cheating), in the form's throw-by-throw input, or there and on the TV page
+ODDS_SHOWN = ("off", "form", "form_and_tv")
 
 _UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
 
@@ -56,8 +59,9 @@ class StammtischUseCases(UseCases):
                 try:
                     with self.writing():
                         new = Stammtisch(
-                            0, slug, name, rules, data["private"], hash_token(token), now
-                        )
+                            0, slug, name, rules, data["private"], hash_token(token), now,
+                            data.get("odds_shown", "off"),
+                        )  # fmt: skip
                         st = self.repo.add_stammtisch(new)
                         # its (empty) statistics are the refresher's to compute: a read
                         # never computes them (dashboard/readmodel.py)
@@ -120,8 +124,9 @@ class StammtischUseCases(UseCases):
         rules = rules_of(data["rules"]).to_config() if "rules" in data else st.rules
         name = st.name if data.get("name", st.name) == st.name else new_name(data["name"])
         private = data.get("private", st.private)
+        odds_shown = data.get("odds_shown", st.odds_shown)
         with self.writing():
-            self.repo.update_stammtisch(st.id, name, rules, private)
+            self.repo.update_stammtisch(st.id, name, rules, private, odds_shown)
         return self.stammtisch(st.slug)
 
 

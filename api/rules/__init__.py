@@ -55,7 +55,9 @@ from .log import (
     replay_text,
     to_log,
 )
+from .odds import Decision, Odds, Target, odds
 from .prose import describe as house_rules_prose
+from .ranking import join_words
 from .records import (
     GameState,
     Half,
@@ -112,10 +114,13 @@ from .words import count
 
 __all__ = [
     "house_rules_prose",
+    "join_words",
+    "odds",
     "Blattschuss",
     "Category",
     "Command",
     "DICE_PATTERN",
+    "Decision",
     "DomainEvent",
     "Evaluation",
     "EventData",
@@ -147,6 +152,7 @@ __all__ = [
     "OPTION_LIMITS",
     "OPTION_NAMES",
     "OPTION_TITLES",
+    "Odds",
     "OpenTurn",
     "OpenTurnState",
     "Outcome",
@@ -171,6 +177,7 @@ __all__ = [
     "CodedError",
     "Special",
     "Strassen",
+    "Target",
     "Throw",
     "ThrowRecorded",
     "Ties",

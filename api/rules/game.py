@@ -63,7 +63,7 @@ class _Turn:
     throws: int
     blind: bool
     order: int  # position in the round, 0 = starter
-    sort: int  # the tie rule's sort key, see Game._sort_key
+    sort: int  # the tie rule's sort key, see sort_key
     half: Half
     round: int  # index of the round in Game.rounds
     hand: bool
@@ -88,6 +88,21 @@ def _turn_fact(t: _Turn) -> TurnFact:
         ev.deckel,
         ev.key,
     )
+
+
+def sort_key(ties: Ties, key: int, throws: int, order: int) -> int:
+    """A result's place in its round under the tie rule, as one integer (api/rules/RULES.md
+    §10.8): higher is better, equal means unresolved. ``key`` is the result's comparison key,
+    ``throws`` the throws it took, ``order`` the turn's position in the round (0 = first).
+
+    standard: (result, fewer throws); wikipedia/hennef: (result, fewer throws, earlier);
+    bvb/wolbeck: (result, earlier). Throws are at most 5 and a round has at most 20 turns.
+    """
+    if ties is Ties.THROWS_THEN_REPEAT:
+        return key * 8 + (7 - throws)
+    if ties is Ties.LATER_LOWER_UNLESS_FEWER:
+        return (key * 8 + (7 - throws)) * 32 + (31 - order)
+    return key * 32 + (31 - order)
 
 
 class Game:
@@ -179,9 +194,11 @@ class Game:
 
     def _next_active_from(self, player: str) -> str:
         """``player`` if active, else the next active player clockwise (a half has ≥ 2)."""
+        if player in self.active:
+            return player  # nearly always: no generators to build (replay speed)
         n = len(self.players)
         start = self.seat[player]
-        clockwise = (self.players[(start + k) % n] for k in range(n))
+        clockwise = (self.players[(start + k) % n] for k in range(1, n))
         return next(p for p in clockwise if p in self.active)
 
     @property
@@ -309,7 +326,7 @@ class Game:
             throws,
             cmd.blind,
             position,
-            self._sort_key(ev.key, throws, position),
+            sort_key(self._ties, ev.key, throws, position),
             self._half,
             len(self.rounds),
             cmd.hand,
@@ -329,19 +346,6 @@ class Game:
         return events
 
     # ------------------------------------------------------------------ resolution
-    def _sort_key(self, key: int, throws: int, order: int) -> int:
-        """The tie rule as one integer (api/rules/RULES.md §10.8), higher is better; equal means unresolved.
-
-        standard: (result, fewer throws); wikipedia/hennef: (result, fewer throws, earlier);
-        bvb/wolbeck: (result, earlier). Throws are at most 5 and a round has at most 20 turns.
-        """
-        ties = self._ties
-        if ties is Ties.THROWS_THEN_REPEAT:
-            return key * 8 + (7 - throws)
-        if ties is Ties.LATER_LOWER_UNLESS_FEWER:
-            return (key * 8 + (7 - throws)) * 32 + (31 - order)
-        return key * 32 + (31 - order)
-
     def _resolve(self) -> list[DomainEvent]:
         """The round is complete: find its best and worst turn (or repeat it)."""
         turns = self.round_turns

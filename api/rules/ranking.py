@@ -138,7 +138,11 @@ def rank_line(rank: Rank, ranks: tuple[Rank, ...]) -> str:
         }
     )
     if taken_in:
-        captions = [r.category.caption for r in ranks if r.name in taken_in]
+        captions = [
+            r.name if r.category is Category.SPECIAL else r.category.caption
+            for r in ranks
+            if r.name in taken_in
+        ]
         notes.append(f"zusammengelegt zählen hier auch {join_words(dict.fromkeys(captions))}")
     if any(
         ev.hand and ev.key > other.key
@@ -204,6 +208,8 @@ def _hand_notes(three: Ruleset) -> list[str]:
             f"{captions} {verb} nur aus der Hand; zusammengelegt ist das eine Zahl: "
             f"{assembled.notation} zusammengelegt ist {assembled.name}."
         )
+    if "jule" in three.hand_only and evaluate((4, 2, 1), True, three).category is Category.SPECIAL:
+        hand_only.append((Category.SPECIAL, (4, 2, 1)))  # its own note: _special_notes
     beats = [
         name
         for name, dice in (("bei Schock aus", (1, 1, 1)), ("bei jedem anderen Schock", (4, 1, 1)))
@@ -241,8 +247,11 @@ def _special_notes(three: Ruleset, ranks: tuple[Rank, ...]) -> list[str]:
         else:
             place = f"zwischen {names[i - 1]} und {names[i + 1]}"
         worth = deckel_text(ev) + (" wie Schock aus" if ev.worth_all else "")
-        notes.append(
-            f"Sonderwurf {special.name} ({ev.notation}): {place}, {worth}; zählt auch "
-            "zusammengelegt."
+        assembled = evaluate(special.pips, False, three)
+        counts = (
+            "zählt auch zusammengelegt."
+            if assembled.name == special.name
+            else f"zählt nur aus der Hand, zusammengelegt ist das die {assembled.name}."
         )
+        notes.append(f"Sonderwurf {special.name} ({ev.notation}): {place}, {worth}; {counts}")
     return notes

@@ -25,7 +25,7 @@ from enum import StrEnum
 
 from .dice import format_dice, parse_dice
 from .errors import MalformedInput
-from .ruleset import Ruleset, SchockAus, Strassen
+from .ruleset import JULE_SIEBEN, JULE_TOP, Ruleset, SchockAus, Special, Strassen
 
 __all__ = [
     "Category",
@@ -119,7 +119,7 @@ def _name(category: Category, height: int | None = None) -> str:
 def _evaluate_sorted(dice: tuple[int, int, int], hand: bool, rules: Ruleset) -> Evaluation:
     a, b, c = dice  # a >= b >= c
     for special in rules.special_results():
-        if special.pips == dice:
+        if special.pips == dice and (hand or not _hand_only_jule(special, rules)):
             return _finish(
                 dice, hand, Category.SPECIAL, special.name, special.deckel, special.rank, 0, rules
             )
@@ -155,6 +155,12 @@ def _evaluate_sorted(dice: tuple[int, int, int], hand: bool, rules: Ruleset) -> 
     number = a * 100 + b * 10 + c
     name = _name(Category.ZAHL, number)
     return _finish(dice, hand, Category.ZAHL, name, 1, RANK_ZAHL, number, rules)
+
+
+def _hand_only_jule(special: Special, rules: Ruleset) -> bool:
+    """Jule counts only from the hand (``hand_only`` with ``jule``, api/rules/RULES.md §10.28):
+    assembled, 4-2-1 is the Zahl 421."""
+    return "jule" in rules.hand_only and special in (JULE_SIEBEN, JULE_TOP)
 
 
 def _finish(

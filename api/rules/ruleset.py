@@ -69,7 +69,7 @@ class PenaltyMode(StrEnum):
     ROUND_LOSER = "round_loser"
 
 
-HAND_ONLY_VALUES = ("general", "strasse")
+HAND_ONLY_VALUES = ("general", "strasse", "jule")
 HAND_BEATS_VALUES = ("schock_aus", "schock")
 ALL = "all"  # a special result's Deckel value meaning "every Deckel" (like Schock aus)
 

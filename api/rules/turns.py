@@ -294,8 +294,20 @@ def _parse_throw(item: Any, i: int, is_last: bool, in_cup: int, rules: Ruleset) 
         raise MalformedInput(
             f"Wurf {n}: „sixes“ muss 0, 1 oder 2 sein, nicht {sixes!r}.", field=where
         )
-    pool = _turn_sixes(dice, sixes, n, is_last, rules) if sixes else list(dice)
     aside = _pips(item.get("aside", []), f"{where}.aside", None)
+    check_throw(dice, aside, sixes, n, is_last, rules)
+    return Throw(dice, aside, sixes)
+
+
+def check_throw(
+    dice: tuple[int, ...], aside: tuple[int, ...], sixes: int, n: int, is_last: bool, rules: Ruleset
+) -> None:
+    """Whether throw number ``n`` of a turn, showing ``dice``, may turn ``sixes`` sixes and
+    set ``aside`` aside (api/rules/RULES.md §3; ``is_last``: no throw follows it): raises
+    :class:`MalformedInput` if not. The one rule of the throw-by-throw input and of the
+    odds (api/rules/odds.py)."""
+    where = f"detail[{n - 1}]"
+    pool = _turn_sixes(dice, sixes, n, is_last, rules) if sixes else list(dice)
     for pip in aside:
         if pip not in pool:
             raise MalformedInput(
@@ -310,7 +322,6 @@ def _parse_throw(item: Any, i: int, is_last: bool, in_cup: int, rules: Ruleset) 
             field=where,
             code="house_rule_forbids",
         )
-    return Throw(dice, aside, sixes)
 
 
 def _turn_sixes(

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from .records import EVENT_COLUMNS, RESPONSE_COLUMNS, TABLE_COLUMNS
+from .records import EVENT_COLUMNS, LUCK_COLUMNS, RESPONSE_COLUMNS, TABLE_COLUMNS
 from .sqlite import SQLiteStore
 from .sqlite.repository import timestamp
 from .sqlite.store import column_kinds
@@ -62,12 +62,15 @@ COPIED: dict[str, tuple[str, ...]] = {
     "login_failures": ("who", "failures", "last_at"),
     "web_sessions": ("id_hash", "stammtisch_id", "token_hash", "expires_at"),
     **WEBHOOK_COLUMNS,
+    "luck_facts": LUCK_COLUMNS,
 }
 # migration 0014: a game's number in its Stammtisch and when it was called off (copied as
 # they are; BASE_COLUMNS keep the columns of 0001, which the retired DuckDB files have)
 COPIED["games"] = (*COPIED["games"], "number", "abandoned_at")
 # migration 0015: until when a webhook has an attempt in flight, or when it was last served
 COPIED["webhooks"] = (*COPIED["webhooks"], "busy_until")
+# migration 0016: where a Stammtisch shows the odds of a throw
+COPIED["stammtische"] = (*COPIED["stammtische"], "odds_shown")
 #: the tables whose ids PostgreSQL draws from an identity sequence
 IDENTITIES = ("stammtische", "players", "games", "webhooks", "webhook_deliveries")
 #: the schema version of every DuckDB file the DuckDB store wrote last (its migrations

@@ -16,7 +16,7 @@ from typing import Any
 
 from . import records as rec
 from .memory_webhooks import MemoryWebhooksMixin
-from .records import FACT_COLUMNS, ROW_TABLES, TABLE_COLUMNS
+from .records import FACT_COLUMNS, LUCK_COLUMNS, ROW_TABLES, TABLE_COLUMNS
 from .repository import Background, Repository, StorageConflict, StorageUnavailable
 from .statements import FACT_ORDER, stats_changed
 from .webhook_records import Delivery, Webhook
@@ -51,6 +51,7 @@ class MemoryRepository(MemoryWebhooksMixin, Repository):
         self.responses: dict[tuple[int, str], rec.StoredResponse] = {}
         self.stats_periods: dict[tuple[int, int], tuple[int, str]] = {}
         self.stats_stale: dict[int, int] = {}
+        self.luck: dict[int, list[dict[str, Any]]] = {}  # game id: its rows of luck_facts
         #: a cause here makes every transaction fail as a full disk would (for tests)
         self.unavailable: str | None = None
         self.buckets: dict[str, tuple[float, float]] = {}  # who -> (tokens, when)
@@ -71,7 +72,7 @@ class MemoryRepository(MemoryWebhooksMixin, Repository):
 
     _STATE = (
         "stammtische", "players", "games", "logs", "facts", "responses", "stats_periods",
-        "stats_stale", "web_sessions", "events", "webhooks", "deliveries",
+        "stats_stale", "luck", "web_sessions", "events", "webhooks", "deliveries",
     )  # fmt: skip
 
     @contextmanager
@@ -179,13 +180,22 @@ class MemoryRepository(MemoryWebhooksMixin, Repository):
         return copy.deepcopy(self.stammtische.get(slug))  # a copy, as the SQL stores read
 
     def update_stammtisch(
-        self, stammtisch_id: int, name: str, rules: dict[str, Any], private: bool
+        self,
+        stammtisch_id: int,
+        name: str,
+        rules: dict[str, Any],
+        private: bool,
+        odds_shown: str | None = None,
     ) -> None:
         with self._lock:
             for slug, record in self.stammtische.items():
                 if record.id == stammtisch_id:
                     self.stammtische[slug] = replace(
-                        record, name=name, rules=copy.deepcopy(rules), private=private
+                        record,
+                        name=name,
+                        rules=copy.deepcopy(rules),
+                        private=private,
+                        odds_shown=record.odds_shown if odds_shown is None else odds_shown,
                     )
             self.mark_stats_stale([stammtisch_id])
 
@@ -338,6 +348,8 @@ class MemoryRepository(MemoryWebhooksMixin, Repository):
         if table in FACT_COLUMNS:
             rows = self.facts.get(game.id, {}).get(table, [])
             return [tuple(r[c] for c in columns) for r in rows]
+        if table == "luck_facts":
+            return [tuple(r[c] for c in columns) for r in self.luck.get(game.id, [])]
         if table == "game_log":
             return [tuple(getattr(e, c, game.id) for c in columns) for e in self.logs[game.id]]
         raise ValueError(f"no table {table}")
@@ -351,7 +363,8 @@ class MemoryRepository(MemoryWebhooksMixin, Repository):
         out: dict[str, list[tuple[Any, ...]]] = {}
         with self._lock:  # one consistent moment
             for table, columns in tables.items():
-                if table not in TABLE_COLUMNS or set(columns) - set(TABLE_COLUMNS[table]):
+                known = LUCK_COLUMNS if table == "luck_facts" else TABLE_COLUMNS.get(table, ())
+                if not known or set(columns) - set(known):
                     raise ValueError(f"no table {table} with columns {columns}")
                 rows: list[Any] = []
                 if table == "stammtische":
@@ -369,6 +382,25 @@ class MemoryRepository(MemoryWebhooksMixin, Repository):
 
     def stammtisch_ids(self) -> list[int]:
         return sorted(s.id for s in self.stammtische.values())
+
+    def luck_pending(self, stammtische: Collection[int]) -> list[tuple[int, int]]:
+        with self._lock:
+            found = []
+            for game in sorted(self.games.values(), key=lambda g: g.id):
+                facts = self.facts.get(game.id, {}).get("game_facts", [])
+                if game.stammtisch_id not in stammtische or not facts:
+                    continue
+                if facts[0]["status"] != "finished" or not self.logs.get(game.id):
+                    continue
+                seq = self.logs[game.id][-1].seq
+                if any(r["seq"] != seq for r in self.luck.get(game.id, [{"seq": None}])):
+                    found.append((game.id, seq))
+            return found
+
+    def write_luck(self, games: Mapping[int, list[dict[str, Any]]]) -> None:
+        with self.transaction():
+            for game_id, rows in games.items():
+                self.luck[game_id] = [dict(r) for r in rows]
 
     def mark_stats_stale(self, stammtisch_ids: Iterable[int]) -> None:
         with self._lock:

@@ -1,6 +1,6 @@
 """The one migration runner of both stores of record, SQLite and PostgreSQL: Alembic.
 
-The revisions (``revisions/versions/``, one per number, ``0001`` … ``0015``) each run that
+The revisions (``revisions/versions/``, one per number, ``0001`` … ``0017``) each run that
 number's SQL file of the dialect (``sqlite/migrations/``, ``postgres/migrations/``), the files
 the hand-written runners before Alembic applied; Alembic's table ``alembic_version`` holds the
 revision a database is at. A database made before (its own bookkeeping table

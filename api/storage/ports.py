@@ -88,8 +88,15 @@ class Stammtische(ABC):
 
     @abstractmethod
     def update_stammtisch(
-        self, stammtisch_id: int, name: str, rules: dict[str, Any], private: bool
-    ) -> None: ...
+        self,
+        stammtisch_id: int,
+        name: str,
+        rules: dict[str, Any],
+        private: bool,
+        odds_shown: str | None = None,
+    ) -> None:
+        """Change the Stammtisch's name, house rules, visibility and, unless None, where it
+        shows the odds (:attr:`Stammtisch.odds_shown`)."""
 
     def replace_key(self, stammtisch_id: int, token_hash: str) -> None:
         """Give the Stammtisch a new key (its hash): the old key stops working, and every
@@ -222,6 +229,16 @@ class Statistics:
 
     def stammtisch_ids(self) -> list[int]:
         """Every Stammtisch's id."""
+        raise NotImplementedError
+
+    def luck_pending(self, stammtische: Collection[int]) -> list[tuple[int, int]]:
+        """(game id, version) of the finished games of ``stammtische`` whose luck figures are
+        missing or were computed for another version (last log entry) of the game."""
+        raise NotImplementedError
+
+    def write_luck(self, games: Mapping[int, list[dict[str, Any]]]) -> None:
+        """Replace the luck figures of each game by its rows (columns
+        :data:`~.records.LUCK_COLUMNS`), in one transaction."""
         raise NotImplementedError
 
     def mark_stats_stale(self, stammtisch_ids: Iterable[int]) -> None:

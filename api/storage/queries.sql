@@ -4,16 +4,18 @@
 
 -- name: add_stammtisch
 -- a taken key (slug, log entry, idempotency key) inserts nothing and returns no row
-INSERT INTO stammtische (slug, name, rules, private, token_hash, created_at) VALUES (:slug,
-    :name, :rules, :private, :token_hash, :created_at) ON CONFLICT (slug) DO NOTHING RETURNING
-    id;
+INSERT INTO stammtische (slug, name, rules, private, token_hash, created_at, odds_shown)
+    VALUES (:slug, :name, :rules, :private, :token_hash, :created_at, :odds_shown) ON CONFLICT
+    (slug) DO NOTHING RETURNING id;
 
 -- name: get_stammtisch
-SELECT id, slug, name, rules, private, token_hash, created_at FROM stammtische WHERE slug =
-    :slug;
+SELECT id, slug, name, rules, private, token_hash, created_at, odds_shown FROM stammtische
+    WHERE slug = :slug;
 
 -- name: update_stammtisch
-UPDATE stammtische SET name = :name, rules = :rules, private = :private WHERE id = :id;
+-- odds_shown NULL: kept as it is
+UPDATE stammtische SET name = :name, rules = :rules, private = :private, odds_shown =
+    coalesce(:odds_shown, odds_shown) WHERE id = :id;
 
 -- name: add_player
 INSERT INTO players (stammtisch_id, name, retired, created_at) VALUES (:stammtisch_id, :name,
@@ -273,6 +275,23 @@ UPDATE webhooks SET busy_until = d.last_attempt_at FROM (SELECT webhook_id, last
 -- name: finish
 UPDATE webhook_deliveries SET state = :state, next_attempt_at = :next, last_status = :status,
     last_error = :error, delivered_at = coalesce(:delivered, delivered_at) WHERE id = :id;
+
+-- name: luck_pending
+-- the finished games of Stammtische (ids: RelationalRepository._in) whose luck figures
+-- (migration 0017) are missing or were computed for another version (last entry) of the game
+SELECT game_id, seq FROM (SELECT f.game_id, (SELECT max(l.seq) FROM game_log l WHERE
+    l.game_id = f.game_id) AS seq FROM game_facts f JOIN games g ON g.id = f.game_id WHERE
+    f.status = 'finished' AND g.stammtisch_id IN ({ids})) v WHERE seq IS NOT NULL AND NOT
+    EXISTS (SELECT 1 FROM luck_facts k WHERE k.game_id = v.game_id AND k.seq = v.seq) ORDER BY
+    game_id;
+
+-- name: delete_luck
+DELETE FROM luck_facts WHERE game_id IN ({ids});
+
+-- name: add_luck
+INSERT INTO luck_facts (game_id, player_id, seq, turns, expected, survived, split, luck,
+    given_away) VALUES (:game_id, :player_id, :seq, :turns, :expected, :survived, :split, :luck,
+    :given_away);
 
 -- name: seats
 -- the seats of games (ids: RelationalRepository._in)

@@ -24,6 +24,9 @@ class Stammtisch:
     private: bool
     token_hash: str
     created_at: datetime
+    #: where the odds of a throw are shown ("Chancen"): "off", "form" or "form_and_tv"
+    #: (migration 0016; a display setting, not a house rule)
+    odds_shown: str = "off"
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +166,13 @@ FACT_COLUMNS: dict[str, tuple[str, ...]] = {
         "fair_general", "fair_strasse", "fair_zahl",
     ),
 }  # fmt: skip
+
+#: the luck figures of a finished game per player (migration 0017: api/rules/luck.py), written
+#: by the statistics refresher for the game's version ``seq`` (dashboard/luck.py)
+LUCK_COLUMNS: tuple[str, ...] = (
+    "game_id", "player_id", "seq", "turns", "expected", "survived", "split", "luck",
+    "given_away",
+)  # fmt: skip
 
 #: every table of game data with its columns, in load order (parents first)
 TABLE_COLUMNS: dict[str, tuple[str, ...]] = {**BASE_COLUMNS, **FACT_COLUMNS}

@@ -289,7 +289,7 @@ class RelationalCore(Repository):
         r = self._one("get_stammtisch", {"slug": slug})
         if r is None:
             return None
-        return Stammtisch(r[0], r[1], r[2], doc(r[3]), bool(r[4]), r[5], moment(r[6]))
+        return Stammtisch(r[0], r[1], r[2], doc(r[3]), bool(r[4]), r[5], moment(r[6]), r[7])
 
     def _records(self, rows: list[Any]) -> list[GameRecord]:
         if not rows:

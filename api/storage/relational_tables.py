@@ -13,7 +13,7 @@ from . import records as rec
 from .records import FACT_COLUMNS, ROW_TABLES
 from .relational import RelationalCore
 from .repository import StorageConflict
-from .statements import FACT_ORDER, decode, doc, moment, to_json
+from .statements import FACT_ORDER, SQL, decode, doc, moment, to_json
 
 
 class TableMethods(RelationalCore):
@@ -23,7 +23,8 @@ class TableMethods(RelationalCore):
     def add_stammtisch(self, stammtisch: rec.Stammtisch) -> rec.Stammtisch:
         s = stammtisch
         params = {"slug": s.slug, "name": s.name, "rules": to_json(s.rules), "private": s.private,
-                  "token_hash": s.token_hash, "created_at": self._time(s.created_at)}  # fmt: skip
+                  "token_hash": s.token_hash, "created_at": self._time(s.created_at),
+                  "odds_shown": s.odds_shown}  # fmt: skip
         with self.transaction():
             row = self._one("add_stammtisch", params)
             if row is None:
@@ -35,9 +36,15 @@ class TableMethods(RelationalCore):
         return {int(r[0]): str(r[1]) for r in self._all("slugs")}
 
     def update_stammtisch(
-        self, stammtisch_id: int, name: str, rules: dict[str, Any], private: bool
+        self,
+        stammtisch_id: int,
+        name: str,
+        rules: dict[str, Any],
+        private: bool,
+        odds_shown: str | None = None,
     ) -> None:
-        params = {"id": stammtisch_id, "name": name, "rules": to_json(rules), "private": private}
+        params = {"id": stammtisch_id, "name": name, "rules": to_json(rules), "private": private,
+                  "odds_shown": odds_shown}  # fmt: skip
         with self.transaction():
             self._x("update_stammtisch", params)
             self.mark_stats_stale([stammtisch_id])
@@ -202,6 +209,18 @@ class TableMethods(RelationalCore):
 
     def stammtisch_ids(self) -> list[int]:
         return [int(r[0]) for r in self._all("stammtisch_ids")]
+
+    def luck_pending(self, stammtische: Collection[int]) -> list[tuple[int, int]]:
+        marks, params = self._in(sorted(int(s) for s in stammtische))
+        return [
+            (int(g), int(s)) for g, s in self._all(SQL["luck_pending"].format(ids=marks), params)
+        ]
+
+    def write_luck(self, games: Mapping[int, list[dict[str, Any]]]) -> None:
+        marks, params = self._in(sorted(games))
+        with self.transaction():
+            self._x(SQL["delete_luck"].format(ids=marks), params)
+            self._many("add_luck", [row for rows in games.values() for row in rows])
 
     def mark_stats_stale(self, stammtisch_ids: Iterable[int]) -> None:
         with self.transaction():

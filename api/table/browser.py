@@ -28,6 +28,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from ..rules import SchockenError, count
+from .chancen import advice
 from .entry import FormErrors, describe_entry, field_of, parse_turn, penalty_body
 from .play import Table
 from .screen import announced, screen
@@ -121,6 +122,8 @@ def _answer(session: Session, announcements: list[tuple[str, str]] | None = None
         last_entry=last_entry,
         abandoned=bool(state.get("abandoned")),
         announcements=announcements or (),
+        throwing=table.open_turn,
+        odds_shown=str(state.get("odds_shown") or "off"),
     )
     html = environment().get_template("table/screen.html").render(context)
     game_state = table.game.state()
@@ -239,6 +242,20 @@ def render(arg: str) -> str:
     """``{"announcements": [[kind, sentence], …]}``: the screen as it is, with these lines."""
     doc = json.loads(arg)
     return _answer(_current(), [(k, m) for k, m in doc.get("announcements", [])])
+
+
+def chancen(arg: str) -> str:
+    """``{"dice": [pips of the throw in the cup]}``: the odds of the next player's throw on
+    the predicted state (the throw-by-throw card's "Chancen", :func:`.chancen.advice`), as
+    ``{"lines": [German lines, best first], "note": German note or null}``; nothing when the
+    Stammtisch does not show them."""
+    session = _current()
+    if str(session.state.get("odds_shown") or "off") == "off":
+        return json.dumps({"lines": [], "note": None})
+    table = session.predicted or session.predict()
+    dice = tuple(int(d) for d in json.loads(arg)["dice"])
+    found = advice(table.game, table.open_turn, dice)
+    return json.dumps({"lines": list(found.lines), "note": found.note}, ensure_ascii=False)
 
 
 def hello(arg: str) -> str:

@@ -94,6 +94,69 @@ def parse_turn(
     return entered, body
 
 
+#: the decisions of the throw-by-throw form ("decision" of its buttons): stop, set the ticked
+#: dice aside and throw again, turn two or three sixes and throw again, or only show the odds
+DECISIONS = {"stop": 0, "again": 0, "sixes1": 1, "sixes2": 2}
+SHOW_ODDS = "odds"
+
+
+@dataclass
+class ThrowInput:
+    """What the throw-by-throw form sent ("Wurf für Wurf"), kept to re-render it: the dice of
+    the throw (``w1`` …) and which of them are set aside (``x1`` …)."""
+
+    dice: list[str] = field(default_factory=lambda: ["", "", ""])
+    aside: list[bool] = field(default_factory=lambda: [False, False, False])
+    decision: str = ""
+
+
+def read_throw(form: Mapping[str, Any], in_cup: int) -> ThrowInput:
+    """The throw form's fields as entered (nothing checked)."""
+    return ThrowInput(
+        dice=[str(form.get(f"w{i}") or "") for i in range(1, in_cup + 1)],
+        aside=[bool(form.get(f"x{i}")) for i in range(1, in_cup + 1)],
+        decision=str(form.get("decision") or ""),
+    )
+
+
+def thrown_dice(entered: ThrowInput, errors: FormErrors) -> tuple[int, ...] | None:
+    """The pips of the throw, or None with a German message when a die is missing."""
+    missing = [str(i + 1) for i, d in enumerate(entered.dice) if d not in list("123456")]
+    if missing:
+        errors.add(
+            "throw",
+            f"Bitte alle {len(entered.dice)} Würfel des Wurfs wählen "
+            f"(es fehlt Würfel {', '.join(missing)}).",
+        )
+        return None
+    return tuple(int(d) for d in entered.dice)
+
+
+def parse_throw_form(
+    form: Mapping[str, Any], player: str, in_cup: int, errors: FormErrors
+) -> tuple[ThrowInput, dict[str, Any] | None]:
+    """One throw of the throw-by-throw form as the API's throw entry (``{"player", "dice",
+    "aside", "sixes", "stop"}``, api/rules/throws.py), or None with errors; the engine checks
+    whether it fits the turn. Turning sixes takes them from the dice thrown; the ticked sixes
+    are not set aside besides."""
+    entered = read_throw(form, in_cup)
+    if entered.decision not in DECISIONS:
+        errors.add("throw", "Bitte wählen: stehen lassen oder rauslegen und nochmal werfen.")
+    dice = thrown_dice(entered, errors)
+    if dice is None or errors:
+        return entered, None
+    body: dict[str, Any] = {"player": player, "dice": list(dice)}
+    if entered.decision == "stop":
+        body["stop"] = True
+        return entered, body
+    sixes = DECISIONS[entered.decision]
+    aside = [d for d, ticked in zip(dice, entered.aside, strict=True) if ticked]
+    if sixes:
+        aside = [d for d in aside if d != 6]
+    body.update(aside=aside, sixes=sixes)
+    return entered, body
+
+
 def field_of(engine_field: str | None) -> str:
     """Where an engine error is shown in the turn form."""
     if engine_field in ("dice",):

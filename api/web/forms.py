@@ -32,6 +32,7 @@ from ..rules import (
     SchockAus,
     Strassen,
     Ties,
+    join_words,
     limits,
     read_number,
     throws_word,
@@ -56,8 +57,16 @@ def _subsets(values: tuple[str, ...], none: str, label: Callable[[list[str]], st
     return [(subset, label(subset) if subset else none) for subset in subsets]
 
 
+#: what the form calls each value of ``hand_only``
+_HAND_ONLY = {
+    "general": Category.GENERAL.caption,
+    "strasse": Category.STRASSE.caption,
+    "jule": "Jule",
+}
+
+
 def _captions(values: list[str]) -> str:
-    return " und ".join(Category(v).caption for v in values)
+    return join_words(_HAND_ONLY[v] for v in values)
 
 
 #: how "hand beats assembled" names a category: "bei Schock aus", "bei jedem Schock"

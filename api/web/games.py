@@ -28,9 +28,20 @@ from flask.typing import ResponseReturnValue
 from ..domain import DomainError, GameView
 from ..http.context import services
 from ..http.errors import status_of
-from ..rules import DomainEvent, SchockenError
+from ..rules import DomainEvent, SchockenError, turn_state
 from ..storage import Stammtisch
-from ..table.entry import FormErrors, TurnInput, describe_entry, field_of, parse_turn, penalty_body
+from ..table.entry import (
+    SHOW_ODDS,
+    FormErrors,
+    ThrowInput,
+    TurnInput,
+    describe_entry,
+    field_of,
+    parse_throw_form,
+    parse_turn,
+    penalty_body,
+    read_throw,
+)
 from ..table.play import header_json
 from ..table.screen import screen
 from .blueprint import bp
@@ -52,6 +63,7 @@ def _urls(st: Stammtisch, game_id: int) -> dict[str, str]:
     return {
         "game": url_for("web.game", **game),
         "record_turn": url_for("web.record_turn", **game),
+        "record_throw": url_for("web.record_throw", **game),
         "record_penalty": url_for("web.record_penalty", **game),
         "undo": url_for("web.undo", **game),
         "new_game": url_for("web.new_game", slug=st.slug, wie=game_id),
@@ -76,6 +88,7 @@ def game_state(st: Stammtisch, game_id: int) -> tuple[GameView, dict[str, Any]]:
             "seq": rt.last_seq,
             "abandoned": view.record.status == "abandoned",
             "open_turn": rt.open_turn.player if rt.open_turn else None,
+            "odds_shown": st.odds_shown,
             "last_entry": describe_entry(last.kind, last.body) if last else None,
             "header": header_json(rt.header),
             "entries": [[e.seq, e.kind, e.body] for e in rt.entries],
@@ -92,6 +105,7 @@ def _game_page(
     entered: TurnInput | None = None,
     errors: FormErrors | None = None,
     penalty: dict[str, str] | None = None,
+    throw: dict[str, Any] | None = None,
 ) -> tuple[str, int]:
     view, state = game_state(st, game_id)
     rt = view.runtime
@@ -110,6 +124,10 @@ def _game_page(
         errors=errors,
         penalty=penalty,
         confirm_undo=request.args.get("rueckgaengig") == "1",
+        throwing=rt.open_turn,
+        odds_shown=st.odds_shown,
+        throw_entered=ThrowInput(**throw) if throw else None,
+        show_odds=throw is not None and throw.get("decision") == SHOW_ODDS,
     )
     ctx.update(
         st=st,
@@ -126,7 +144,7 @@ def _game_page(
 def game(st: Stammtisch, game_id: int) -> ResponseReturnValue:
     status, errors, kept = rejected()
     entered = TurnInput(**kept["turn"]) if "turn" in kept else None
-    return _game_page(st, game_id, status, entered, errors, kept.get("penalty"))
+    return _game_page(st, game_id, status, entered, errors, kept.get("penalty"), kept.get("throw"))
 
 
 def _rejected(
@@ -180,6 +198,40 @@ def record_turn(st: Stammtisch, game_id: int) -> ResponseReturnValue:
             _announce(result.events)
             return _back_to_game(st, game_id)
     return _rejected(st, game_id, status, errors, turn=asdict(entered))
+
+
+@bp.post("/s/<slug>/spiel/<id:game_id>/wurf")
+@logged_in_to_stammtisch
+def record_throw(st: Stammtisch, game_id: int) -> ResponseReturnValue:
+    """One throw of a throw-by-throw turn ("Wurf für Wurf") and its decision, recorded as the
+    API records it (entry kind ``throw``); "Chancen zeigen" keeps what was entered and shows
+    the odds on the game page, writing nothing."""
+    svc = services()
+    view = svc.game(st, game_id)
+    rt = view.runtime
+    state = turn_state(rt.game, rt.open_turn)
+    in_cup = state.open.dice_in_cup if state and state.open else rt.rules.dice_count
+    errors, status = FormErrors(), 422
+    if request.form.get("decision") == SHOW_ODDS:
+        return _rejected(st, game_id, 200, errors, throw=asdict(read_throw(request.form, in_cup)))
+    player = state.player if state else str(request.form.get("player") or "")
+    entered, body = parse_throw_form(request.form, player, in_cup, errors)
+    if body is not None:
+        try:
+            with _current(st, game_id):
+                result = svc.record(st, game_id, "throw", body)
+        except _Stale:
+            errors.add("throw", STALE)
+            return _rejected(st, game_id, 409, errors)
+        except SchockenError as err:
+            errors.add("throw", err.message)
+        except DomainError as err:
+            errors.add("throw", err.message)
+            status = status_of(err)
+        else:
+            _announce(result.events)
+            return _back_to_game(st, game_id)
+    return _rejected(st, game_id, status, errors, throw=asdict(entered))
 
 
 @bp.post("/s/<slug>/spiel/<id:game_id>/strafe")

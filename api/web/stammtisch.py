@@ -8,7 +8,7 @@ from typing import Any
 from flask import current_app, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
-from ..domain.stammtische import NAME_MAX
+from ..domain.stammtische import NAME_MAX, ODDS_SHOWN
 from ..http.context import services
 from ..rules import OPTION_NAMES, PRESETS, SchockenError, limits, read_number, ruleset_from_config
 from ..storage import Stammtisch
@@ -89,13 +89,20 @@ def stammtisch_form(errors: FormErrors) -> tuple[dict[str, Any], dict[str, Any]]
     if preset not in PRESETS:
         errors.add("preset", "Bitte eines der Regelwerke wählen.")
     rules = {"preset": preset, "overrides": parse_overrides(form, errors)}
+    data: dict[str, Any] = {"name": name, "rules": rules, "private": not entered["public"]}
+    if "odds_shown" in form:  # the house-rules page asks; the new Stammtisch starts with "off"
+        entered["odds_shown"] = data["odds_shown"] = form["odds_shown"]
+        if form["odds_shown"] not in ODDS_SHOWN:
+            errors.add(
+                "odds_shown", "Bitte wählen: Chancen aus, im Formular oder auch im Fernsehen."
+            )
     if not errors:
         try:
             ruleset_from_config(rules)
         except SchockenError as err:
             known = err.field in OPTION_NAMES
             errors.add(f"opt_{err.field}" if known else "rules", err.message)
-    return entered, {"name": name, "rules": rules, "private": not entered["public"]}
+    return entered, data
 
 
 def options_open(errors: FormErrors) -> bool:
@@ -121,6 +128,7 @@ def edit_rules(st: Stammtisch) -> ResponseReturnValue:
         "name": st.name,
         "preset": st.rules["preset"],
         "public": not st.private,
+        "odds_shown": st.odds_shown,
         "selected": selected_overrides(st.rules.get("overrides", {})),
     }
     chosen = bool(entered["selected"] and any(entered["selected"].values()))

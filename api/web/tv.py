@@ -32,6 +32,7 @@ from ..domain import NotFound
 from ..http.context import services
 from ..rules import DomainEvent, count, limits, read_number, throws_word
 from ..storage import Stammtisch, StoredEvents
+from ..table.chancen import chance_line
 from ..table.views import BIG, TURN, board
 from .blueprint import asset, bp, zone
 from .session import may_write
@@ -203,6 +204,8 @@ def _game_context(st: Stammtisch, game_id: int) -> dict[str, Any]:
             "played_at": view.record.played_at,
             "board": shown,
             "turn": _turn_line(rt.turn_state()),
+            # "Chancen" on the TV only when the Stammtisch shows them there too
+            "chance": chance_line(game, rt.open_turn) if st.odds_shown == "form_and_tv" else None,
             "opener_line": opener_line(shown),
             "recent": _recent(rt.entry_events),
             "headline": headline(last),

@@ -162,7 +162,60 @@
     if (anchor) anchor.parentNode.insertBefore(section, anchor.nextSibling);
   }
 
+  // Wurf für Wurf goes straight to the server, never through the queue: without a connection
+  // (or while entries wait on this phone) its card says so and takes no throw, so no throw
+  // is ever lost or sent before the entries waiting in front of it
+  var THROWS_NEED_NET = "Wurf für Wurf braucht eine Verbindung. Ohne Netz bitte den ganzen Zug oben eintragen.";
+  function throwsDisabled() { return offline() || state.rows.length > 0; }
+  function renderThrowCard() {
+    var card = document.getElementById("wurf-fuer-wurf");
+    if (!card) return;
+    var off = throwsDisabled();
+    var fields = card.querySelector("fieldset.throw-fields");
+    if (fields) fields.disabled = off;
+    var note = card.querySelector(".throws-offline");
+    if (off && !note) {
+      note = el("p", { class: "error throws-offline", role: "status" }, THROWS_NEED_NET);
+      var summary = card.querySelector("summary");
+      summary.insertAdjacentElement("afterend", note);
+    } else if (!off && note) {
+      note.remove();
+    }
+  }
+
+  // "Chancen" follow the dice of the throw card as they are tapped: the phone's engine (loaded
+  // for it the first time) computes them; without it the card's "Chancen zeigen" asks the server
+  function showChancen(answer) {
+    var box = document.getElementById("chancen");
+    if (!box) return;
+    box.querySelectorAll(".chancen-lines, .chancen-note").forEach(function (n) { n.remove(); });
+    var heading = box.querySelector("h3");
+    if (answer.lines && answer.lines.length) {
+      var list = el("ol", { class: "chancen-lines" });
+      answer.lines.forEach(function (line) { list.appendChild(el("li", {}, line)); });
+      heading.insertAdjacentElement("afterend", list);
+    } else if (answer.note) {
+      heading.insertAdjacentElement("afterend", el("p", { class: "muted chancen-note" }, answer.note));
+    }
+  }
+  function onThrowDice(event) {
+    var card = document.getElementById("wurf-fuer-wurf");
+    if (!card || !card.contains(event.target) || !/^w\d$/.test(event.target.name || "")) return;
+    if (!document.getElementById("chancen")) return; // the Stammtisch does not show them
+    var rows = card.querySelectorAll(".throw-row");
+    var dice = [];
+    rows.forEach(function (row, i) {
+      var chosen = row.querySelector("input[name=w" + (i + 1) + "]:checked");
+      if (chosen) dice.push(Number(chosen.value));
+    });
+    if (dice.length !== rows.length) return;
+    needEngine().then(function () {
+      return engine("chancen", { dice: dice });
+    }).then(showChancen, function () {}); // no engine: "Chancen zeigen" asks the server
+  }
+
   function render() {
+    renderThrowCard();
     var b = box();
     if (!b) return;
     var text = statusText();
@@ -287,6 +340,13 @@
   function onSubmit(event) {
     var form = event.target;
     var action = form.getAttribute("action") || "";
+    if (/\/wurf$/.test(action) && throwsDisabled()) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      say(THROWS_NEED_NET);
+      renderThrowCard();
+      return;
+    }
     var kind = form.id === "eingabe" ? "turn" : /\/strafe$/.test(action) ? "penalty"
       : /\/rueckgaengig$/.test(action) ? "undo" : null;
     if (!kind || !throughEngine()) return; // online: the plain form, the server answers
@@ -540,7 +600,8 @@
     if (!PAGE || !window.indexedDB || !window.SchockenEngine) return;
     GAME = PAGE.game;
     document.addEventListener("submit", onSubmit, true);
-    window.addEventListener("online", function () { state.failed = false; flush(); });
+    document.addEventListener("change", onThrowDice);
+    window.addEventListener("online", function () { state.failed = false; renderThrowCard(); flush(); });
     window.addEventListener("offline", function () { render(); needEngine(); });
     // a first visit (e.g. through an invite link) is not yet in the service worker's hands:
     // the engine is started at once (in the background, after the first paint), so that it is

@@ -1,0 +1,118 @@
+""" "Chancen" and Wurf für Wurf on a phone in real Chromium (issue 27): the throw card at phone
+size with the odds shown, a throw recorded through it, and offline the card says in German
+that it needs a connection and takes no throw.
+
+``schocken serve --workers 2`` on a temporary SQLite file; the Stammtisch, its players and the
+game are made through the REST API. The screenshot of the card with its odds goes to
+``artifacts/chancen-390.png``. Without Chromium the tests are skipped, unless ``CI`` is set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import test_web_offline_browser as offline
+from playwright.sync_api import expect
+from test_api_serve import Server, served
+from test_web_browser import (
+    browser_type_launch_args,  # noqa: F401 - Debian's Chromium
+    closed,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+
+ENV = {"SCHOCKEN_SECRET_KEY": "chancen-test-" + "x" * 32}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    db = tmp_path_factory.mktemp("chancen") / "data" / "chancen.sqlite3"
+    yield from served(db, 2, ENV, background=False)
+
+
+def table_with_odds(base: str) -> offline.Table:
+    """A game in which Anna opened with Schock 5 in two throws; the odds shown everywhere."""
+    t = offline.Table(base)
+    status, body, _ = offline.request(
+        base, "PATCH", f"/api/v1/stammtische/{t.slug}", {"odds_shown": "form_and_tv"}, t.token
+    )
+    assert status == 200, body
+    t.call("POST", f"/games/{t.game}/turns", {"player": "Anna", "dice": [1, 1, 5], "throws": 2})
+    return t
+
+
+def test_the_throw_card_shows_the_chancen_on_a_phone_and_records_a_throw(
+    browser: Any, server: Server
+) -> None:
+    server.revive()
+    t = table_with_odds(server.base)
+    p = offline.opened(browser, server.base, t)
+    try:
+        page = p.page
+        page.evaluate("localStorage.setItem('schocken.queue', 'never')")
+        page.goto(t.url)
+        page.locator("#wurf-fuer-wurf > summary").click()
+        for row, pip in enumerate("141", start=1):
+            page.locator(".throw-row").nth(row - 1).locator("label.die", has_text=pip).click()
+        lines = page.locator("#chancen li")
+        # with JavaScript the phone's engine shows them as the dice are tapped, nothing sent
+        expect(lines.first).to_have_text(
+            "Beide Einsen rauslegen, noch einmal: 33 % – schlechter als Anna wird man nicht",
+            timeout=90_000,  # the engine's first load on a busy machine
+        )
+        assert page.evaluate("location.pathname") == t.url
+        page.locator(".throw-row").nth(1).locator("label.die", has_text="5").click()
+        # 1-5-1 is Schock 5 in one throw: better than Anna's in two, standing is sure
+        expect(lines.first).to_have_text(
+            "Stehen lassen: 100 % – schlechter als Anna wird man nicht"
+        )
+        page.locator(".throw-row").nth(1).locator("label.die", has_text="4").click()
+        expect(lines.nth(1)).to_have_text("Eine Eins rauslegen, noch einmal: 8 %")
+        page.get_by_role("button", name="Chancen zeigen").click()  # the server says the same
+        expect(lines.first).to_have_text(
+            "Beide Einsen rauslegen, noch einmal: 33 % – schlechter als Anna wird man nicht"
+        )
+        assert lines.count() == 3
+        page.locator("#chancen").scroll_into_view_if_needed()
+        p.check_layout("chancen")
+        page.screenshot(path=str(offline_artifact()), full_page=True)
+        for row in (1, 3):
+            page.locator(f"input[name=x{row}]").check()
+        page.get_by_role("button", name="Rauslegen, nochmal").click()
+        expect(page.locator("#offener-zug")).to_contain_text("rausgelegt: 1-1")
+    finally:
+        closed(p)
+
+
+def offline_artifact() -> Any:
+    from test_web_browser import ARTIFACTS
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS / "chancen-390.png"
+
+
+def test_offline_the_throw_card_needs_a_connection_and_takes_no_throw(
+    browser: Any, server: Server
+) -> None:
+    server.revive()
+    t = table_with_odds(server.base)
+    p = offline.opened(browser, server.base, t)
+    try:
+        page = p.page
+        page.evaluate("localStorage.setItem('schocken.queue', 'never')")
+        page.goto(t.url)
+        page.locator("#wurf-fuer-wurf > summary").click()
+        p.context.set_offline(True)
+        note = page.locator("#wurf-fuer-wurf .throws-offline")
+        expect(note).to_have_text(
+            "Wurf für Wurf braucht eine Verbindung. Ohne Netz bitte den ganzen Zug oben eintragen."
+        )
+        fields = page.locator("#wurf-fuer-wurf fieldset.throw-fields")
+        assert fields.evaluate("f => f.disabled") is True
+        expect(page.get_by_role("button", name="Stehen lassen")).to_be_disabled()
+        p.context.set_offline(False)
+        expect(note).to_have_count(0)
+    finally:
+        closed(p)
