@@ -19,7 +19,7 @@ from collections.abc import Collection
 from typing import Any
 
 from api.domain.runtime import GameRuntime, effective_entries, header_of
-from api.rules.luck import game_luck
+from api.rules import game_luck
 from api.storage import Repository
 
 #: the columns of ``luck_facts`` the statistics read (the version is not needed there)

@@ -121,7 +121,8 @@ def _fill(cur: Any, extra_turns: list[tuple[Any, ...]] | None) -> None:
     now = datetime(2025, 1, 1)
     _insert(
         cur,
-        "INSERT INTO stammtische VALUES (?, ?, ?, '{}', ?, 'x', ?)",
+        "INSERT INTO stammtische (id, slug, name, rules, private, token_hash, created_at) "
+        "VALUES (?, ?, ?, '{}', ?, 'x', ?)",
         [(1, "zur-post", "Zur Post", False, now), (2, "zum-anker", "Zum Anker", True, now)],
     )
     _insert(

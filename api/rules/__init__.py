@@ -39,7 +39,7 @@ from .events import (
     TurnRecorded,
     Undone,
 )
-from .game import MAX_PLAYERS, MIN_PLAYERS, Game
+from .game import MAX_PLAYERS, MIN_PLAYERS, Game, sort_key
 from .help_texts import OPTION_HELP, OPTION_TITLES, PRESET_HELP
 from .limits import OPTION_LIMITS, Limit, read_number
 from .log import (
@@ -55,7 +55,8 @@ from .log import (
     replay_text,
     to_log,
 )
-from .odds import Decision, Odds, Target, odds
+from .luck import PlayerLuck, TurnLuck, game_luck, turn_luck
+from .odds import Decision, Odds, Target, odds, solver
 from .prose import describe as house_rules_prose
 from .ranking import join_words
 from .records import (
@@ -116,6 +117,12 @@ __all__ = [
     "house_rules_prose",
     "join_words",
     "odds",
+    "game_luck",
+    "turn_luck",
+    "solver",
+    "sort_key",
+    "PlayerLuck",
+    "TurnLuck",
     "Blattschuss",
     "Category",
     "Command",

@@ -16,9 +16,17 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from ..rules import Game, OpenTurn, SchockenError, Target, odds, parse_dice
-from ..rules.game import sort_key
-from ..rules.odds import Decision, solver
+from ..rules import (
+    Decision,
+    Game,
+    OpenTurn,
+    SchockenError,
+    Target,
+    odds,
+    parse_dice,
+    solver,
+    sort_key,
+)
 
 __all__ = [
     "Advice",
