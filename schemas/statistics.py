@@ -257,8 +257,8 @@ class LuckSchema(Schema):
     survived = req(Int, "Of them, the turns that beat it.", 118)
     split = req(
         Int,
-        "Of them, the turns whose every throw is known (recorded throw by throw, or one "
-        "throw): only these are split into luck and decisions.",
+        "Of them, the turns whose every throw is known (recorded throw by throw, or in a "
+        "round of one throw): only these are split into luck and decisions.",
         96,
     )
     luck = req(

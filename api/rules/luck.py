@@ -13,10 +13,12 @@ difference is split:
   turn ``p_start + luck − given_away = outcome`` exactly, as the sums telescope. Whatever a
   player's strategy, a throw's luck is 0 on average (``v`` is the mean of ``b`` over the dice).
 
-Every throw is known for a turn recorded **throw by throw**, and for a **summary of one
-throw** (its dice are that throw's). A summary of more throws only says where the turn ended:
-its luck and its decisions cannot be told apart, so it is rated at the start (``p_start``,
-``outcome``) but not *split*; so is a **blind** turn (its one throw was chosen before it).
+Every throw is known for a turn recorded **throw by throw**, and for a **summary in a round
+of one throw** (its dice are that throw's, and nobody chose to stop there). Any other summary
+only says where the turn ended: its luck and its decisions cannot be told apart (a summary of
+one throw in a round of more is one whose first throw was good enough to stop: splitting only
+those would count good luck only), so it is rated at the start (``p_start``, ``outcome``) but
+not *split*; nor is a **blind** turn (its one throw was chosen before it).
 
 Per player the sums of a game are :class:`PlayerLuck`; :func:`game_luck` computes them from
 the engine's state of a game (its turns, their commands and the rounds' limits).
@@ -93,8 +95,8 @@ def turn_luck(game: Game) -> list[TurnLuck]:
             throws: tuple[Throw, ...] | None = None  # chosen before the throw: not split
         elif cmd.detail is not None:
             throws = cmd.detail
-        else:  # a summary: its one throw is known, more are not
-            throws = (Throw(cmd.dice),) if fact.throws == 1 else None
+        else:  # a summary: its throw is known where the round allowed one only
+            throws = (Throw(cmd.dice),) if game.rounds[fact.round].limit == 1 else None
         outcome = solve.final(tuple(sorted(dice)), fact.throws, fact.hand)[0] and 1
         luck, given = _split(solve, p_start, throws) if throws else (0.0, 0.0)
         out.append(TurnLuck(fact.player, fact.round, p_start, outcome, bool(throws), luck, given))
