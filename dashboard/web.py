@@ -1,8 +1,11 @@
 """The dashboard served by the running server at ``/dashboard/``.
 
-Every page is rendered on request from the statistics read model (:mod:`dashboard.readmodel`),
-which every server process reads from the row store: no built folder, no per-process state to
-keep coherent, so several processes can serve it at once. A request never computes: a stale
+Every page is rendered from the statistics read model (:mod:`dashboard.readmodel`), which
+every server process reads from the row store: no built folder, so several processes can serve
+it at once. A process keeps the period pages it rendered last with the hash of the stored JSON
+they show; a request reads that JSON (one row each of the period and of all time) and renders
+the page again only when it changed (a refresh, a rename) — so a page costs its rendering
+(hundreds of ms: the Plotly figures) once per change of the read model, not per visit. A request never computes: a stale
 Stammtisch's page says "wird aktualisiert" until the refresher caught up. Pages are sent gzip-compressed with a weak ETag and
 ``Cache-Control: no-cache`` (a repeat visit costs a 304). The shared assets (plotly.js, the
 stylesheet, dashboard.js: :mod:`dashboard.assets`) have content-hashed names and are sent
@@ -20,10 +23,13 @@ import gzip
 import hashlib
 import io
 import tempfile
+import threading
 import zipfile
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 from flask import Blueprint, Flask, Response, abort, current_app, request, send_file
 from werkzeug.wrappers import Response as BaseResponse
@@ -56,15 +62,47 @@ def _accepts_gzip() -> bool:
 def _html(text: str) -> Response:
     """A page: revalidated on every visit (its ETag answers 304 when unchanged), sent
     gzip-compressed to a browser that takes it."""
-    body = text.encode("utf-8")
-    response = Response(body, mimetype="text/html", headers={"Cache-Control": "no-cache"})
+    return _send(_rendered(text))
+
+
+def _send(page: Rendered) -> Response:
+    response = Response(page.body, mimetype="text/html", headers={"Cache-Control": "no-cache"})
     response.vary.add("Accept-Encoding")
-    response.set_etag(hashlib.sha256(body).hexdigest()[:32], weak=True)
+    response.set_etag(page.etag, weak=True)
     response.make_conditional(request)
-    if response.status_code == 200 and len(body) >= COMPRESS_FROM and _accepts_gzip():
-        response.set_data(gzip.compress(body, compresslevel=6, mtime=0))
+    if response.status_code == 200 and page.gzipped is not None and _accepts_gzip():
+        response.set_data(page.gzipped)
         response.headers["Content-Encoding"] = "gzip"
     return response
+
+
+class Rendered(NamedTuple):
+    """A period page as sent: its text, encoded, its ETag and its gzip-compressed bytes."""
+
+    body: bytes
+    etag: str
+    gzipped: bytes | None
+
+
+#: the period pages this process rendered last, by (slug, year) with the key of what they
+#: show (:func:`_shown`): a page is rendered once per change of the read model, not per request
+_RENDERED: OrderedDict[tuple[str, int | None], tuple[tuple[object, ...], Rendered]] = OrderedDict()
+_RENDERED_LOCK = threading.Lock()
+#: pages kept per process (about 0.1 MB each, compressed and not)
+RENDERED_KEPT = 64
+
+
+def _rendered(text: str) -> Rendered:
+    body = text.encode("utf-8")
+    zipped = gzip.compress(body, compresslevel=6, mtime=0) if len(body) >= COMPRESS_FROM else None
+    return Rendered(body, hashlib.sha256(body).hexdigest()[:32], zipped)
+
+
+def _shown(model: ReadModel, st_id: int, year: int | None, *rest: object) -> tuple[object, ...]:
+    """What a period page shows, as a key: the stored JSON of the period and of all time (the
+    players' colours), as a hash, and ``rest`` (the years, staleness, links)."""
+    texts = (model.repo.read_stats(st_id, y) or "" for y in (year, None))
+    return (hashlib.blake2b("\0".join(texts).encode(), digest_size=16).digest(), *rest)
 
 
 def _page(slug: str, name: str) -> Response:
@@ -84,7 +122,19 @@ def _page(slug: str, name: str) -> Response:
             abort(404)
         # a request never computes statistics: a stale page says so (the refresher catches up)
         stale = model.stale(found[0]["id"])
-        return _html(render_period(model, found[0], years, year, stale=stale, **links(listed)))
+        shown = links(listed)
+        key = _shown(model, found[0]["id"], year, stale, repr(years), repr(found[0]), repr(shown))
+        with _RENDERED_LOCK:
+            kept = _RENDERED.get((slug, year))
+            if kept is not None and kept[0] == key:
+                _RENDERED.move_to_end((slug, year))
+                return _send(kept[1])
+        page = _rendered(render_period(model, found[0], years, year, stale=stale, **shown))
+        with _RENDERED_LOCK:
+            _RENDERED[(slug, year)] = (key, page)
+            while len(_RENDERED) > RENDERED_KEPT:
+                _RENDERED.popitem(last=False)
+        return _send(page)
 
 
 def blueprint() -> Blueprint:

@@ -56,7 +56,7 @@ from .log import (
     to_log,
 )
 from .luck import PlayerLuck, TurnLuck, game_luck, turn_luck
-from .odds import Decision, Odds, Target, odds, solver
+from .odds import Decision, Odds, Target, odds, solver, worst_so_far
 from .prose import describe as house_rules_prose
 from .ranking import join_words
 from .records import (
@@ -121,6 +121,7 @@ __all__ = [
     "turn_luck",
     "solver",
     "sort_key",
+    "worst_so_far",
     "PlayerLuck",
     "TurnLuck",
     "Blattschuss",

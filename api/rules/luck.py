@@ -29,8 +29,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .dice import parse_dice
-from .game import Game, sort_key
-from .odds import Solver, Target, solver
+from .game import Game
+from .odds import Solver, Target, solver, worst_so_far
+from .records import TurnFact
 from .turns import RecordTurn, Throw
 
 __all__ = ["PlayerLuck", "TurnLuck", "game_luck", "turn_luck"]
@@ -76,20 +77,19 @@ def turn_luck(game: Game) -> list[TurnLuck]:
     rules = game.rules
     commands = [c for c in game.commands if isinstance(c, RecordTurn)]
     out: list[TurnLuck] = []
-    worst: tuple[int, Target] | None = None  # the round's worst so far: (sort key, result)
-    current = -1
+    earlier: list[TurnFact] = []  # the turns of the round before this one
     for fact, cmd in zip(game.turns, commands, strict=True):
         if fact.round >= len(game.rounds):
             break  # a round not yet resolved (a game in progress)
-        dice = parse_dice(fact.dice)
-        mine = Target(dice, fact.throws, fact.hand)
-        key = sort_key(rules.ties, fact.key, fact.throws, fact.order)
-        if fact.round != current:
-            current, worst = fact.round, (key, mine)
+        if not fact.order:
+            earlier = [fact]  # a round's first turn: nothing to beat
             continue
-        assert worst is not None  # noqa: S101 - set by the round's first turn
+        worst = worst_so_far(rules, earlier)
+        earlier.append(fact)
+        assert worst is not None  # noqa: S101 - the round's first turn came before
+        dice = parse_dice(fact.dice)
         limit = max(game.rounds[fact.round].limit, fact.throws)
-        solve = solver(rules, worst[1], limit)
+        solve = solver(rules, Target.of(worst), limit)
         p_start = solve.start()[0]
         if cmd.blind:
             throws: tuple[Throw, ...] | None = None  # chosen before the throw: not split
@@ -100,8 +100,6 @@ def turn_luck(game: Game) -> list[TurnLuck]:
         outcome = solve.final(tuple(sorted(dice)), fact.throws, fact.hand)[0] and 1
         luck, given = _split(solve, p_start, throws) if throws else (0.0, 0.0)
         out.append(TurnLuck(fact.player, fact.round, p_start, outcome, bool(throws), luck, given))
-        if key < worst[0]:
-            worst = (key, mine)
     return out
 
 

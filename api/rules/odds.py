@@ -38,16 +38,17 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from math import factorial
 from typing import NamedTuple
 
-from .dice import format_dice
+from .dice import format_dice, parse_dice
 from .errors import MalformedInput
 from .events import DomainEvent
 from .game import Game, sort_key
+from .records import TurnFact
 from .results import evaluate
 from .ruleset import Ruleset
 from .throws import OpenTurn, RecordThrow, record_throw
@@ -78,6 +79,23 @@ class Target(NamedTuple):
     dice: Dice
     throws: int
     hand: bool
+
+    @classmethod
+    def of(cls, turn: TurnFact) -> Target:
+        """The result of an accepted turn."""
+        return cls(parse_dice(turn.dice), turn.throws, turn.hand)
+
+
+def worst_so_far(rules: Ruleset, turns: Iterable[TurnFact]) -> TurnFact | None:
+    """The worst of ``turns`` (turns of one round, in order) as the round compares them, the
+    earliest of equal ones: what a later turn of the round must beat to not lose it now
+    (None: no turn yet)."""
+    worst: tuple[int, TurnFact] | None = None
+    for turn in turns:
+        place = sort_key(rules.ties, turn.key, turn.throws, turn.order)
+        if worst is None or place < worst[0]:
+            worst = (place, turn)
+    return None if worst is None else worst[1]
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,9 +23,8 @@ from ..rules import (
     SchockenError,
     Target,
     odds,
-    parse_dice,
     solver,
-    sort_key,
+    worst_so_far,
 )
 
 __all__ = [
@@ -57,14 +56,10 @@ class Advice:
 
 
 def round_target(game: Game) -> tuple[str, Target] | None:
-    """(player, result) of the round's worst result so far; None before its first turn."""
-    worst: tuple[int, str, Target] | None = None
-    rules = game.rules
-    for fact in game.current_round():
-        place = sort_key(rules.ties, fact.key, fact.throws, fact.order)
-        if worst is None or place < worst[0]:
-            worst = (place, fact.player, Target(parse_dice(fact.dice), fact.throws, fact.hand))
-    return None if worst is None else (worst[1], worst[2])
+    """(player, result) of the round's worst result so far (:func:`api.rules.worst_so_far`, as
+    the luck figures take it); None before its first turn."""
+    worst = worst_so_far(game.rules, game.current_round())
+    return None if worst is None else (worst.player, Target.of(worst))
 
 
 def percent(p: float) -> str:

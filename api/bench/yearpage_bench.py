@@ -1,0 +1,76 @@
+"""Server time of a dashboard year page (``GET /dashboard/demo/<year>.html``), in process.
+
+    python -m api.bench.yearpage_bench [--before TREE] [--rounds 3] [--visits 20]
+
+Makes the demo Stammtisch (ten years) in a new SQLite file, then visits the page of its last
+year ``--visits`` times through Flask's test client (the server's whole work for a request:
+routing, the read model, rendering, compression) and prints the first visit and the median of
+the others. ``--before TREE``: the same measure of another checkout (its own code, this
+interpreter), run alternately with this one, ``--rounds`` times each. Prints figures; asserts
+nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .procstat import loadavg
+
+
+def measure(visits: int) -> tuple[float, float]:
+    """(first visit, median of the rest) in ms, on a new demo database."""
+    from api.app import create_app
+    from dashboard.demo import create_demo
+
+    with tempfile.TemporaryDirectory(prefix="yearpage-") as folder:
+        app = create_app({"DATABASE": f"{folder}/s.sqlite3", "DASHBOARD_DIR": f"{folder}/site"})
+        try:
+            last = create_demo(app.extensions["schocken"].store)["years"][1]
+            client = app.test_client()
+            times = []
+            for _ in range(visits):
+                start = time.perf_counter()
+                r = client.get(f"/dashboard/demo/{last}.html", headers={"Accept-Encoding": "gzip"})
+                times.append(time.perf_counter() - start)
+                assert r.status_code == 200  # noqa: S101 - a benchmark of a working page
+        finally:
+            app.extensions["schocken"].store.close()
+    return times[0] * 1000, statistics.median(times[1:]) * 1000
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", type=Path, help="another checkout, measured alternately")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--visits", type=int, default=20)
+    args = parser.parse_args(argv)
+    print(f"load average at the start: {loadavg()}")
+    for n in range(1, args.rounds + 1):
+        if args.before is not None:
+            first, rest = _other(args.before, args.visits)
+            print(f"round {n} before: first visit {first:.1f} ms, then median {rest:.1f} ms")
+        first, rest = measure(args.visits)
+        print(f"round {n} now:    first visit {first:.1f} ms, then median {rest:.1f} ms")
+    print(f"load average at the end: {loadavg()}")
+
+
+def _other(tree: Path, visits: int) -> tuple[float, float]:
+    """:func:`measure` of this file run on the code of ``tree`` (which may lack this file)."""
+    source = Path(__file__).read_text(encoding="utf-8").split('if __name__ == "__main__":')[0]
+    code = source.replace("from .procstat import loadavg", "") + f"\nprint(*measure({visits}))\n"
+    out = subprocess.run(  # noqa: S603 - this interpreter, our own code
+        [sys.executable, "-c", code], cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
+        check=True, capture_output=True, text=True,
+    ).stdout.split()  # fmt: skip
+    return float(out[-2]), float(out[-1])
+
+
+if __name__ == "__main__":
+    main()
