@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def _other(tree: Path, visits: int) -> tuple[float, float]:
     """:func:`measure` of this file run on the code of ``tree`` (which may lack this file)."""
-    source = Path(__file__).read_text(encoding="utf-8").split('if __name__ == "__main__":')[0]
+    source = Path(__file__).read_text(encoding="utf-8").split("\ndef main(")[0]  # measure()
     code = source.replace("from .procstat import loadavg", "") + f"\nprint(*measure({visits}))\n"
     out = subprocess.run(  # noqa: S603 - this interpreter, our own code
         [sys.executable, "-c", code], cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
