@@ -155,34 +155,37 @@ def streaks(players: list[Row]) -> go.Figure:
     )
 
 
+def _split_sums(
+    title: str, rows: list[Row], field: str, axis: str, hover: str, color: Any
+) -> go.Figure:
+    """A bar per player of a sum over the turns split into luck and decisions (``rows``
+    ordered from the bottom up), each with its number of such turns."""
+    return _player_bars(
+        title,
+        rows,
+        [r[field] for r in rows],
+        axis,
+        marker_color=color,
+        customdata=[count(r["split"], "Zug", "Zügen") for r in rows],
+        hovertemplate=f"%{{y}}: {hover} in %{{customdata}}<extra></extra>",
+    )
+
+
 def luck(rows: list[Row]) -> go.Figure:
     """Glück je Spieler (api/rules/RULES.md §13): the dice's share of the turns whose every
     throw is known, green above zero, red below; the Glückspilz at the top."""
     ordered = sorted(rows, key=lambda r: (r["luck"], r["name"]))  # bottom up
-    return _player_bars(
-        "Glück je Spieler",
-        ordered,
-        [r["luck"] for r in ordered],
-        "gegen die Erwartung",
-        marker_color=[LUCKY if r["luck"] >= 0 else ACCENT for r in ordered],
-        customdata=[count(r["split"], "Zug", "Zügen") for r in ordered],
-        hovertemplate="%{y}: %{x:+.2f} in %{customdata}<extra></extra>",
-    )
+    colors = [LUCKY if r["luck"] >= 0 else ACCENT for r in ordered]
+    return _split_sums("Glück je Spieler", ordered, "luck", "gegen die Erwartung", "%{x:+.2f}",
+                       colors)  # fmt: skip
 
 
 def given_away(rows: list[Row]) -> go.Figure:
     """Verschenkte Chancen je Spieler: the sum of what the decisions gave away, from the turns
     whose every throw is known (players without such turns are left out)."""
     ordered = sorted((r for r in rows if r["split"]), key=lambda r: (r["given_away"], r["name"]))
-    return _player_bars(
-        "Verschenkte Chancen",
-        ordered,
-        [r["given_away"] for r in ordered],
-        "verschenkte Chancen",
-        marker_color=PALETTE[1],
-        customdata=[count(r["split"], "Zug", "Zügen") for r in ordered],
-        hovertemplate="%{y}: %{x:.2f} verschenkt in %{customdata}<extra></extra>",
-    )
+    return _split_sums("Verschenkte Chancen", ordered, "given_away", "verschenkte Chancen",
+                       "%{x:.2f} verschenkt", PALETTE[1])  # fmt: skip
 
 
 def categories(cats: Categories) -> go.Figure:

@@ -9,7 +9,7 @@ API's ``If-Match`` check included), so no other write can come in between.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from typing import Any, cast
@@ -183,21 +183,39 @@ def record_turn(st: Stammtisch, game_id: int) -> ResponseReturnValue:
     errors, status = FormErrors(), 422
     entered, body = parse_turn(request.form, rules.dice_count, errors)
     if body is not None:
-        try:
-            with _current(st, game_id):
-                result = svc.record(st, game_id, "turn", body)
-        except _Stale:
-            errors.add("form", STALE)
-            return _rejected(st, game_id, 409, errors)
-        except SchockenError as err:
-            errors.add(field_of(err.field), err.message)
-        except DomainError as err:
-            errors.add("form", err.message)
-            status = status_of(err)
-        else:
-            _announce(result.events)
-            return _back_to_game(st, game_id)
+        done = _record(st, game_id, "turn", body, errors, lambda err: field_of(err.field))
+        if not isinstance(done, int):
+            return done
+        status = done
     return _rejected(st, game_id, status, errors, turn=asdict(entered))
+
+
+def _record(
+    st: Stammtisch,
+    game_id: int,
+    kind: str,
+    body: dict[str, Any],
+    errors: FormErrors,
+    field: Callable[[SchockenError], str],
+) -> ResponseReturnValue | int:
+    """Record an entry of the form as the API does: back to the game page when it is taken, the
+    game page as it is now when the form was made for an older state (409), else the refusal's
+    status with its German sentence in ``errors`` (``field`` of a rule's, "form"/"throw" else)."""
+    other = "throw" if kind == "throw" else "form"
+    try:
+        with _current(st, game_id):
+            result = services().record(st, game_id, kind, body)
+    except _Stale:
+        errors.add(other, STALE)
+        return _rejected(st, game_id, 409, errors)
+    except SchockenError as err:
+        errors.add(field(err), err.message)
+        return 422
+    except DomainError as err:
+        errors.add(other, err.message)
+        return status_of(err)
+    _announce(result.events)
+    return _back_to_game(st, game_id)
 
 
 @bp.post("/s/<slug>/spiel/<id:game_id>/wurf")
@@ -217,20 +235,10 @@ def record_throw(st: Stammtisch, game_id: int) -> ResponseReturnValue:
     player = state.player if state else str(request.form.get("player") or "")
     entered, body = parse_throw_form(request.form, player, in_cup, errors)
     if body is not None:
-        try:
-            with _current(st, game_id):
-                result = svc.record(st, game_id, "throw", body)
-        except _Stale:
-            errors.add("throw", STALE)
-            return _rejected(st, game_id, 409, errors)
-        except SchockenError as err:
-            errors.add("throw", err.message)
-        except DomainError as err:
-            errors.add("throw", err.message)
-            status = status_of(err)
-        else:
-            _announce(result.events)
-            return _back_to_game(st, game_id)
+        done = _record(st, game_id, "throw", body, errors, lambda err: "throw")
+        if not isinstance(done, int):
+            return done
+        status = done
     return _rejected(st, game_id, status, errors, throw=asdict(entered))
 
 
