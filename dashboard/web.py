@@ -84,12 +84,38 @@ class Rendered(NamedTuple):
     gzipped: bytes | None
 
 
-#: the period pages this process rendered last, by (slug, year) with the key of what they
-#: show (:func:`_shown`): a page is rendered once per change of the read model, not per request
-_RENDERED: OrderedDict[tuple[str, int | None], tuple[tuple[object, ...], Rendered]] = OrderedDict()
-_RENDERED_LOCK = threading.Lock()
-#: pages kept per process (about 0.1 MB each, compressed and not)
-RENDERED_KEPT = 64
+class Kept:
+    """The period pages an app (per process) rendered last, by (slug, year) with the key of
+    what they show (:func:`_shown`): a page is rendered once per change of the read model,
+    not per request. One per app (``app.extensions``), so two apps never share a page."""
+
+    #: pages kept (about 0.1 MB each, compressed and not)
+    SIZE = 64
+
+    def __init__(self) -> None:
+        self._pages: OrderedDict[tuple[str, int | None], tuple[tuple[object, ...], Rendered]]
+        self._pages = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, page: tuple[str, int | None], key: tuple[object, ...]) -> Rendered | None:
+        with self._lock:
+            kept = self._pages.get(page)
+            if kept is None or kept[0] != key:
+                return None
+            self._pages.move_to_end(page)
+            return kept[1]
+
+    def put(
+        self, page: tuple[str, int | None], key: tuple[object, ...], rendered: Rendered
+    ) -> None:
+        with self._lock:
+            self._pages[page] = (key, rendered)
+            while len(self._pages) > self.SIZE:
+                self._pages.popitem(last=False)
+
+
+#: the app's :class:`Kept` pages
+PAGES = "schocken_dashboard_pages"
 
 
 def _rendered(text: str) -> Rendered:
@@ -124,16 +150,11 @@ def _page(slug: str, name: str) -> Response:
         stale = model.stale(found[0]["id"])
         shown = links(listed)
         key = _shown(model, found[0]["id"], year, stale, repr(years), repr(found[0]), repr(shown))
-        with _RENDERED_LOCK:
-            kept = _RENDERED.get((slug, year))
-            if kept is not None and kept[0] == key:
-                _RENDERED.move_to_end((slug, year))
-                return _send(kept[1])
-        page = _rendered(render_period(model, found[0], years, year, stale=stale, **shown))
-        with _RENDERED_LOCK:
-            _RENDERED[(slug, year)] = (key, page)
-            while len(_RENDERED) > RENDERED_KEPT:
-                _RENDERED.popitem(last=False)
+        kept: Kept = current_app.extensions[PAGES]
+        page = kept.get((slug, year), key)
+        if page is None:
+            page = _rendered(render_period(model, found[0], years, year, stale=stale, **shown))
+            kept.put((slug, year), key, page)
         return _send(page)
 
 
@@ -230,5 +251,6 @@ def init_app(app: Flask) -> None:
         app.extensions[EXTENSION] = None
     else:
         app.extensions[EXTENSION] = folder
+    app.extensions[PAGES] = Kept()
     app.register_blueprint(blueprint())
     refresher.init_app(app)

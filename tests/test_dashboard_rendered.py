@@ -28,7 +28,6 @@ def served(tmp_path, monkeypatch):
     rendered = []
     render = web.render_period
     monkeypatch.setattr(web, "render_period", lambda *a, **k: rendered.append(1) or render(*a, **k))
-    monkeypatch.setattr(web, "_RENDERED", type(web._RENDERED)())  # noqa: SLF001 - a fresh one
     yield app, app.test_client(), rendered
     app.extensions["schocken"].store.close()
 
