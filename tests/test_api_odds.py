@@ -11,16 +11,10 @@ import pytest
 from flask import Flask
 
 from api.app import create_app
+from api.resources.rules import ODDS_EXAMPLE
 
 URL = "/api/v1/rules/odds"
-EXAMPLE = {
-    "rules": {"preset": "standard"},
-    "aside": [1, 1],
-    "dice": [4],
-    "throws": 2,
-    "limit": 3,
-    "target": {"dice": [1, 1, 5], "throws": 2, "hand": False},
-}
+EXAMPLE = ODDS_EXAMPLE  # the example, as openapi.yaml documents it
 
 
 @pytest.fixture(scope="module")

@@ -46,14 +46,9 @@ def table_with_odds(base: str) -> offline.Table:
 def test_the_throw_card_shows_the_chancen_on_a_phone_and_records_a_throw(
     browser: Any, server: Server
 ) -> None:
-    server.revive()
-    t = table_with_odds(server.base)
-    p = offline.opened(browser, server.base, t)
+    t, p = throw_card(browser, server)
     try:
         page = p.page
-        page.evaluate("localStorage.setItem('schocken.queue', 'never')")
-        page.goto(t.url)
-        page.locator("#wurf-fuer-wurf > summary").click()
         for row, pip in enumerate("141", start=1):
             page.locator(".throw-row").nth(row - 1).locator("label.die", has_text=pip).click()
         lines = page.locator("#chancen li")
@@ -86,6 +81,18 @@ def test_the_throw_card_shows_the_chancen_on_a_phone_and_records_a_throw(
         closed(p)
 
 
+def throw_card(browser: Any, server: Server) -> tuple[offline.Table, Any]:
+    """The game page of :func:`table_with_odds` on a phone (its queue never sending), the
+    throw card open: (table, phone)."""
+    server.revive()
+    t = table_with_odds(server.base)
+    p = offline.opened(browser, server.base, t)
+    p.page.evaluate("localStorage.setItem('schocken.queue', 'never')")
+    p.page.goto(t.url)
+    p.page.locator("#wurf-fuer-wurf > summary").click()
+    return t, p
+
+
 def offline_artifact() -> Any:
     from test_web_browser import ARTIFACTS
 
@@ -96,14 +103,9 @@ def offline_artifact() -> Any:
 def test_offline_the_throw_card_needs_a_connection_and_takes_no_throw(
     browser: Any, server: Server
 ) -> None:
-    server.revive()
-    t = table_with_odds(server.base)
-    p = offline.opened(browser, server.base, t)
+    _, p = throw_card(browser, server)
     try:
         page = p.page
-        page.evaluate("localStorage.setItem('schocken.queue', 'never')")
-        page.goto(t.url)
-        page.locator("#wurf-fuer-wurf > summary").click()
         p.context.set_offline(True)
         note = page.locator("#wurf-fuer-wurf .throws-offline")
         expect(note).to_have_text(
