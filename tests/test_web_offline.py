@@ -220,3 +220,75 @@ def test_the_manifest_makes_an_installable_app_with_png_icons(web: Browser) -> N
         assert icon["sizes"] == f"{width}x{height}"
         sizes[icon["sizes"]] = icon["purpose"]
     assert {"192x192", "512x512"} <= set(sizes)
+
+
+def throw_fields(seq: str, dice: str, aside: str = "", decision: str = "again") -> dict[str, str]:
+    """Anna's throw of the card "Wurf für Wurf" as the queue sends it (``aside``: the ticked
+    dice by position, e.g. "13")."""
+    fields = {"seq": seq, "kind": "throw", "player": "Anna", "decision": decision}
+    fields.update({f"w{i}": pip for i, pip in enumerate(dice, start=1)})
+    fields.update({f"x{i}": "1" for i in aside})
+    return fields
+
+
+def test_a_queued_throw_is_recorded_once_per_key_and_stehen_lassen_ends_the_turn(
+    web: Browser, app: Flask, table: tuple[str, str]
+) -> None:
+    slug, game = table
+    seq = int(seq_of(web.get(game)))
+    first = send(web, game, "t-1", **throw_fields(str(seq), "141", "13"))
+    assert first.status_code == 200, first.text
+    assert first.json == {
+        "seq": seq + 1,
+        "entry": "Wurf von Anna (1-1-4)",
+        "messages": [["throw_recorded", "Anna: Wurf 1 – 1-1-4, legt 1-1 heraus."]],
+    }
+    again = send(web, game, "t-1", **throw_fields(str(seq), "141", "13"))  # its answer lost
+    assert (again.headers["Idempotent-Replayed"], again.json) == ("true", first.json)
+    other = send(web, game, "t-1", **throw_fields(str(seq), "141", "1"))  # the key, reused
+    assert other.status_code == 422 and other.mimetype == "application/problem+json"
+    assert other.json["detail"] == "Dieser Eintrag wurde schon anders gesendet."
+    state = game_state(app, slug, game)
+    assert (state["seq"], state["next_player"]) == (seq + 1, "Anna")  # her turn is open
+    stop = send(web, game, "t-2", **throw_fields(str(seq + 1), "5", decision="stop"))
+    assert stop.status_code == 200, stop.text
+    assert stop.json["messages"] == [
+        ["throw_recorded", "Anna: Wurf 2 – 5."],
+        ["turn_recorded", "Anna: Schock 5 (1-1-5, 2 Würfe)."],
+    ]
+    state = game_state(app, slug, game)
+    assert (state["seq"], state["next_player"], state["limit"]) == (seq + 2, "Bert", 2)
+    log = web.get(game).text
+    assert log.count("Anna: Wurf 1 – 1-1-4, legt 1-1 heraus.") == 1
+
+
+def test_a_queued_throw_for_an_older_version_is_refused_and_writes_nothing(
+    web: Browser, app: Flask, table: tuple[str, str]
+) -> None:
+    slug, game = table
+    seq = seq_of(web.get(game))
+    assert send(web, game, "a", **throw_fields(seq, "141", "13")).status_code == 200
+    late = send(web, game, "b", **throw_fields(seq, "652", "1"))  # made for the old version
+    assert late.status_code == 409 and late.mimetype == "application/problem+json"
+    assert late.json["conflict"] is True and late.json["code"] == "concurrent_change"
+    assert late.json["last"] == "Wurf von Anna (1-1-4)"
+    assert late.json["detail"].startswith("Auf einem anderen Handy wurde inzwischen eingetragen")
+    assert game_state(app, slug, game)["seq"] == int(seq) + 1
+
+
+def test_a_bad_queued_throw_is_refused_in_german_and_writes_nothing(
+    web: Browser, app: Flask, table: tuple[str, str]
+) -> None:
+    slug, game = table
+    seq = seq_of(web.get(game))
+    for fields, detail in (
+        (throw_fields(seq, "14"), "Bitte alle 3 Würfel des Wurfs wählen (es fehlt Würfel 3)."),
+        ({**throw_fields(seq, "141"), "player": "Bert"}, "Bert ist nicht an der Reihe"),
+        ({**throw_fields(seq, "141"), "decision": ""}, "Bitte wählen: stehen lassen"),
+    ):
+        bad = send(web, game, "bad", **fields)
+        assert bad.status_code == 422, bad.text
+        assert bad.mimetype == "application/problem+json"
+        assert bad.json["rejected"] is True and bad.json["detail"].startswith(detail)
+        assert bad.json["detail"] == bad.json["message"]
+    assert game_state(app, slug, game)["seq"] == int(seq)

@@ -11,6 +11,12 @@ keeps two tables of that game:
   own player* by the engine. An entry the engine refuses on the base (another phone wrote
   meanwhile) is listed with the engine's German message, never booked to somebody else.
 
+An entry is a whole turn, a penalty, or one throw of the throw card ("Wurf für Wurf") with its
+decision: the game log's ``throw`` entry, fed by :func:`api.rules.feed_entry` as on the
+server, so the open turn (dice set aside, throws used) and a turn finished by "Stehen lassen"
+or the limit are the server's. The throws of one turn hang together: when one of them no
+longer fits, the later throws of that turn are refused with it, and dropping it drops them.
+
 Every function takes one JSON string and returns one JSON string (plain text crosses the
 Pyodide boundary). Each answer that changes the screen carries its HTML
 (``templates/table/screen.html``, the server's own partial), whether the game is over, whose
@@ -27,13 +33,25 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from ..rules import SchockenError, count
+from ..rules import DomainEvent, SchockenError, count, turn_state
 from .chancen import advice
-from .entry import FormErrors, describe_entry, field_of, parse_turn, penalty_body
+from .entry import (
+    FormErrors,
+    card_throw,
+    describe_entry,
+    dice_in_cup,
+    field_of,
+    parse_turn,
+    penalty_body,
+)
 from .play import Table
-from .screen import announced, screen
+from .screen import DICE_FIRST, announced, screen
 
 WAITING = " – wartet noch"
+#: why a throw waits in vain: an earlier throw of its turn no longer fits
+EARLIER_THROW = "Ein früherer Wurf dieses Zugs passt nicht mehr."
+#: the kinds of entry the phone takes
+KINDS = ("turn", "throw", "penalty")
 
 
 @dataclass
@@ -56,20 +74,41 @@ class Session:
     predicted: Table | None = None
 
     def predict(self) -> Table:
-        """The base plus every waiting entry the engine accepts there, for its own player."""
+        """The base plus every waiting entry the engine accepts there, for its own player (not
+        the later throws of a turn whose throw the engine refuses)."""
         table = Table.from_json(self.base.to_json())
         seq = self.base_seq
-        for entry in self.waiting:
+        broken: set[int] = set()
+        for index, entry in enumerate(self.waiting):
+            if index in broken:
+                entry.seq, entry.refused = None, EARLIER_THROW
+                continue
             try:
                 events = table.feed(seq + 1, entry.kind, entry.body)
             except SchockenError as err:
                 entry.seq, entry.refused = None, err.message
+                broken.update(self.same_turn(index)[1:])
                 continue
             entry.seq, entry.refused = seq, None
             entry.label = label_of(entry.kind, entry.body, events)
             seq += 1
         self.predicted = table
         return table
+
+    def same_turn(self, index: int) -> list[int]:
+        """Waiting entry ``index`` and, for a throw, the later waiting throws of its turn: the
+        next throws of the same player, up to the one that stops."""
+        found = [index]
+        entry = self.waiting[index]
+        for later in range(index + 1, len(self.waiting)):
+            nxt = self.waiting[later]
+            if entry.kind != "throw" or entry.body.get("stop") or nxt.kind != "throw":
+                break
+            if nxt.body.get("player") != entry.body.get("player"):
+                break
+            found.append(later)
+            entry = nxt
+        return found
 
 
 _env: Environment | None = None
@@ -88,12 +127,20 @@ def environment() -> Environment:
     return _env
 
 
-def label_of(kind: str, body: dict[str, Any], events: list[Any]) -> str:
-    """A waiting entry in words that always name its player: the engine's sentence of the
-    turn ("Bert: Zahl 653 (3-5-6, 1 Wurf)."), else the entry described."""
-    for event in events:
-        if event.kind.value == "turn_recorded":
-            return str(event.message).rstrip(".")
+def player_of(kind: str, body: dict[str, Any]) -> str:
+    return str(body["penalty"]["player"] if kind == "penalty" else body["player"])
+
+
+def label_of(kind: str, body: dict[str, Any], events: list[DomainEvent]) -> str:
+    """A waiting entry in words that always name its player: the engine's sentence of its
+    player's turn ("Bert: Zahl 653 (3-5-6, 1 Wurf)."; not that of another player's open turn it
+    closed), for a throw that leaves the turn open the sentence of the throw ("Bert: Wurf 1 –
+    1-4-6, legt 1 heraus."), else the entry described."""
+    player = player_of(kind, body)
+    for wanted in ("turn_recorded", "throw_recorded"):
+        for event in events:
+            if event.kind.value == wanted and getattr(event.data, "player", None) == player:
+                return event.message.rstrip(".")
     return describe_entry(kind, body)
 
 
@@ -167,25 +214,39 @@ def rebase(arg: str) -> str:
     return _answer(session)
 
 
-def enter(arg: str) -> str:
-    """``{"kind": "turn"|"penalty", "fields": {form fields}}``: the entry checked by the engine
-    on the predicted state. Accepted: it waits (``entry``: kind, body, label) and the screen
-    announces its sentences; refused: ``{"ok": false, "field", "message"}``, nothing changed."""
-    session = _current()
-    doc = json.loads(arg)
-    table = session.predicted or session.predict()
+def _read(kind: str, fields: dict[str, str], table: Table, errors: FormErrors) -> Any:
+    """The entry of the form's fields as the server reads them (``api/web/offline.py``), or
+    None with ``errors``. A throw is read for the card's player (its hidden field)."""
     rules = table.game.rules
-    fields = {k: str(v) for k, v in doc["fields"].items()}
-    errors = FormErrors()
-    kind = "penalty" if doc["kind"] == "penalty" else "turn"
-    body: dict[str, Any] | None
     if kind == "penalty":
         entered = {n: fields.get(n, "").strip() for n in ("player", "reason", "deckel")}
         deckel_mode = rules.options()["penalty_mode"] == "deckel"
         penalty = penalty_body(entered, deckel_mode, rules.penalty, errors)
-        body = None if errors else {"penalty": penalty}
-    else:
-        _, body = parse_turn(fields, rules.dice_count, errors)
+        return None if errors else {"penalty": penalty}
+    if kind == "throw":
+        state = turn_state(table.game, table.open_turn)
+        player = fields.get("player", "").strip() or (state.player if state else "")
+        return card_throw(fields, table.game, table.open_turn, player, errors)[1]
+    return parse_turn(fields, rules.dice_count, errors)[1]
+
+
+def _field(kind: str, err: SchockenError) -> str:
+    """Where the form shows an engine's refusal of an entry of this kind."""
+    return {"turn": field_of(err.field), "throw": "throw"}.get(kind, "reason")
+
+
+def enter(arg: str) -> str:
+    """``{"kind": "turn"|"throw"|"penalty", "fields": {form fields}}``: the entry checked by
+    the engine on the predicted state. Accepted: it waits (``entry``: kind, body, label) and
+    the screen announces its sentences; refused: ``{"ok": false, "field", "message"}``, nothing
+    changed."""
+    session = _current()
+    doc = json.loads(arg)
+    table = session.predicted or session.predict()
+    fields = {k: str(v) for k, v in doc["fields"].items()}
+    errors = FormErrors()
+    kind = doc["kind"] if doc["kind"] in KINDS else "turn"
+    body = _read(kind, fields, table, errors)
     if body is None:
         name = next(iter(errors.fields))
         return json.dumps({"ok": False, "field": name, "message": errors.text()})
@@ -196,8 +257,7 @@ def enter(arg: str) -> str:
     try:
         events = table.feed(seq + 1, kind, body)
     except SchockenError as err:
-        name = field_of(err.field) if kind == "turn" else "reason"
-        return json.dumps({"ok": False, "field": name, "message": err.message})
+        return json.dumps({"ok": False, "field": _field(kind, err), "message": err.message})
     entry = Waiting(kind, body, label_of(kind, body, events), seq)
     session.waiting.append(entry)
     said = announced(events)
@@ -211,11 +271,16 @@ def enter(arg: str) -> str:
 
 
 def drop(arg: str) -> str:
-    """``{"index": i}``: the waiting entry i forgotten (dropped, or taken back to be edited)."""
+    """``{"index": i}``: the waiting entry i forgotten (dropped, or taken back to be edited),
+    a throw with the later throws of its turn; ``dropped``: the indices forgotten."""
     session = _current()
-    del session.waiting[int(json.loads(arg)["index"])]
+    dropped = session.same_turn(int(json.loads(arg)["index"]))
+    for index in reversed(dropped):
+        del session.waiting[index]
     session.predicted = None
-    return _answer(session)
+    answer = json.loads(_answer(session))
+    answer["dropped"] = dropped
+    return json.dumps(answer, ensure_ascii=False)
 
 
 def drop_all(arg: str) -> str:
@@ -248,12 +313,16 @@ def chancen(arg: str) -> str:
     """``{"dice": [pips of the throw in the cup]}``: the odds of the next player's throw on
     the predicted state (the throw-by-throw card's "Chancen", :func:`.chancen.advice`), as
     ``{"lines": [German lines, best first], "note": German note or null}``; nothing when the
-    Stammtisch does not show them."""
+    Stammtisch does not show them; with fewer dice than the cup holds, the note to choose them
+    first (as the server's "Chancen zeigen" says)."""
     session = _current()
     if str(session.state.get("odds_shown") or "off") == "off":
         return json.dumps({"lines": [], "note": None})
     table = session.predicted or session.predict()
     dice = tuple(int(d) for d in json.loads(arg)["dice"])
+    state = turn_state(table.game, table.open_turn)
+    if state is not None and len(dice) < dice_in_cup(table.game, table.open_turn, state.player):
+        return json.dumps({"lines": [], "note": DICE_FIRST}, ensure_ascii=False)
     found = advice(table.game, table.open_turn, dice)
     return json.dumps({"lines": list(found.lines), "note": found.note}, ensure_ascii=False)
 

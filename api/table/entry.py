@@ -13,7 +13,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..rules import MalformedInput, format_dice, limits, parse_dice, read_number
+from ..rules import (
+    Game,
+    MalformedInput,
+    OpenTurn,
+    format_dice,
+    limits,
+    parse_dice,
+    read_number,
+    turn_state,
+)
 
 #: the values of the throw buttons: "2", "2h" (aus der Hand), "blind"
 _THROWS = re.compile(r"^([1-9])(h?)$")
@@ -155,6 +164,28 @@ def parse_throw_form(
         aside = [d for d in aside if d != 6]
     body.update(aside=aside, sixes=sixes)
     return entered, body
+
+
+def dice_in_cup(game: Game, open_turn: OpenTurn | None, player: str) -> int:
+    """The dice ``player``'s next throw throws: those left in the cup of their open turn, else
+    all of them (a first throw; the engine refuses it when it is not their turn)."""
+    state = turn_state(game, open_turn)
+    if state is not None and state.open is not None and state.player == player:
+        return state.open.dice_in_cup
+    return game.rules.dice_count
+
+
+def card_throw(
+    form: Mapping[str, Any],
+    game: Game,
+    open_turn: OpenTurn | None,
+    player: str,
+    errors: FormErrors,
+) -> tuple[ThrowInput, dict[str, Any] | None]:
+    """One throw of the throw card for ``player`` on this game (:func:`parse_throw_form` with
+    the dice in their cup): the server's form, the offline queue's endpoint and the phone's
+    engine read the card with it."""
+    return parse_throw_form(form, player, dice_in_cup(game, open_turn, player), errors)
 
 
 def field_of(engine_field: str | None) -> str:

@@ -35,9 +35,10 @@ from ..table.entry import (
     FormErrors,
     ThrowInput,
     TurnInput,
+    card_throw,
     describe_entry,
+    dice_in_cup,
     field_of,
-    parse_throw_form,
     parse_turn,
     penalty_body,
     read_throw,
@@ -224,16 +225,14 @@ def record_throw(st: Stammtisch, game_id: int) -> ResponseReturnValue:
     """One throw of a throw-by-throw turn ("Wurf für Wurf") and its decision, recorded as the
     API records it (entry kind ``throw``); "Chancen zeigen" keeps what was entered and shows
     the odds on the game page, writing nothing."""
-    svc = services()
-    view = svc.game(st, game_id)
-    rt = view.runtime
+    rt = services().game(st, game_id).runtime
     state = turn_state(rt.game, rt.open_turn)
-    in_cup = state.open.dice_in_cup if state and state.open else rt.rules.dice_count
+    player = state.player if state else str(request.form.get("player") or "")
     errors, status = FormErrors(), 422
     if request.form.get("decision") == SHOW_ODDS:
+        in_cup = dice_in_cup(rt.game, rt.open_turn, player)
         return _rejected(st, game_id, 200, errors, throw=asdict(read_throw(request.form, in_cup)))
-    player = state.player if state else str(request.form.get("player") or "")
-    entered, body = parse_throw_form(request.form, player, in_cup, errors)
+    entered, body = card_throw(request.form, rt.game, rt.open_turn, player, errors)
     if body is not None:
         done = _record(st, game_id, "throw", body, errors, lambda err: "throw")
         if not isinstance(done, int):

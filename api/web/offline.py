@@ -2,14 +2,17 @@
 
 A phone in a cellar pub loses its connection mid-game. Once the phone's engine is loaded
 (``static/engine.js``: the same ``api/rules`` under Pyodide), the form's script
-(``static/offline.js``) checks every entry (a turn or a penalty) on the phone first, shows its
+(``static/offline.js``) checks every entry (a turn, a throw of the throw card "Wurf für Wurf"
+with its decision, or a penalty) on the phone first, shows its
 sentences at once, keeps it in the browser's IndexedDB with an ``Idempotency-Key`` of its own,
 its player and the game's version it was made for, and sends the queue in order to
 :func:`queued_entry`:
 
 * the same fields as the form (CSRF token included, so the login cookie alone is not enough),
-  form-encoded, plus the header ``Idempotency-Key``; an entry always names its player (one
-  without is refused: the server never books dice to whoever happens to be next);
+  form-encoded, plus ``kind`` (``turn``, ``throw``, ``penalty``) and the header
+  ``Idempotency-Key``; an entry always names its player (one without is refused: the server
+  never books dice to whoever happens to be next; a throw is read for its own player, the dice
+  in that player's cup, :func:`api.table.entry.card_throw`);
 * under the game's lock and in one transaction: the answer stored for that key (the API's
   mechanism, :class:`api.http.idempotency.Idempotent`; per Stammtisch, the form's keys apart
   from the API's) is answered again (``Idempotent-Replayed: true``) and
@@ -17,11 +20,13 @@ its player and the game's version it was made for, and sends the queue in order 
   decided or abandoned meanwhile takes nothing; otherwise the entry's ``seq`` must be the
   game's version (else 409 with what was entered meanwhile and the new state, so that the
   phone can re-apply each waiting entry for its own player); then the write and its stored
-  answer, one commit;
-* JSON answers: 200 ``{"seq", "entry", "messages": [[kind, sentence], …]}``; 409
-  ``{"conflict": true, "seq", "last", "message", "state"}`` or ``{"closed": true, "seq",
-  "message", "state"}`` (``state``: what the game page embeds, ``games.game_state``); 422
-  ``{"rejected": true, "message"}``.
+  answer, one commit; the write is the service's ``record`` (``turn``, ``throw`` or
+  ``penalty``), the one the form and the API's ``POST …/games/<id>/throws`` call;
+* JSON answers: 200 ``{"seq", "entry", "messages": [[kind, sentence], …]}``; every error is
+  ``application/problem+json`` (``detail`` the German sentence, ``code`` as the API's, and the
+  members the queue reads): 409 ``{"conflict": true, "seq", "last", "message", "state"}`` or
+  ``{"closed": true, "seq", "message", "state"}`` (``state``: what the game page embeds,
+  ``games.game_state``); 422 (400 without a valid key) ``{"rejected": true, "message"}``.
 
 ``/sw.js`` is served from the root, so its scope (``/``) covers every page of the form;
 ``Cache-Control: no-cache`` makes the browser check it for a new version on each visit.
@@ -39,12 +44,13 @@ from flask import Response, request
 from flask.typing import ResponseReturnValue
 
 from ..domain import DomainError, describe_entry
+from ..http import problems
 from ..http.context import services
 from ..http.errors import status_of
 from ..http.idempotency import KEY_HEADER, KEY_PATTERN, Idempotent
 from ..rules import Ruleset, SchockenError
 from ..storage import Stammtisch
-from ..table.entry import FormErrors, parse_turn, penalty_body
+from ..table.entry import FormErrors, card_throw, parse_turn, penalty_body
 from ..table.screen import announced
 from .blueprint import bp
 from .games import game_state
@@ -53,6 +59,10 @@ from .session import logged_in_to_stammtisch
 _KEY = re.compile(KEY_PATTERN)
 #: fields of an entry that make it what it is (the CSRF token does not)
 _ENTRY_FIELDS = ("seq", "kind", "player", "wurf", "d1", "d2", "d3", "throws", "reason", "deckel")
+#: and those of a throw of the throw card (a turn's or a penalty's fingerprint stays as it was)
+_THROW_FIELDS = ("w1", "w2", "w3", "x1", "x2", "x3", "decision")
+#: the kinds of entry the queue sends; anything else is read as a turn, as before throws
+_KINDS = ("turn", "throw", "penalty")
 
 
 @bp.get("/sw.js")
@@ -70,8 +80,21 @@ def _json(status: int, **body: Any) -> Response:
     return Response(json.dumps(body, ensure_ascii=False), status, mimetype="application/json")
 
 
+def _problem(status: int, code: str | None, message: str, **extra: Any) -> Response:
+    """An error answer: RFC 9457 problem details (:mod:`api.http.problems`, ``detail`` the
+    German sentence) with the members the queue reads (``message``, ``rejected`` …)."""
+    doc = problems.body(status, code, message, **extra)
+    return Response(json.dumps(doc, ensure_ascii=False), status, mimetype=problems.PROBLEM_JSON)
+
+
+def _kind() -> str:
+    kind = request.form.get("kind", "")
+    return kind if kind in _KINDS else "turn"
+
+
 def _fingerprint(path: str) -> str:
-    parts = [path, *(f"{name}={request.form.get(name, '')}" for name in _ENTRY_FIELDS)]
+    names = _ENTRY_FIELDS + (_THROW_FIELDS if _kind() == "throw" else ())
+    parts = [path, *(f"{name}={request.form.get(name, '')}" for name in names)]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
@@ -83,13 +106,18 @@ def _idempotent(st: Stammtisch, key: str) -> Idempotent:
     )
 
 
-def _body(kind: str, rules: Ruleset) -> dict[str, Any] | str:
+def _body(kind: str, rt: Any) -> dict[str, Any] | str:
     """The service's entry of the form fields, or a German message why there is none."""
     form = request.form
+    rules: Ruleset = rt.rules
     errors = FormErrors()
-    if not (form.get("player") or "").strip():
+    player = (form.get("player") or "").strip()
+    if not player:
         # an entry keeps its player: the server never books it to whoever is next
         return "Der Eintrag kam ohne Spieler an; bitte neu eingeben."
+    if kind == "throw":  # the throw card's fields, read for the entry's own player
+        _, throw = card_throw(form, rt.game, rt.open_turn, player, errors)
+        return errors.text() if throw is None else throw
     if kind == "penalty":
         entered = {name: (form.get(name) or "").strip() for name in ("player", "reason", "deckel")}
         deckel_mode = rules.options()["penalty_mode"] == "deckel"
@@ -107,7 +135,8 @@ def _closed(st: Stammtisch, game_id: int, rt: Any, abandoned: bool) -> Response 
         message = f"Das Spiel ist schon entschieden: {rt.game.loser} hat verloren."
     else:
         return None
-    return _json(409, closed=True, seq=rt.last_seq, message=message, state=_state(st, game_id))
+    code = "game_abandoned" if abandoned else "game_finished"
+    return _problem(409, code, message, closed=True, seq=rt.last_seq, state=_state(st, game_id))
 
 
 def _conflict(st: Stammtisch, game_id: int, rt: Any) -> Response:
@@ -117,8 +146,9 @@ def _conflict(st: Stammtisch, game_id: int, rt: Any) -> Response:
         f"Auf einem anderen Handy wurde inzwischen eingetragen ({said}). "
         "Die wartenden Einträge dieses Handys waren für den alten Stand."
     )
-    return _json(
-        409, conflict=True, seq=rt.last_seq, last=said, message=message, state=_state(st, game_id)
+    state = _state(st, game_id)
+    return _problem(
+        409, "concurrent_change", message, conflict=True, seq=rt.last_seq, last=said, state=state
     )
 
 
@@ -133,7 +163,8 @@ def _write(st: Stammtisch, game_id: int, idem: Idempotent) -> Response:
     stored = idem.stored()
     if stored is not None:
         if stored.fingerprint != idem.fingerprint:
-            return _json(422, rejected=True, message="Dieser Eintrag wurde schon anders gesendet.")
+            message = "Dieser Eintrag wurde schon anders gesendet."
+            return _problem(422, "idempotency_key_reused", message, rejected=True)
         return idem.replay(stored)
     view = svc.game(st, game_id)
     rt = view.runtime
@@ -142,10 +173,10 @@ def _write(st: Stammtisch, game_id: int, idem: Idempotent) -> Response:
         return closed
     if request.form.get("seq", "") != str(rt.last_seq):
         return _conflict(st, game_id, rt)
-    kind = "penalty" if request.form.get("kind") == "penalty" else "turn"
-    body = _body(kind, rt.rules)
+    kind = _kind()
+    body = _body(kind, rt)
     if isinstance(body, str):
-        return _json(422, rejected=True, message=body)
+        return _problem(422, "invalid_input", body, rejected=True)
     result = svc.record(st, game_id, kind, body)  # an engine's refusal leaves by exception
     response = _json(
         200, seq=result.seq, entry=describe_entry(kind, body), messages=announced(result.events)
@@ -160,11 +191,12 @@ def queued_entry(st: Stammtisch, game_id: int) -> ResponseReturnValue:
     """One entry of an offline queue (see the module's docstring)."""
     key = request.headers.get(KEY_HEADER, "")
     if not _KEY.match(key):
-        return _json(400, rejected=True, message="Der Eintrag kam ohne gültigen Schlüssel an.")
+        message = "Der Eintrag kam ohne gültigen Schlüssel an."
+        return _problem(400, "idempotency_key_invalid", message, rejected=True)
     svc = services()
     try:
         with svc.writing(game_id):
             return _write(st, game_id, _idempotent(st, key))
     except (SchockenError, DomainError) as err:
         status = 422 if isinstance(err, SchockenError) else status_of(err)
-        return _json(status, rejected=True, message=err.message)
+        return _problem(status, err.code, err.message, rejected=True)
