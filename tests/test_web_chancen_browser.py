@@ -1,10 +1,11 @@
 """ "Chancen" and Wurf für Wurf on a phone in real Chromium (issue 27): the throw card at phone
-size with the odds shown, a throw recorded through it, and offline the card says in German
-that it needs a connection and takes no throw.
+size with the odds shown, a throw recorded through it, and offline two throws through the
+phone's queue (its engine shows the open and the finished turn; online again they arrive once).
 
 ``schocken serve --workers 2`` on a temporary SQLite file; the Stammtisch, its players and the
 game are made through the REST API. The screenshot of the card with its odds goes to
-``artifacts/chancen-390.png``. Without Chromium the tests are skipped, unless ``CI`` is set.
+``artifacts/chancen-390.png``, the offline turn to ``artifacts/wurf-offline-390.png``.
+Without Chromium the tests are skipped, unless ``CI`` is set.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def test_the_throw_card_shows_the_chancen_on_a_phone_and_records_a_throw(
         assert lines.count() == 3
         page.locator("#chancen").scroll_into_view_if_needed()
         p.check_layout("chancen")
-        page.screenshot(path=str(offline_artifact()), full_page=True)
+        page.screenshot(path=str(artifact()), full_page=True)
         for row in (1, 3):
             page.locator(f"input[name=x{row}]").check()
         page.get_by_role("button", name="Rauslegen, nochmal").click()
@@ -93,28 +94,56 @@ def throw_card(browser: Any, server: Server) -> tuple[offline.Table, Any]:
     return t, p
 
 
-def offline_artifact() -> Any:
+def artifact(name: str = "chancen-390.png") -> Any:
     from test_web_browser import ARTIFACTS
 
     ARTIFACTS.mkdir(exist_ok=True)
-    return ARTIFACTS / "chancen-390.png"
+    return ARTIFACTS / name
 
 
-def test_offline_the_throw_card_needs_a_connection_and_takes_no_throw(
+def test_offline_two_throws_wait_on_the_phone_finish_the_turn_and_arrive_once(
     browser: Any, server: Server
 ) -> None:
-    _, p = throw_card(browser, server)
+    """Offline, Bert's turn throw by throw: "Rauslegen, nochmal" with 1-1 set aside, then
+    "Stehen lassen" with a 6. The phone's engine shows the open turn, then the finished turn
+    (Clara is next); back online, the server has exactly those two throws, each once."""
+    t, p = throw_card(browser, server)
     try:
         page = p.page
-        p.context.set_offline(True)
-        note = page.locator("#wurf-fuer-wurf .throws-offline")
-        expect(note).to_have_text(
-            "Wurf für Wurf braucht eine Verbindung. Ohne Netz bitte den ganzen Zug oben eintragen."
-        )
-        fields = page.locator("#wurf-fuer-wurf fieldset.throw-fields")
-        assert fields.evaluate("f => f.disabled") is True
-        expect(page.get_by_role("button", name="Stehen lassen")).to_be_disabled()
-        p.context.set_offline(False)
-        expect(note).to_have_count(0)
+        offline.go_offline(p)
+        rows = page.locator("#wurf-fuer-wurf .throw-row")
+        for row, pip in enumerate("141"):
+            rows.nth(row).locator("label.die", has_text=pip).click()
+        for row in (1, 3):
+            page.locator(f"input[name=x{row}]").check()
+        page.get_by_role("button", name="Rauslegen, nochmal").click()
+        opened = page.locator("#offener-zug")
+        expect(opened).to_contain_text("rausgelegt: 1-1", timeout=120_000)  # the engine's start
+        expect(opened).to_contain_text("Wurf 2 von höchstens 2 Würfe")
+        assert offline.waiting(p) == ["Bert: Wurf 1 – 1-1-4, legt 1-1 heraus – wartet"]
+        expect(page.get_by_role("button", name="Rauslegen, nochmal")).to_have_count(0)  # the limit
+        rows.nth(0).locator("label.die", has_text="6").click()
+        page.get_by_role("button", name="Stehen lassen").click()
+        expect(page.locator("#am-zug")).to_have_text("Clara")
+        expect(page.locator("#runde li").nth(1)).to_have_text("Bert Schock 6 1-1-6, 2 Würfe")
+        assert offline.waiting(p) == [
+            "Bert: Wurf 1 – 1-1-4, legt 1-1 heraus – wartet",
+            "Bert: Schock 6 (1-1-6, 2 Würfe) – wartet",
+        ]
+        offline.status_becomes(p, "Offline – 2 Einträge warten")
+        p.check_layout("offline throws")
+        page.screenshot(path=str(artifact("wurf-offline-390.png")), full_page=True)
+        assert t.call("GET", f"/games/{t.game}")["seq"] == 1  # nothing has left the phone
+
+        offline.back_online(p)
+        page.wait_for_function("() => !document.querySelector('#offline-list li')")
+        expect(page.locator("#ansage")).to_contain_text("Nachgetragen, jetzt auf dem Server:")
+        assert t.call("GET", f"/games/{t.game}")["seq"] == 3  # two throws, each once
+        turns = [e for e in t.call("GET", f"/games/{t.game}/log")["events"] if "player" in e]
+        assert turns[1] == {
+            "player": "Bert",
+            "detail": [{"dice": [1, 4, 1], "aside": [1, 1]}, {"dice": [6]}],
+        }
+        assert len(turns) == 2
     finally:
         closed(p)

@@ -1,14 +1,17 @@
 // Entry on the game screen with the phone's own engine (engine.js: api/rules under Pyodide,
-// driven through api/table/browser.py). Once the engine is loaded, every turn or penalty is
-// checked on the phone first, exactly as the server will: an illegal entry is refused at once
+// driven through api/table/browser.py). Once the engine is loaded, every turn, penalty or throw
+// of the card "Wurf für Wurf" (with its decision) is checked on the phone first, exactly as the
+// server will: an illegal entry is refused at once
 // with the engine's German message and nothing is kept. An accepted entry is kept in
 // IndexedDB (with its player, an Idempotency-Key and the game's version it was made for), the
 // screen is drawn anew by the engine (the server's own partial) with the entry's sentences and
-// banners, and the queue is sent in order to POST …/eintrag (api/web/offline.py), online at
+// banners (after a throw: the open turn, its dice set aside and throws used, or the turn it
+// finished), and the queue is sent in order to POST …/eintrag (api/web/offline.py), online at
 // once, offline when the connection returns. The server records an entry once per key and only
 // on the version it was made for; when another phone wrote meanwhile, the engine applies each
 // waiting entry again *for its own player* on the server's new state, and the player decides
-// about every entry that no longer fits (drop it, or take its dice back into the input).
+// about every entry that no longer fits (drop it, or take its dice back into the input; a throw
+// is dropped with the later throws of its turn).
 // Before the engine is loaded (the first seconds of a first visit), the form posts as a plain
 // form; offline, nothing is taken that the engine has not checked.
 (function () {
@@ -59,12 +62,19 @@
     });
   }
 
+  var KINDS = ["turn", "throw", "penalty"];
+
+  // the player an entry is for (a penalty's is inside it)
+  function playerOf(kind, body) {
+    return kind === "penalty" ? body.penalty && body.penalty.player : body.player;
+  }
+
   // a row this page can send: made by this script for this game, its player named
   function sound(row) {
     var body = row && row.body;
-    var player = body && (row.kind === "penalty" ? body.penalty && body.penalty.player : body.player);
+    var player = body && playerOf(row.kind, body);
     return !!row && row.game === GAME && typeof row.key === "string" && KEY.test(row.key) &&
-      (row.kind === "turn" || row.kind === "penalty") && Number.isInteger(row.seq) && row.seq >= 0 &&
+      KINDS.indexOf(row.kind) >= 0 && Number.isInteger(row.seq) && row.seq >= 0 &&
       typeof row.player === "string" && row.player !== "" && player === row.player &&
       !!row.fields && typeof row.fields === "object" && row.fields.player === row.player;
   }
@@ -162,27 +172,6 @@
     if (anchor) anchor.parentNode.insertBefore(section, anchor.nextSibling);
   }
 
-  // Wurf für Wurf goes straight to the server, never through the queue: without a connection
-  // (or while entries wait on this phone) its card says so and takes no throw, so no throw
-  // is ever lost or sent before the entries waiting in front of it
-  var THROWS_NEED_NET = "Wurf für Wurf braucht eine Verbindung. Ohne Netz bitte den ganzen Zug oben eintragen.";
-  function throwsDisabled() { return offline() || state.rows.length > 0; }
-  function renderThrowCard() {
-    var card = document.getElementById("wurf-fuer-wurf");
-    if (!card) return;
-    var off = throwsDisabled();
-    var fields = card.querySelector("fieldset.throw-fields");
-    if (fields) fields.disabled = off;
-    var note = card.querySelector(".throws-offline");
-    if (off && !note) {
-      note = el("p", { class: "error throws-offline", role: "status" }, THROWS_NEED_NET);
-      var summary = card.querySelector("summary");
-      summary.insertAdjacentElement("afterend", note);
-    } else if (!off && note) {
-      note.remove();
-    }
-  }
-
   // "Chancen" follow the dice of the throw card as they are tapped: the phone's engine (loaded
   // for it the first time) computes them; without it the card's "Chancen zeigen" asks the server
   function showChancen(answer) {
@@ -198,24 +187,31 @@
       heading.insertAdjacentElement("afterend", el("p", { class: "muted chancen-note" }, answer.note));
     }
   }
-  function onThrowDice(event) {
-    var card = document.getElementById("wurf-fuer-wurf");
-    if (!card || !card.contains(event.target) || !/^w\d$/.test(event.target.name || "")) return;
-    if (!document.getElementById("chancen")) return; // the Stammtisch does not show them
+  // the pips chosen on the throw card, and whether every die of the cup is chosen
+  function throwDice(card) {
     var rows = card.querySelectorAll(".throw-row");
     var dice = [];
     rows.forEach(function (row, i) {
       var chosen = row.querySelector("input[name=w" + (i + 1) + "]:checked");
       if (chosen) dice.push(Number(chosen.value));
     });
-    if (dice.length !== rows.length) return;
-    needEngine().then(function () {
+    return { dice: dice, complete: dice.length === rows.length };
+  }
+  function askChancen(dice) {
+    return needEngine().then(function () {
       return engine("chancen", { dice: dice });
-    }).then(showChancen, function () {}); // no engine: "Chancen zeigen" asks the server
+    }).then(showChancen);
+  }
+  function onThrowDice(event) {
+    var card = document.getElementById("wurf-fuer-wurf");
+    if (!card || !card.contains(event.target) || !/^w\d$/.test(event.target.name || "")) return;
+    if (!document.getElementById("chancen")) return; // the Stammtisch does not show them
+    var thrown = throwDice(card);
+    if (!thrown.complete) return;
+    askChancen(thrown.dice).catch(function () {}); // no engine: "Chancen zeigen" asks the server
   }
 
   function render() {
-    renderThrowCard();
     var b = box();
     if (!b) return;
     var text = statusText();
@@ -258,7 +254,8 @@
     form.querySelectorAll(".error.offline-error").forEach(function (p) { p.remove(); });
     var p = el("p", { class: "error offline-error", role: "alert", id: "err-" + field }, message);
     var target = field === "dice" ? form.querySelector("fieldset.dice")
-      : field === "reason" ? form.querySelector("#pen-reason") : form.querySelector("fieldset.throws") ||
+      : field === "reason" ? form.querySelector("#pen-reason")
+      : field === "throw" ? form.querySelector("#offener-zug") : form.querySelector("fieldset.throws") ||
         form.querySelector("button[type=submit]");
     (target || form.lastElementChild).insertAdjacentElement("afterend", p);
     form.dataset.sent = "";
@@ -280,7 +277,7 @@
     return engine("enter", { kind: kind, fields: fields }).then(function (answer) {
       if (!answer.ok) { formError(form, answer.field, answer.message); return; }
       var body = answer.entry.body;
-      var player = kind === "penalty" ? body.penalty.player : body.player;
+      var player = playerOf(kind, body);
       fields.player = player;
       var row = {
         game: GAME, key: newKey(), kind: kind, seq: answer.entry.seq, player: player,
@@ -297,6 +294,16 @@
     });
   }
 
+  // the rows of the waiting entries the engine forgot (``dropped``: a throw with the later
+  // throws of its turn) forgotten here too
+  function forget(view) {
+    var gone = (view.dropped || []).map(function (i) { return state.rows[i]; });
+    return remove(gone.map(function (r) { return r.id; })).then(function () {
+      state.rows = state.rows.filter(function (r) { return gone.indexOf(r) < 0; });
+      return gone;
+    });
+  }
+
   // undo before anything else was sent: the last waiting entry is taken back on the phone
   function undoWaiting() {
     var last = state.rows.length - 1;
@@ -306,8 +313,7 @@
     }
     var row = state.rows[last];
     engine("drop", { index: last }).then(function (view) {
-      return remove([row.id]).then(function () {
-        state.rows.pop();
+      return forget(view).then(function () {
         show(view);
         say("Zurückgenommen (war noch nicht gesendet): " + row.label + ".");
       });
@@ -340,18 +346,16 @@
   function onSubmit(event) {
     var form = event.target;
     var action = form.getAttribute("action") || "";
-    if (/\/wurf$/.test(action) && throwsDisabled()) {
-      event.preventDefault();
-      event.stopImmediatePropagation();
-      say(THROWS_NEED_NET);
-      renderThrowCard();
-      return;
-    }
     var kind = form.id === "eingabe" ? "turn" : /\/strafe$/.test(action) ? "penalty"
-      : /\/rueckgaengig$/.test(action) ? "undo" : null;
+      : /\/wurf$/.test(action) ? "throw" : /\/rueckgaengig$/.test(action) ? "undo" : null;
     if (!kind || !throughEngine()) return; // online: the plain form, the server answers
     event.preventDefault();
     event.stopImmediatePropagation();
+    if (kind === "throw" && event.submitter && event.submitter.value === "odds") {
+      // "Chancen zeigen" writes nothing: the phone's engine answers as the server would
+      askChancen(throwDice(form).dice).catch(function (error) { say(error.message); });
+      return;
+    }
     if (kind === "undo") {
       if (state.rows.length && state.engine) undoWaiting();
       else say("Rückgängig geht ohne Verbindung nur für Einträge, die noch auf diesem Handy warten.");
@@ -442,20 +446,23 @@
     }
     var row = state.rows[index];
     var w = view.waiting[index];
-    var forget = function (edit) {
+    var drop = function (edit) {
       engine("drop", { index: index }).then(function (next) {
-        return remove([row.id]).then(function () {
-          state.rows.splice(index, 1);
+        return forget(next).then(function () {
           show(next);
           if (edit) refill(row);
           settle(next);
         });
       });
     };
-    choice("„" + w.label + "“ passt nicht zum neuen Stand: " + w.refused, [], [
-      { id: "offline-drop-one", text: "Diesen Eintrag verwerfen", primary: true, act: function () { forget(false); } },
-      { id: "offline-edit-one", text: "Würfel in die Eingabe übernehmen", act: function () { forget(true); } },
-    ]);
+    var buttons = [
+      { id: "offline-drop-one", text: row.kind === "throw" ? "Diesen Wurf verwerfen (mit den späteren Würfen seines Zugs)" : "Diesen Eintrag verwerfen",
+        primary: true, act: function () { drop(false); } },
+    ];
+    if (row.kind !== "throw") {
+      buttons.push({ id: "offline-edit-one", text: "Würfel in die Eingabe übernehmen", act: function () { drop(true); } });
+    }
+    choice("„" + w.label + "“ passt nicht zum neuen Stand: " + w.refused, [], buttons);
   }
 
   // the dice of a dropped turn back in the input, to be entered for whoever is at turn now
@@ -476,7 +483,7 @@
     choice("„" + row.label + "“ wurde nicht angenommen: " + message, [], [
       { id: "offline-drop-one", text: "Diesen Eintrag verwerfen", primary: true, act: function () {
         engine("drop", { index: 0 }).then(function (view) {
-          return remove([row.id]).then(function () { state.rows.shift(); show(view); flush(); });
+          return forget(view).then(function () { show(view); flush(); });
         });
       } },
       { id: "offline-drop", text: "Alle wartenden verwerfen", act: dropAll },
@@ -601,7 +608,7 @@
     GAME = PAGE.game;
     document.addEventListener("submit", onSubmit, true);
     document.addEventListener("change", onThrowDice);
-    window.addEventListener("online", function () { state.failed = false; renderThrowCard(); flush(); });
+    window.addEventListener("online", function () { state.failed = false; render(); flush(); });
     window.addEventListener("offline", function () { render(); needEngine(); });
     // a first visit (e.g. through an invite link) is not yet in the service worker's hands:
     // the engine is started at once (in the background, after the first paint), so that it is
