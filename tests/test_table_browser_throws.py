@@ -15,7 +15,14 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from test_table_browser import app, call, page_state, random_overrides, send  # noqa: F401
+from test_table_browser import (  # noqa: F401 - app: the fixture
+    SCREEN,
+    app,
+    call,
+    page_state,
+    random_overrides,
+    send,
+)
 from test_web_pages import Browser, add_players, create, start
 
 from api.rules import PRESETS, turn_state
@@ -37,6 +44,18 @@ def card_fields(player: str, dice: list[int], aside: list[bool], decision: str) 
 
 #: Anna's first throw 1-4-6, the 1 set aside, "Rauslegen, nochmal"
 ANNA_1_ASIDE = card_fields("Anna", [1, 4, 6], [True, False, False], "again")
+
+
+def loaded(app: Flask, **house_rules: str) -> tuple[Browser, str]:  # noqa: F811
+    """A new game of four (Anna opens) on the server, loaded into the phone's engine."""
+    web = Browser(app)
+    slug, _ = create(web, **house_rules)
+    add_players(web, slug)
+    game = start(web, slug)
+    web.get(game)
+    state, _ = page_state(web, game)
+    call("load", state=state, waiting=[])
+    return web, game
 
 
 def random_throw(rng: random.Random) -> dict[str, str]:
@@ -101,13 +120,7 @@ def test_the_phone_applies_queued_throws_as_the_server_records_them(
 def test_a_waiting_throw_shows_the_open_turn_and_stehen_lassen_finishes_it(
     app: Flask,  # noqa: F811
 ) -> None:
-    web = Browser(app)
-    slug, _ = create(web)
-    add_players(web, slug)
-    game = start(web, slug)
-    web.get(game)
-    state, _ = page_state(web, game)
-    call("load", state=state, waiting=[])
+    web, game = loaded(app)
     throws = [
         card_fields("Anna", [1, 4, 1], [True, False, True], "again"),
         card_fields("Anna", [5], [False], "stop"),
@@ -147,13 +160,7 @@ def test_a_throw_that_no_longer_fits_is_refused_with_the_later_throws_of_its_tur
     """Phone A waits with two throws of Anna's turn and Bert's turn; phone B records Anna's
     whole turn meanwhile. On the new state Anna's throws are refused (the second because of
     the first), Bert's turn stays Bert's; dropping the first throw drops the second."""
-    web = Browser(app)
-    slug, _ = create(web)
-    add_players(web, slug)
-    game = start(web, slug)
-    web.get(game)
-    state, _ = page_state(web, game)
-    call("load", state=state, waiting=[])
+    web, game = loaded(app)
     call("enter", kind="throw", fields=ANNA_1_ASIDE)
     call("enter", kind="throw", fields=card_fields("Anna", [1, 5], [False, False], "stop"))
     bert = call("enter", kind="turn", fields={"player": "Bert", "wurf": "631", "throws": "1"})
@@ -178,13 +185,7 @@ def test_a_throw_that_no_longer_fits_is_refused_with_the_later_throws_of_its_tur
 
 
 def test_undo_of_a_waiting_throw_takes_back_only_that_throw(app: Flask) -> None:  # noqa: F811
-    web = Browser(app)
-    slug, _ = create(web)
-    add_players(web, slug)
-    game = start(web, slug)
-    web.get(game)
-    state, _ = page_state(web, game)
-    call("load", state=state, waiting=[])
+    web, game = loaded(app)
     call("enter", kind="throw", fields=ANNA_1_ASIDE)
     call("enter", kind="throw", fields=card_fields("Anna", [1, 5], [True, False], "again"))
     last = call("drop", index=1)
@@ -193,13 +194,7 @@ def test_undo_of_a_waiting_throw_takes_back_only_that_throw(app: Flask) -> None:
 
 
 def test_the_phone_reads_the_cards_mistakes_as_the_server(app: Flask) -> None:  # noqa: F811
-    web = Browser(app)
-    slug, _ = create(web)
-    add_players(web, slug)
-    game = start(web, slug)
-    web.get(game)
-    state, _ = page_state(web, game)
-    call("load", state=state, waiting=[])
+    web, game = loaded(app)
     for fields in (
         {"player": "Anna", "w1": "1", "w3": "4", "decision": "stop"},  # a die missing
         {"player": "Anna", "w1": "1", "w2": "2", "w3": "4", "decision": "odds"},
@@ -213,3 +208,31 @@ def test_the_phone_reads_the_cards_mistakes_as_the_server(app: Flask) -> None:  
     assert page_state(web, game)[0]["seq"] == 0
     note: Any = call("chancen", dice=[1, 4])
     assert note == {"lines": [], "note": None}  # the Stammtisch does not show them
+
+
+@pytest.mark.parametrize("dice", ["141", "14"])
+def test_chancen_zeigen_on_the_phone_draws_the_servers_card(
+    app: Flask,  # noqa: F811
+    dice: str,
+) -> None:
+    """ "Chancen zeigen" offline (``browser.show_odds``) gives the screen the server's button
+    gives: the dice kept in the card, the odds or, with a die missing, what to do first."""
+    from api.http.context import services
+
+    web, game = loaded(app, opt_deckel="3")
+    with app.app_context():
+        svc = services()
+        st = svc.repo.get_stammtisch(game.split("/")[2])
+        svc.update_stammtisch(st, {"odds_shown": "form"})
+    r = send(web, game, "anna", 0, "turn", {"player": "Anna", "wurf": "115", "throws": "2"})
+    assert r.status_code == 200
+    state, _ = page_state(web, game)
+    call("load", state=state, waiting=[])
+    fields = {"player": "Bert", "decision": "odds"}
+    fields.update({f"w{i}": pip for i, pip in enumerate(dice, start=1)})
+    phone = call("show_odds", fields=fields)
+    server = web.post(game + "/wurf", {**fields, "seq": "1"})  # the page it redirects to
+    assert phone["html"].strip() == SCREEN.search(server.text).group(0)
+    expected = "Beide Einsen rauslegen" if len(dice) == 3 else "Erst alle Würfel des Wurfs"
+    assert expected in phone["html"]
+    assert page_state(web, game)[0]["seq"] == 1  # nothing written

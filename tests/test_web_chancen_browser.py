@@ -22,6 +22,8 @@ from test_web_browser import (
     closed,
 )
 
+from api.table.screen import DICE_FIRST
+
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
 ENV = {"SCHOCKEN_SECRET_KEY": "chancen-test-" + "x" * 32}
@@ -83,13 +85,12 @@ def test_the_throw_card_shows_the_chancen_on_a_phone_and_records_a_throw(
 
 
 def throw_card(browser: Any, server: Server) -> tuple[offline.Table, Any]:
-    """The game page of :func:`table_with_odds` on a phone (its queue never sending), the
+    """The game page of :func:`table_with_odds` on a phone (online, the plain form; the
+    engine's files kept by the service worker, as on a phone that saw the page before), the
     throw card open: (table, phone)."""
     server.revive()
     t = table_with_odds(server.base)
-    p = offline.opened(browser, server.base, t)
-    p.page.evaluate("localStorage.setItem('schocken.queue', 'never')")
-    p.page.goto(t.url)
+    p = offline.logged_in(browser, server.base, t)
     p.page.locator("#wurf-fuer-wurf > summary").click()
     return t, p
 
@@ -112,13 +113,18 @@ def test_offline_two_throws_wait_on_the_phone_finish_the_turn_and_arrive_once(
         page = p.page
         offline.go_offline(p)
         rows = page.locator("#wurf-fuer-wurf .throw-row")
-        for row, pip in enumerate("141"):
+        for row, pip in enumerate("14"):
             rows.nth(row).locator("label.die", has_text=pip).click()
+        # "Chancen zeigen" with a die missing: the phone's engine draws the server's card
+        page.get_by_role("button", name="Chancen zeigen").click()
+        expect(page.locator("#chancen")).to_contain_text(DICE_FIRST, timeout=120_000)
+        rows.nth(2).locator("label.die", has_text="1").click()  # the dice tapped are kept
+        expect(page.locator("#chancen li").first).to_contain_text("Beide Einsen rauslegen")
         for row in (1, 3):
             page.locator(f"input[name=x{row}]").check()
         page.get_by_role("button", name="Rauslegen, nochmal").click()
         opened = page.locator("#offener-zug")
-        expect(opened).to_contain_text("rausgelegt: 1-1", timeout=120_000)  # the engine's start
+        expect(opened).to_contain_text("rausgelegt: 1-1")
         expect(opened).to_contain_text("Wurf 2 von höchstens 2 Würfe")
         assert offline.waiting(p) == ["Bert: Wurf 1 – 1-1-4, legt 1-1 heraus – wartet"]
         expect(page.get_by_role("button", name="Rauslegen, nochmal")).to_have_count(0)  # the limit

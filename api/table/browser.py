@@ -37,15 +37,17 @@ from ..rules import DomainEvent, SchockenError, count, turn_state
 from .chancen import advice
 from .entry import (
     FormErrors,
+    ThrowInput,
     card_throw,
     describe_entry,
     dice_in_cup,
     field_of,
     parse_turn,
     penalty_body,
+    read_throw,
 )
 from .play import Table
-from .screen import DICE_FIRST, announced, screen
+from .screen import announced, screen
 
 WAITING = " – wartet noch"
 #: why a throw waits in vain: an earlier throw of its turn no longer fits
@@ -150,7 +152,13 @@ def _current() -> Session:
     return _session
 
 
-def _answer(session: Session, announcements: list[tuple[str, str]] | None = None) -> str:
+def _answer(
+    session: Session,
+    announcements: list[tuple[str, str]] | None = None,
+    throw: ThrowInput | None = None,
+) -> str:
+    """The screen of the prediction as JSON (see the module's docstring); ``throw``: the throw
+    card as entered, its odds asked for ("Chancen zeigen")."""
     table = session.predicted or session.predict()
     state = session.state
     accepted = [w for w in session.waiting if w.refused is None]
@@ -171,6 +179,8 @@ def _answer(session: Session, announcements: list[tuple[str, str]] | None = None
         announcements=announcements or (),
         throwing=table.open_turn,
         odds_shown=str(state.get("odds_shown") or "off"),
+        throw_entered=throw,
+        show_odds=throw is not None,
     )
     html = environment().get_template("table/screen.html").render(context)
     game_state = table.game.state()
@@ -313,18 +323,29 @@ def chancen(arg: str) -> str:
     """``{"dice": [pips of the throw in the cup]}``: the odds of the next player's throw on
     the predicted state (the throw-by-throw card's "Chancen", :func:`.chancen.advice`), as
     ``{"lines": [German lines, best first], "note": German note or null}``; nothing when the
-    Stammtisch does not show them; with fewer dice than the cup holds, the note to choose them
-    first (as the server's "Chancen zeigen" says)."""
+    Stammtisch does not show them."""
     session = _current()
     if str(session.state.get("odds_shown") or "off") == "off":
         return json.dumps({"lines": [], "note": None})
     table = session.predicted or session.predict()
     dice = tuple(int(d) for d in json.loads(arg)["dice"])
-    state = turn_state(table.game, table.open_turn)
-    if state is not None and len(dice) < dice_in_cup(table.game, table.open_turn, state.player):
-        return json.dumps({"lines": [], "note": DICE_FIRST}, ensure_ascii=False)
     found = advice(table.game, table.open_turn, dice)
     return json.dumps({"lines": list(found.lines), "note": found.note}, ensure_ascii=False)
+
+
+def show_odds(arg: str) -> str:
+    """``{"fields": {the throw card's fields}}``: "Chancen zeigen" on the phone, writing
+    nothing: the screen as the server draws it for that button (``api/web/games.py``), the
+    dice kept in the card and the odds of the next player's throw on the predicted state (or
+    why there are none)."""
+    session = _current()
+    table = session.predicted or session.predict()
+    state = turn_state(table.game, table.open_turn)
+    player = state.player if state else ""
+    fields = {k: str(v) for k, v in json.loads(arg)["fields"].items()}
+    return _answer(
+        session, throw=read_throw(fields, dice_in_cup(table.game, table.open_turn, player))
+    )
 
 
 def hello(arg: str) -> str:

@@ -187,28 +187,20 @@
       heading.insertAdjacentElement("afterend", el("p", { class: "muted chancen-note" }, answer.note));
     }
   }
-  // the pips chosen on the throw card, and whether every die of the cup is chosen
-  function throwDice(card) {
+  function onThrowDice(event) {
+    var card = document.getElementById("wurf-fuer-wurf");
+    if (!card || !card.contains(event.target) || !/^w\d$/.test(event.target.name || "")) return;
+    if (!document.getElementById("chancen")) return; // the Stammtisch does not show them
     var rows = card.querySelectorAll(".throw-row");
     var dice = [];
     rows.forEach(function (row, i) {
       var chosen = row.querySelector("input[name=w" + (i + 1) + "]:checked");
       if (chosen) dice.push(Number(chosen.value));
     });
-    return { dice: dice, complete: dice.length === rows.length };
-  }
-  function askChancen(dice) {
-    return needEngine().then(function () {
+    if (dice.length !== rows.length) return;
+    needEngine().then(function () {
       return engine("chancen", { dice: dice });
-    }).then(showChancen);
-  }
-  function onThrowDice(event) {
-    var card = document.getElementById("wurf-fuer-wurf");
-    if (!card || !card.contains(event.target) || !/^w\d$/.test(event.target.name || "")) return;
-    if (!document.getElementById("chancen")) return; // the Stammtisch does not show them
-    var thrown = throwDice(card);
-    if (!thrown.complete) return;
-    askChancen(thrown.dice).catch(function () {}); // no engine: "Chancen zeigen" asks the server
+    }).then(showChancen, function () {}); // no engine: "Chancen zeigen" asks the server
   }
 
   function render() {
@@ -352,8 +344,10 @@
     event.preventDefault();
     event.stopImmediatePropagation();
     if (kind === "throw" && event.submitter && event.submitter.value === "odds") {
-      // "Chancen zeigen" writes nothing: the phone's engine answers as the server would
-      askChancen(throwDice(form).dice).catch(function (error) { say(error.message); });
+      // "Chancen zeigen" writes nothing: the phone's engine draws what the server would
+      needEngine().then(function () {
+        return engine("show_odds", { fields: fieldsOf(form, event.submitter) });
+      }).then(show, function (error) { say(error.message); });
       return;
     }
     if (kind === "undo") {
