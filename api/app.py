@@ -34,6 +34,7 @@ from .domain import GameCache
 from .http import init_http
 from .http.blueprint import register_converters
 from .http.errors import SchockenApi
+from .jinja_cache import compiled_templates
 from .resources import admin, register, statistics
 from .startup import StartupError, check_database, describe, make_folder
 from .storage import open_store
@@ -64,6 +65,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     """The app; :class:`~api.startup.StartupError` (one line naming the cause) when its
     database or its instance folder is unusable."""
     app = Flask(__name__, instance_relative_config=True)
+    app.jinja_options = {**app.jinja_options, "bytecode_cache": compiled_templates("web")}
     load_config(app.config, config)  # defaults, SCHOCKEN_* from the environment, `config`
     app.json.sort_keys = False  # type: ignore[attr-defined]
 

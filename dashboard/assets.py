@@ -4,8 +4,8 @@ Three files are shared by every page: the stylesheet, plotly.js and ``dashboard.
 draws the charts from the JSON in the page: no inline code). plotly.js is the *basic*
 partial bundle (bar, scatter, pie) from the npm registry, vendored with its licence in
 ``dashboard/static/vendor/plotly.js-basic-dist-min`` (``package.json`` there pins the version;
-it must be the plotly.js version the installed plotly.py writes figures for, which a test
-checks): 1.2 MB instead of the full bundle's 4.8 MB, 0.4 MB gzip-compressed. To update it:
+it must be the plotly.js version of the plotly.py whose validators the tests check every
+figure with, which a test checks): 1.2 MB instead of the full bundle's 4.8 MB, 0.4 MB gzip-compressed. To update it:
 ``npm pack plotly.js-basic-dist-min@<version>`` and copy ``plotly-basic.min.js``, ``LICENSE``
 and ``package.json`` there.
 

@@ -17,6 +17,7 @@ can serve the folder while it is rebuilt.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -25,11 +26,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-import plotly.graph_objects as go
-import plotly.io as pio
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from api.jinja_cache import compiled_templates
 from api.rules import Half, count
 
 from . import assets, figures
@@ -124,6 +124,7 @@ def environment() -> Environment:
         autoescape=select_autoescape(["html"]),
         trim_blocks=True,
         lstrip_blocks=True,
+        bytecode_cache=compiled_templates("dashboard"),
     )
     env.filters.update(
         num=_num, signed=_signed, pct=_pct, date=_date, half=_half, count=count, years=_years
@@ -145,10 +146,12 @@ def write_assets(out: Path) -> None:
     assets.write(out)
 
 
-def _html(fig: go.Figure, div_id: str) -> Markup:
+def _html(fig: figures.Figure, div_id: str) -> Markup:
     """A chart: its place and its figure as JSON data, drawn by ``dashboard.js`` (no inline
-    code). ``<`` is escaped in the JSON, so nothing in it can end the script element."""
-    data = pio.to_json(fig, validate=False, pretty=False).replace("<", "\\u003c")
+    code). ``<`` is escaped in the JSON, so nothing in it can end the script element; a number
+    that is not one (NaN) is refused rather than written as JSON no browser reads."""
+    text = json.dumps(fig, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    data = text.replace("<", "\\u003c")
     return Markup(
         f'<div id="{div_id}"></div>\n'
         f'<script type="application/json" data-chart="{div_id}">{data}</script>'

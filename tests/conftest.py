@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,30 @@ def make_table(client: Any, name: str = "Zur Post", **kw: Any) -> Table:
     r = client.post("/api/v1/stammtische", json={"name": name, **kw})
     assert r.status_code == 201, r.json
     return Table(client, r.json["slug"], r.json["token"])
+
+
+#: the threads of :func:`play_at_once` and the answers other than 201 they got
+PlayersAtOnce = tuple[list[threading.Thread], list[object]]
+
+
+def play_at_once(app: Flask, table: Table, logs: list[dict[str, Any]]) -> PlayersAtOnce:
+    """Every log of ``logs`` played as a new game of ``table`` at the same time, one thread
+    and client each (started here): (the threads, the answers other than 201)."""
+    errors: list[object] = []
+
+    def play(log: dict[str, Any]) -> None:
+        t = Table(app.test_client(), table.slug, table.token)
+        game = t.start(PLAYERS, log["starter"])
+        for event in log["events"]:
+            r = t.post(f"/games/{game}/turns", event)
+            if r.status_code != 201:
+                errors.append(r.json)
+                return
+
+    threads = [threading.Thread(target=play, args=(log,)) for log in logs]
+    for th in threads:
+        th.start()
+    return threads, errors
 
 
 #: every store: the fake, a SQLite file (the store of record) and a PostgreSQL database (of the

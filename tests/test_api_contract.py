@@ -10,6 +10,7 @@ does not work with pytest 9, so the app is built when the module is collected.)
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import schemathesis
 from conftest import PLAYERS, make_table
@@ -91,7 +92,7 @@ def excluded_checks(case, app) -> list:
     st = repo.get_stammtisch("zur-post")
     if st is not None and st.private:
         with repo.transaction():
-            repo.update_stammtisch(st.id, st.name, st.rules, False)
+            repo.update_stammtisch(replace(st, private=False))
     if isinstance(case.body, dict) and case.body.get("private") is True:
         return [positive_data_acceptance, ignored_auth]
     return [positive_data_acceptance]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from conftest import PLAYERS, Table, make_table
+from conftest import PLAYERS, Table, make_table, play_at_once
 
 from api.app import create_app
 from api.rules import PRESETS
@@ -34,20 +34,7 @@ def test_concurrent_games_are_all_stored_and_their_facts_equal_a_rebuild(
     table = make_table(app.test_client(), "Post")
     table.add_players(PLAYERS)
     logs = list(simulate_logs(PRESETS["standard"], 6, players=PLAYERS, seed=11))
-    errors: list[object] = []
-
-    def play(log):
-        t = Table(app.test_client(), table.slug, table.token)
-        game = t.start(PLAYERS, log["starter"])
-        for event in log["events"]:
-            r = t.post(f"/games/{game}/turns", event)
-            if r.status_code != 201:
-                errors.append(r.json)
-                return
-
-    threads = [threading.Thread(target=play, args=(log,)) for log in logs]
-    for th in threads:
-        th.start()
+    threads, errors = play_at_once(app, table, logs)
     for th in threads:
         th.join()
     assert errors == []

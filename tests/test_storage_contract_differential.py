@@ -5,6 +5,7 @@ and the stale marks). A difference is a bug of the fake (or of the adapter)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from hypothesis import Phase, given, settings
@@ -50,7 +51,7 @@ def apply(repo: Any, action: tuple[Any, ...]) -> Any:
             return repo.add_stammtisch(new)
         if kind == "rename" and sts:
             s = sts[args[0] % len(sts)]
-            return repo.update_stammtisch(s.id, s.name + "!", s.rules, args[1])
+            return repo.update_stammtisch(replace(s, name=s.name + "!", private=args[1]))
         if kind == "player" and sts:
             return repo.add_player(sts[args[0] % len(sts)].id, args[1], NOW)
         players = [p for s in sts for p in repo.list_players(s.id)]

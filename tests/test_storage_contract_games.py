@@ -46,7 +46,9 @@ def test_updating_a_stammtisch_changes_name_rules_and_privacy(contract):
     repo = contract.repo
     st = repo.add_stammtisch(Stammtisch(0, "a", "A", {"preset": "standard"}, False, "h", NOW))
     other = repo.add_stammtisch(Stammtisch(0, "b", "B", {"preset": "standard"}, False, "h", NOW))
-    repo.update_stammtisch(st.id, "B", {"preset": "nrw", "overrides": {}}, True)
+    repo.update_stammtisch(
+        replace(st, name="B", rules={"preset": "nrw", "overrides": {}}, private=True)
+    )
     got = repo.get_stammtisch("a")
     assert (got.name, got.rules, got.private) == ("B", {"preset": "nrw", "overrides": {}}, True)
     assert (got.id, got.slug, got.token_hash, got.created_at) == (st.id, "a", "h", NOW)
@@ -54,7 +56,7 @@ def test_updating_a_stammtisch_changes_name_rules_and_privacy(contract):
 
 
 @covers("add_stammtisch", "get_stammtisch", "update_stammtisch")
-def test_where_a_stammtisch_shows_the_odds_is_stored_and_kept_unless_changed(contract):
+def test_where_a_stammtisch_shows_the_odds_is_stored_and_changed(contract):
     repo = contract.repo
     st = repo.add_stammtisch(Stammtisch(0, "a", "A", {"preset": "standard"}, False, "h", NOW))
     tv = repo.add_stammtisch(
@@ -62,12 +64,12 @@ def test_where_a_stammtisch_shows_the_odds_is_stored_and_kept_unless_changed(con
     )
     assert (st.odds_shown, repo.get_stammtisch("a").odds_shown) == ("off", "off")  # default
     assert repo.get_stammtisch("b").odds_shown == "form_and_tv"
-    repo.update_stammtisch(st.id, "A", st.rules, False, "form")
+    repo.update_stammtisch(replace(st, odds_shown="form"))
     assert repo.get_stammtisch("a").odds_shown == "form"
-    repo.update_stammtisch(st.id, "A2", st.rules, True)  # not given: kept
+    repo.update_stammtisch(replace(repo.get_stammtisch("a"), name="A2", private=True))
     got = repo.get_stammtisch("a")
     assert (got.name, got.private, got.odds_shown) == ("A2", True, "form")
-    repo.update_stammtisch(st.id, "A2", st.rules, True, "off")
+    repo.update_stammtisch(replace(got, odds_shown="off"))
     assert repo.get_stammtisch("a").odds_shown == "off"
     assert repo.get_stammtisch("b") == tv
 

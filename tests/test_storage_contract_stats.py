@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import threading
+from dataclasses import replace
 
 import pytest
 from storage_contract import NOW, covers, game_row, new_game, summary_row
@@ -147,7 +148,7 @@ def test_changes_that_alter_the_statistics_mark_them_stale(contract):
     assert repo.stale_stats() == {b.id: 1}
     repo.update_player(anna.id, "Anne", False, None)
     assert repo.stale_stats() == {a.id: 1, b.id: 1}
-    repo.update_stammtisch(a.id, "A", {"preset": "nrw"}, False)
+    repo.update_stammtisch(replace(a, name="A", rules={"preset": "nrw"}, private=False))
     assert repo.stale_stats() == {a.id: 2, b.id: 1}
     repo.write_facts(game, FactsWrite(game=None, replace={"player_game_facts": []}))  # undone
     assert repo.stale_stats() == {a.id: 3, b.id: 1}

@@ -11,11 +11,10 @@ import subprocess
 import sys
 import tarfile
 import textwrap
-import threading
 from pathlib import Path
 
 import duckdb
-from conftest import PLAYERS, Table, make_table
+from conftest import PLAYERS, Table, make_table, play_at_once
 
 from api.app import create_app
 from api.cli import main
@@ -80,20 +79,7 @@ def test_a_backup_taken_while_turns_are_recorded_is_one_consistent_moment(tmp_pa
     table = make_table(app.test_client(), "Post")
     table.add_players(PLAYERS)
     logs = list(simulate_logs(PRESETS["standard"], 4, players=PLAYERS, seed=3))
-    errors: list[object] = []
-
-    def play(log) -> None:
-        t = Table(app.test_client(), table.slug, table.token)
-        game = t.start(PLAYERS, log["starter"])
-        for event in log["events"]:
-            r = t.post(f"/games/{game}/turns", event)
-            if r.status_code != 201:
-                errors.append(r.json)
-                return
-
-    writers = [threading.Thread(target=play, args=(log,)) for log in logs]
-    for th in writers:
-        th.start()
+    writers, errors = play_at_once(app, table, logs)
     backups: list[Path] = []
     during = 0
     while any(th.is_alive() for th in writers) or not backups:

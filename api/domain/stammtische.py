@@ -121,12 +121,15 @@ class StammtischUseCases(UseCases):
         return self.stammtisch(st.slug), token
 
     def update_stammtisch(self, st: Stammtisch, data: dict[str, Any]) -> Stammtisch:
-        rules = rules_of(data["rules"]).to_config() if "rules" in data else st.rules
-        name = st.name if data.get("name", st.name) == st.name else new_name(data["name"])
-        private = data.get("private", st.private)
-        odds_shown = data.get("odds_shown", st.odds_shown)
+        changed = replace(
+            st,
+            rules=rules_of(data["rules"]).to_config() if "rules" in data else st.rules,
+            name=st.name if data.get("name", st.name) == st.name else new_name(data["name"]),
+            private=data.get("private", st.private),
+            odds_shown=data.get("odds_shown", st.odds_shown),
+        )
         with self.writing():
-            self.repo.update_stammtisch(st.id, name, rules, private, odds_shown)
+            self.repo.update_stammtisch(changed)
         return self.stammtisch(st.slug)
 
 

@@ -179,25 +179,19 @@ class MemoryRepository(MemoryWebhooksMixin, Repository):
     def get_stammtisch(self, slug: str) -> rec.Stammtisch | None:
         return copy.deepcopy(self.stammtische.get(slug))  # a copy, as the SQL stores read
 
-    def update_stammtisch(
-        self,
-        stammtisch_id: int,
-        name: str,
-        rules: dict[str, Any],
-        private: bool,
-        odds_shown: str | None = None,
-    ) -> None:
+    def update_stammtisch(self, stammtisch: rec.Stammtisch) -> None:
+        s = stammtisch
         with self._lock:
             for slug, record in self.stammtische.items():
-                if record.id == stammtisch_id:
+                if record.id == s.id:
                     self.stammtische[slug] = replace(
                         record,
-                        name=name,
-                        rules=copy.deepcopy(rules),
-                        private=private,
-                        odds_shown=record.odds_shown if odds_shown is None else odds_shown,
+                        name=s.name,
+                        rules=copy.deepcopy(s.rules),
+                        private=s.private,
+                        odds_shown=s.odds_shown,
                     )
-            self.mark_stats_stale([stammtisch_id])
+            self.mark_stats_stale([s.id])
 
     def add_player(self, stammtisch_id: int, name: str, now: datetime) -> rec.Player:
         with self._lock:

@@ -87,16 +87,10 @@ class Stammtische(ABC):
     def get_stammtisch(self, slug: str) -> Stammtisch | None: ...
 
     @abstractmethod
-    def update_stammtisch(
-        self,
-        stammtisch_id: int,
-        name: str,
-        rules: dict[str, Any],
-        private: bool,
-        odds_shown: str | None = None,
-    ) -> None:
-        """Change the Stammtisch's name, house rules, visibility and, unless None, where it
-        shows the odds (:attr:`Stammtisch.odds_shown`)."""
+    def update_stammtisch(self, stammtisch: Stammtisch) -> None:
+        """Store the name, house rules, visibility and where it shows the odds
+        (:attr:`Stammtisch.odds_shown`) of ``stammtisch``, found by its id; its slug, key and
+        creation stay as stored."""
 
     def replace_key(self, stammtisch_id: int, token_hash: str) -> None:
         """Give the Stammtisch a new key (its hash): the old key stops working, and every

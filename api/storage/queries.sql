@@ -13,9 +13,8 @@ SELECT id, slug, name, rules, private, token_hash, created_at, odds_shown FROM s
     WHERE slug = :slug;
 
 -- name: update_stammtisch
--- odds_shown NULL: kept as it is
-UPDATE stammtische SET name = :name, rules = :rules, private = :private, odds_shown =
-    coalesce(:odds_shown, odds_shown) WHERE id = :id;
+UPDATE stammtische SET name = :name, rules = :rules, private = :private, odds_shown = :odds_shown
+WHERE id = :id;
 
 -- name: add_player
 INSERT INTO players (stammtisch_id, name, retired, created_at) VALUES (:stammtisch_id, :name,

@@ -35,19 +35,13 @@ class TableMethods(RelationalCore):
         """Every Stammtisch's slug by its id."""
         return {int(r[0]): str(r[1]) for r in self._all("slugs")}
 
-    def update_stammtisch(
-        self,
-        stammtisch_id: int,
-        name: str,
-        rules: dict[str, Any],
-        private: bool,
-        odds_shown: str | None = None,
-    ) -> None:
-        params = {"id": stammtisch_id, "name": name, "rules": to_json(rules), "private": private,
-                  "odds_shown": odds_shown}  # fmt: skip
+    def update_stammtisch(self, stammtisch: rec.Stammtisch) -> None:
+        s = stammtisch
+        params = {"id": s.id, "name": s.name, "rules": to_json(s.rules), "private": s.private,
+                  "odds_shown": s.odds_shown}  # fmt: skip
         with self.transaction():
             self._x("update_stammtisch", params)
-            self.mark_stats_stale([stammtisch_id])
+            self.mark_stats_stale([s.id])
 
     def replace_key(self, stammtisch_id: int, token_hash: str) -> None:
         with self.transaction():
