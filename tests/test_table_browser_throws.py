@@ -222,8 +222,7 @@ def test_chancen_zeigen_on_the_phone_draws_the_servers_card(
     web, game = loaded(app, opt_deckel="3")
     with app.app_context():
         svc = services()
-        st = svc.repo.get_stammtisch(game.split("/")[2])
-        svc.update_stammtisch(st, {"odds_shown": "form"})
+        svc.update_stammtisch(svc.stammtisch(game.split("/")[2]), {"odds_shown": "form"})
     r = send(web, game, "anna", 0, "turn", {"player": "Anna", "wurf": "115", "throws": "2"})
     assert r.status_code == 200
     state, _ = page_state(web, game)
