@@ -269,11 +269,16 @@ def test_a_queued_throw_for_an_older_version_is_refused_and_writes_nothing(
     seq = seq_of(web.get(game))
     assert send(web, game, "a", **throw_fields(seq, "141", "13")).status_code == 200
     late = send(web, game, "b", **throw_fields(seq, "652", "1"))  # made for the old version
-    assert late.status_code == 409 and late.mimetype == "application/problem+json"
-    assert late.json["conflict"] is True and late.json["code"] == "concurrent_change"
-    assert late.json["last"] == "Wurf von Anna (1-1-4)"
-    assert late.json["detail"].startswith("Auf einem anderen Handy wurde inzwischen eingetragen")
+    assert (late.status_code, late.mimetype) == (409, "application/problem+json")
+    answer = {name: late.json[name] for name in ("conflict", "code", "last", "seq")}
+    assert answer == {
+        "conflict": True,
+        "code": "concurrent_change",
+        "last": "Wurf von Anna (1-1-4)",
+        "seq": int(seq) + 1,
+    }
     assert game_state(app, slug, game)["seq"] == int(seq) + 1
+    assert late.json["detail"].startswith("Auf einem anderen Handy wurde inzwischen eingetragen")
 
 
 def test_a_bad_queued_throw_is_refused_in_german_and_writes_nothing(

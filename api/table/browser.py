@@ -34,18 +34,9 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from ..rules import DomainEvent, SchockenError, count, turn_state
+from . import entry as form_entry
 from .chancen import advice
-from .entry import (
-    FormErrors,
-    ThrowInput,
-    card_throw,
-    describe_entry,
-    dice_in_cup,
-    field_of,
-    parse_turn,
-    penalty_body,
-    read_throw,
-)
+from .entry import FormErrors, describe_entry, field_of, parse_turn, penalty_body
 from .play import Table
 from .screen import announced, screen
 
@@ -155,7 +146,7 @@ def _current() -> Session:
 def _answer(
     session: Session,
     announcements: list[tuple[str, str]] | None = None,
-    throw: ThrowInput | None = None,
+    throw: form_entry.ThrowInput | None = None,
 ) -> str:
     """The screen of the prediction as JSON (see the module's docstring); ``throw``: the throw
     card as entered, its odds asked for ("Chancen zeigen")."""
@@ -236,7 +227,7 @@ def _read(kind: str, fields: dict[str, str], table: Table, errors: FormErrors) -
     if kind == "throw":
         state = turn_state(table.game, table.open_turn)
         player = fields.get("player", "").strip() or (state.player if state else "")
-        return card_throw(fields, table.game, table.open_turn, player, errors)[1]
+        return form_entry.card_throw(fields, table.game, table.open_turn, player, errors)[1]
     return parse_turn(fields, rules.dice_count, errors)[1]
 
 
@@ -344,7 +335,7 @@ def show_odds(arg: str) -> str:
     player = state.player if state else ""
     fields = {k: str(v) for k, v in json.loads(arg)["fields"].items()}
     return _answer(
-        session, throw=read_throw(fields, dice_in_cup(table.game, table.open_turn, player))
+        session, throw=form_entry.card_entered(fields, table.game, table.open_turn, player)
     )
 
 

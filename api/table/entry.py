@@ -175,6 +175,14 @@ def dice_in_cup(game: Game, open_turn: OpenTurn | None, player: str) -> int:
     return game.rules.dice_count
 
 
+def card_entered(
+    form: Mapping[str, Any], game: Game, open_turn: OpenTurn | None, player: str
+) -> ThrowInput:
+    """The throw card as entered for ``player`` (nothing checked), to draw it again with its
+    odds ("Chancen zeigen")."""
+    return read_throw(form, dice_in_cup(game, open_turn, player))
+
+
 def card_throw(
     form: Mapping[str, Any],
     game: Game,

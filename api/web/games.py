@@ -35,13 +35,12 @@ from ..table.entry import (
     FormErrors,
     ThrowInput,
     TurnInput,
+    card_entered,
     card_throw,
     describe_entry,
-    dice_in_cup,
     field_of,
     parse_turn,
     penalty_body,
-    read_throw,
 )
 from ..table.play import header_json
 from ..table.screen import screen
@@ -230,8 +229,8 @@ def record_throw(st: Stammtisch, game_id: int) -> ResponseReturnValue:
     player = state.player if state else str(request.form.get("player") or "")
     errors, status = FormErrors(), 422
     if request.form.get("decision") == SHOW_ODDS:
-        in_cup = dice_in_cup(rt.game, rt.open_turn, player)
-        return _rejected(st, game_id, 200, errors, throw=asdict(read_throw(request.form, in_cup)))
+        entered = card_entered(request.form, rt.game, rt.open_turn, player)
+        return _rejected(st, game_id, 200, errors, throw=asdict(entered))
     entered, body = card_throw(request.form, rt.game, rt.open_turn, player, errors)
     if body is not None:
         done = _record(st, game_id, "throw", body, errors, lambda err: "throw")
