@@ -120,23 +120,8 @@ def test_offline_two_throws_wait_on_the_phone_finish_the_turn_and_arrive_once(
         expect(page.locator("#chancen")).to_contain_text(DICE_FIRST, timeout=120_000)
         rows.nth(2).locator("label.die", has_text="1").click()  # the dice tapped are kept
         expect(page.locator("#chancen li").first).to_contain_text("Beide Einsen rauslegen")
-        for row in (1, 3):
-            page.locator(f"input[name=x{row}]").check()
-        page.get_by_role("button", name="Rauslegen, nochmal").click()
-        opened = page.locator("#offener-zug")
-        expect(opened).to_contain_text("rausgelegt: 1-1")
-        expect(opened).to_contain_text("Wurf 2 von höchstens 2 Würfe")
-        assert offline.waiting(p) == ["Bert: Wurf 1 – 1-1-4, legt 1-1 heraus – wartet"]
-        expect(page.get_by_role("button", name="Rauslegen, nochmal")).to_have_count(0)  # the limit
-        rows.nth(0).locator("label.die", has_text="6").click()
-        page.get_by_role("button", name="Stehen lassen").click()
-        expect(page.locator("#am-zug")).to_have_text("Clara")
+        berts_two_throws(p)
         expect(page.locator("#runde li").nth(1)).to_have_text("Bert Schock 6 1-1-6, 2 Würfe")
-        assert offline.waiting(p) == [
-            "Bert: Wurf 1 – 1-1-4, legt 1-1 heraus – wartet",
-            "Bert: Schock 6 (1-1-6, 2 Würfe) – wartet",
-        ]
-        offline.status_becomes(p, "Offline – 2 Einträge warten")
         p.check_layout("offline throws")
         page.screenshot(path=str(artifact("wurf-offline-390.png")), full_page=True)
         assert t.call("GET", f"/games/{t.game}")["seq"] == 1  # nothing has left the phone
@@ -151,5 +136,74 @@ def test_offline_two_throws_wait_on_the_phone_finish_the_turn_and_arrive_once(
             "detail": [{"dice": [1, 4, 1], "aside": [1, 1]}, {"dice": [6]}],
         }
         assert len(turns) == 2
+    finally:
+        closed(p)
+
+
+def berts_two_throws(p: Any) -> None:
+    """Offline, Bert's 1-4-1 tapped on the card: the ones set aside, "Rauslegen, nochmal"
+    (the phone shows the open turn), then a 6 and "Stehen lassen" (Clara is next); both wait."""
+    page = p.page
+    for row in (1, 3):
+        page.locator(f"input[name=x{row}]").check()
+    page.get_by_role("button", name="Rauslegen, nochmal").click()
+    opened = page.locator("#offener-zug")
+    expect(opened).to_contain_text("rausgelegt: 1-1", timeout=120_000)  # the engine's start
+    expect(opened).to_contain_text("Wurf 2 von höchstens 2 Würfe")
+    assert offline.waiting(p) == ["Bert: Wurf 1 – 1-1-4, legt 1-1 heraus – wartet"]
+    expect(page.get_by_role("button", name="Rauslegen, nochmal")).to_have_count(0)  # the limit
+    page.locator(".throw-row").nth(0).locator("label.die", has_text="6").click()
+    page.get_by_role("button", name="Stehen lassen").click()
+    expect(page.locator("#am-zug")).to_have_text("Clara")
+    assert offline.waiting(p) == [
+        "Bert: Wurf 1 – 1-1-4, legt 1-1 heraus – wartet",
+        "Bert: Schock 6 (1-1-6, 2 Würfe) – wartet",
+    ]
+    offline.status_becomes(p, "Offline – 2 Einträge warten")
+
+
+def test_throws_that_no_longer_fit_are_dropped_together_after_another_phone_wrote(
+    browser: Any, server: Server
+) -> None:
+    """Bert's two throws wait offline while another phone records Bert's whole turn; online
+    again the phone shows both as not fitting, and dropping the first drops the second: the
+    server keeps the other phone's turn only."""
+    t, p = throw_card(browser, server)
+    try:
+        page = p.page
+        offline.go_offline(p)
+        for row, pip in enumerate("141"):
+            page.locator(".throw-row").nth(row).locator("label.die", has_text=pip).click()
+        berts_two_throws(p)
+        t.call("POST", f"/games/{t.game}/turns", {"player": "Bert", "dice": [6, 5, 4], "throws": 1})
+        offline.back_online(p)
+        choice = page.locator("#offline-choice")
+        expect(choice).to_contain_text("Auf einem anderen Handy wurde inzwischen eingetragen")
+        expect(choice.locator("li")).to_have_text(
+            [
+                "Bert: Wurf 1 – 1-1-4, legt 1-1 heraus – passt nicht mehr: "
+                "Bert ist nicht an der Reihe, sondern Clara.",
+                "Bert: Schock 6 (1-1-6, 2 Würfe) – passt nicht mehr: "
+                "Ein früherer Wurf dieses Zugs passt nicht mehr.",
+            ]
+        )
+        page.locator("#offline-force").click()  # "Trotzdem nach dem neuen Stand eintragen"
+        drop = page.locator("#offline-drop-one")
+        expect(drop).to_have_text("Diesen Wurf verwerfen (mit den späteren Würfen seines Zugs)")
+        expect(page.locator("#offline-edit-one")).to_have_count(0)
+        drop.click()
+        page.wait_for_function("() => !document.querySelector('#offline-list li')")
+        expect(page.locator("#am-zug")).to_have_text("Clara")
+        rows = page.evaluate(
+            """() => new Promise((done) => {
+                 const open = indexedDB.open("schocken-offline", 1);
+                 open.onsuccess = () => {
+                   const all = open.result.transaction("entries").objectStore("entries").getAll();
+                   all.onsuccess = () => done(all.result.length);
+                 };
+               })"""
+        )
+        assert rows == 0  # nothing left on the phone
+        assert t.call("GET", f"/games/{t.game}")["seq"] == 2  # Anna's and Bert's turns only
     finally:
         closed(p)

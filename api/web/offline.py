@@ -3,8 +3,8 @@
 A phone in a cellar pub loses its connection mid-game. Once the phone's engine is loaded
 (``static/engine.js``: the same ``api/rules`` under Pyodide), the form's script
 (``static/offline.js``) checks every entry (a turn, a throw of the throw card "Wurf für Wurf"
-with its decision, or a penalty) on the phone first, shows its
-sentences at once, keeps it in the browser's IndexedDB with an ``Idempotency-Key`` of its own,
+with its decision, or a penalty) on the phone first, shows its sentences at once, keeps it in
+the browser's IndexedDB with an ``Idempotency-Key`` of its own,
 its player and the game's version it was made for, and sends the queue in order to
 :func:`queued_entry`:
 

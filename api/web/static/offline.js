@@ -1,8 +1,8 @@
 // Entry on the game screen with the phone's own engine (engine.js: api/rules under Pyodide,
 // driven through api/table/browser.py). Once the engine is loaded, every turn, penalty or throw
 // of the card "Wurf für Wurf" (with its decision) is checked on the phone first, exactly as the
-// server will: an illegal entry is refused at once
-// with the engine's German message and nothing is kept. An accepted entry is kept in
+// server will: an illegal entry is refused at once with the engine's German message and nothing
+// is kept. An accepted entry is kept in
 // IndexedDB (with its player, an Idempotency-Key and the game's version it was made for), the
 // screen is drawn anew by the engine (the server's own partial) with the entry's sentences and
 // banners (after a throw: the open turn, its dice set aside and throws used, or the turn it
@@ -449,11 +449,10 @@
         });
       });
     };
-    var buttons = [
-      { id: "offline-drop-one", text: row.kind === "throw" ? "Diesen Wurf verwerfen (mit den späteren Würfen seines Zugs)" : "Diesen Eintrag verwerfen",
-        primary: true, act: function () { drop(false); } },
-    ];
-    if (row.kind !== "throw") {
+    var what = row.kind === "throw" ? "Diesen Wurf verwerfen (mit den späteren Würfen seines Zugs)"
+      : "Diesen Eintrag verwerfen";
+    var buttons = [{ id: "offline-drop-one", text: what, primary: true, act: function () { drop(false); } }];
+    if (row.kind !== "throw") { // a throw is not taken back into an input: its turn has moved on
       buttons.push({ id: "offline-edit-one", text: "Würfel in die Eingabe übernehmen", act: function () { drop(true); } });
     }
     choice("„" + w.label + "“ passt nicht zum neuen Stand: " + w.refused, [], buttons);
