@@ -105,19 +105,26 @@ def artifact(name: str = "chancen-390.png") -> Any:
 def test_offline_two_throws_wait_on_the_phone_finish_the_turn_and_arrive_once(
     browser: Any, server: Server
 ) -> None:
-    """Offline, Bert's turn throw by throw: "Rauslegen, nochmal" with 1-1 set aside, then
-    "Stehen lassen" with a 6. The phone's engine shows the open turn, then the finished turn
-    (Clara is next); back online, the server has exactly those two throws, each once."""
+    """Offline, Bert's turn throw by throw: a throw without dice refused at once, then
+    "Rauslegen, nochmal" with 1-1 set aside and "Stehen lassen" with a 6. The phone's engine
+    shows the open turn, then the finished turn (Clara is next); back online, the server has
+    exactly those two throws, each once."""
     t, p = throw_card(browser, server)
     try:
         page = p.page
         offline.go_offline(p)
+        page.get_by_role("button", name="Stehen lassen").click()  # no die chosen: refused
+        expect(page.locator("#wurf-fuer-wurf .offline-error")).to_have_text(
+            "Bitte alle 3 Würfel des Wurfs wählen (es fehlt Würfel 1, 2, 3).",
+            timeout=120_000,  # the engine's start
+        )
+        assert offline.waiting(p) == []  # nothing kept
         rows = page.locator("#wurf-fuer-wurf .throw-row")
         for row, pip in enumerate("14"):
             rows.nth(row).locator("label.die", has_text=pip).click()
         # "Chancen zeigen" with a die missing: the phone's engine draws the server's card
         page.get_by_role("button", name="Chancen zeigen").click()
-        expect(page.locator("#chancen")).to_contain_text(DICE_FIRST, timeout=120_000)
+        expect(page.locator("#chancen")).to_contain_text(DICE_FIRST)
         rows.nth(2).locator("label.die", has_text="1").click()  # the dice tapped are kept
         expect(page.locator("#chancen li").first).to_contain_text("Beide Einsen rauslegen")
         berts_two_throws(p)
