@@ -191,6 +191,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 #: first and a long one with few tests (servers, Chromium) starts last, the other worker idle.
 HEAVY_FIRST = (
     "test_web_offline_browser.py",
+    "test_web_chancen_browser.py",
     "test_reliability_crash.py",
     "test_web_tv_browser.py",
     "test_api_events_serve.py",
@@ -204,6 +205,7 @@ HEAVY_FIRST = (
     "test_web_engine.py",
     "test_dashboard_browser.py",
     "test_table_browser.py",
+    "test_table_browser_throws.py",
     "test_api_slow_clients.py",
     "test_webhooks_sender.py",
     "test_quality.py",
