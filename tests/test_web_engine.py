@@ -235,3 +235,28 @@ def test_without_webassembly_ready_says_why_in_german(
     assert refused == said
     p.close()
     assert p.console_errors == []
+
+
+@pytest.mark.browser
+def test_a_start_without_an_answer_in_time_fails_in_german_and_the_next_start_works(
+    browser: Any, api_server: str, table: Table
+) -> None:
+    """The backstop: a start that has not answered within ``SchockenEngine.deadline`` ms (here
+    far too short for any phone) rejects with a German note and ends its worker; the next
+    start, with the usual deadline, begins anew and loads the engine."""
+    p = logged_in(browser, api_server, table)
+    p.page.goto(table.url)
+    said = p.page.evaluate(
+        """() => {
+          window.SchockenEngine.deadline = 50;
+          return window.SchockenEngine.start().then(() => 'ready', e => e.message);
+        }"""
+    )
+    assert said == (
+        "Die Spiel-Engine lädt zu lange. Bitte die Seite neu laden; ohne Netz bitte die Würfe "
+        "aufschreiben und später eintragen."
+    )
+    p.page.evaluate("() => { window.SchockenEngine.deadline = 150000; }")
+    assert hello(p)["python"] == PYTHON  # call() starts it again
+    p.close()
+    assert p.console_errors == []

@@ -401,6 +401,64 @@ def test_a_damaged_record_on_the_phone_is_dropped_with_a_message_never_sent(
     assert table.turns() == []
 
 
+NOT_KEPT = (
+    "Die Spiel-Engine ist auf diesem Telefon noch nicht gespeichert. Ohne Netz bitte die Würfe "
+    "aufschreiben und später eintragen. Offline nimmt dieses Handy ohne die Spiel-Engine nichts an."
+)
+
+
+def forget_engine_files(p: Phone, *names: str) -> None:
+    """The engine's files whose URL holds one of ``names`` gone from the service worker's
+    cache and the browser's (as on a phone that lost its connection while they were being
+    stored); deleted until they stay away for two seconds (the service worker may still be
+    storing a copy it fetched twice: both pages asked it to keep them)."""
+    p.page.evaluate(
+        """async (names) => {
+          const cache = await caches.open("schocken-engine-v1");
+          for (let clean = 0; clean < 2; ) {
+            const gone = (await cache.keys()).filter((r) => names.some((n) => r.url.includes(n)));
+            await Promise.all(gone.map((r) => cache.delete(r)));
+            clean = gone.length ? 0 : clean + 1;
+            await new Promise((wait) => setTimeout(wait, 1000));
+          }
+        }""",
+        list(names),
+    )
+    p.context.new_cdp_session(p.page).send("Network.clearBrowserCache")
+
+
+@pytest.mark.parametrize(
+    "missing",
+    [
+        # the runtime's big files (where Pyodide used to wait for good) and the bundle
+        ("pyodide.asm.wasm", "python_stdlib.zip", ".zip"),
+        ("pyodide.asm.wasm",),
+        ("/engine/",),  # all of them
+    ],
+    ids=["runtime", "wasm", "all"],
+)
+def test_offline_without_the_engines_files_the_phone_says_so_at_once_and_takes_nothing(
+    phone: tuple[Phone, Table], missing: tuple[str, ...]
+) -> None:
+    """The page is the service worker's, but the engine's files (some or all) are not kept:
+    offline, its start fails within seconds with a German note on what to do (it used to stay
+    "loading" for good), a tap is refused and nothing waits; online again the form posts."""
+    p, table = phone
+    page = p.page
+    forget_engine_files(p, *missing)
+    go_offline(p)  # offline.js starts the engine
+    failed = f"""() => document.documentElement.dataset.engine === 'failed' &&
+      document.getElementById('offline-status').textContent === {json.dumps(NOT_KEPT)}"""
+    page.wait_for_function(failed, timeout=20000)  # it used to stay "loading" for good
+    tap_turn(p, DICE[0])  # the tap tries the engine again: refused, nothing kept
+    page.wait_for_function(failed, timeout=20000)
+    assert waiting(p) == []
+    back_online(p)
+    online_turn(p, DICE[0])  # the plain form, the server's next page
+    assert [sorted(t["dice"]) for t in table.turns()] == [[1, 1, 3]]
+    assert waiting(p) == []
+
+
 def test_a_form_posted_while_the_server_is_unreachable_shows_the_stored_page_queues_nothing(
     phone: tuple[Phone, Table], serve: Server
 ) -> None:

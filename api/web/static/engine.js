@@ -1,9 +1,14 @@
 // The rules engine in the phone's browser (api/web/engine.py): window.SchockenEngine.
 //
 //   SchockenEngine.start()           loads the engine in a Web Worker after the page's first
-//                                    paint (idempotent; returns `ready`)
+//                                    paint (idempotent; returns `ready`); after a failed start,
+//                                    the next start() tries again with a new worker
 //   SchockenEngine.ready             a Promise: resolves with the timings once the engine is
-//                                    loaded, rejects with an Error in German if it cannot load
+//                                    loaded, rejects with an Error in German if it cannot load:
+//                                    a file of the engine that cannot be fetched (offline and
+//                                    not kept by the service worker, or the server unreachable)
+//                                    rejects at once, a start without an answer after
+//                                    SchockenEngine.deadline ms (default DEADLINE_MS) too
 //   SchockenEngine.call(name, arg)   a Promise of api.table.browser.<name>(arg) (arg and result
 //                                    are JSON objects); rejects with the Python error's message
 //   SchockenEngine.timings           ms: runtime (Pyodide loaded), fetch (the bundle arrived,
@@ -23,28 +28,49 @@
   var NOT_HERE = "Die Spiel-Engine ist auf dieser Seite nicht verfügbar.";
   var NO_WASM = "Dieser Browser kann die Spiel-Engine nicht laden (kein WebAssembly).";
   var FAILED = "Die Spiel-Engine konnte nicht geladen werden";
+  var NOT_KEPT = "Die Spiel-Engine ist auf diesem Telefon noch nicht gespeichert. Ohne Netz " +
+    "bitte die Würfe aufschreiben und später eintragen.";
+  var SLOW = "Die Spiel-Engine lädt zu lange. Bitte die Seite neu laden; ohne Netz bitte die " +
+    "Würfe aufschreiben und später eintragen.";
+  // a slow phone on a slow mobile network loads the engine's 6 MB and compiles them in about
+  // a minute; a start that has not answered after this has stalled
+  var DEADLINE_MS = 150000;
 
   var meta = document.querySelector('meta[name="schocken-engine"]');
   var settle = {};
-  var ready = new Promise(function (resolve, reject) {
-    settle.resolve = resolve;
-    settle.reject = reject;
-  });
-  ready.catch(function () {}); // whoever waits on it sees the rejection; nobody else must
+  var ready = null;
   var timings = {};
   var worker = null;
   var started = false;
   var loaded = false;
   var begun = 0;
+  var deadline = null;
   var nextId = 1;
   var pending = {};
 
+  function fresh() {
+    ready = new Promise(function (resolve, reject) {
+      settle.resolve = resolve;
+      settle.reject = reject;
+    });
+    ready.catch(function () {}); // whoever waits on it sees the rejection; nobody else must
+  }
+  fresh();
+
+  // every waiting call rejected; a start that failed also ends its worker, and the next
+  // start() begins anew (e.g. back online, or with the engine's files kept meanwhile)
   function fail(message) {
     settle.reject(new Error(message));
     Object.keys(pending).forEach(function (id) {
       pending[id].reject(new Error(message));
       delete pending[id];
     });
+    clearTimeout(deadline);
+    if (loaded || !started) return;
+    if (worker) worker.terminate();
+    worker = null;
+    started = false;
+    fresh();
   }
 
   function tellServiceWorker(message) {
@@ -62,6 +88,7 @@
     var message = event.data || {};
     if (message.ready === true) {
       loaded = true;
+      clearTimeout(deadline);
       Object.keys(message.timings).forEach(function (key) {
         timings[key] = message.timings[key];
       });
@@ -69,7 +96,7 @@
       settle.resolve(timings);
       tellServiceWorker({ engine: files() });
     } else if (message.ready === false) {
-      fail(FAILED + ": " + message.error);
+      fail(message.missing ? NOT_KEPT : FAILED + ": " + message.error);
     } else if (pending[message.id]) {
       var waiting = pending[message.id];
       delete pending[message.id];
@@ -81,17 +108,29 @@
   function boot() {
     if (typeof WebAssembly !== "object" || typeof Worker !== "function") return fail(NO_WASM);
     begun = performance.now();
+    var own;
     try {
-      worker = new Worker(meta.getAttribute("data-worker"), { type: "module" });
+      own = worker = new Worker(meta.getAttribute("data-worker"), { type: "module" });
     } catch (error) {
       return fail(FAILED + ".");
     }
-    worker.addEventListener("message", received);
-    worker.addEventListener("error", function (event) {
-      event.preventDefault();
-      fail(FAILED + (loaded ? " (abgestürzt)." : "."));
+    own.addEventListener("message", function (event) {
+      if (own === worker) received(event);
     });
-    worker.postMessage({
+    // before its first answer: the worker's own script could not be fetched (offline, not kept)
+    var answered = false;
+    own.addEventListener("message", function () { answered = true; }, { once: true });
+    own.addEventListener("error", function (event) {
+      event.preventDefault();
+      if (own !== worker) return;
+      var unfetched = !answered && !event.message; // an error in its code has a message
+      fail(loaded ? FAILED + " (abgestürzt)." : unfetched ? NOT_KEPT : FAILED + ".");
+    });
+    var limit = window.SchockenEngine.deadline;
+    deadline = window.setTimeout(function () {
+      if (own === worker && !loaded) fail(navigator.onLine ? SLOW : NOT_KEPT);
+    }, typeof limit === "number" && limit > 0 ? limit : DEADLINE_MS);
+    own.postMessage({
       init: { pyodide: meta.getAttribute("data-pyodide"), bundle: meta.getAttribute("data-bundle") },
     });
   }
@@ -109,14 +148,14 @@
   function start() {
     if (started) return ready;
     started = true;
+    var starting = ready; // a failure makes a fresh `ready` for the next start
     if (!meta) fail(NOT_HERE);
     else afterFirstPaint(boot);
-    return ready;
+    return starting;
   }
 
   function call(name, arg) {
-    start();
-    return ready.then(function () {
+    return start().then(function () {
       return new Promise(function (resolve, reject) {
         var id = nextId++;
         pending[id] = { resolve: resolve, reject: reject };
@@ -125,7 +164,11 @@
     });
   }
 
-  window.SchockenEngine = { start: start, call: call, ready: ready, timings: timings };
+  window.SchockenEngine = { start: start, call: call, timings: timings, deadline: DEADLINE_MS };
+  Object.defineProperty(window.SchockenEngine, "ready", {
+    enumerable: true,
+    get: function () { return ready; },
+  });
 
   // a page the service worker did not serve is not stored yet, nor are its styles, scripts
   // and icons: ask it to keep them
@@ -138,5 +181,7 @@
   // the engine's files fetched and kept after the first paint, without starting it: so that
   // the phone has them when the connection drops (offline.js starts the engine when needed)
   if (meta) afterFirstPaint(function () { tellServiceWorker({ engine: files() }); });
+  // and once more when the connection returns (a phone offline since the page came)
+  if (meta) window.addEventListener("online", function () { tellServiceWorker({ engine: files() }); });
   if (meta && meta.getAttribute("data-start") === "auto") start();
 })();

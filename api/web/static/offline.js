@@ -346,8 +346,9 @@
     if (kind === "throw" && event.submitter && event.submitter.value === "odds") {
       // "Chancen zeigen" writes nothing: the phone's engine draws what the server would
       needEngine().then(function () {
-        return engine("show_odds", { fields: fieldsOf(form, event.submitter) });
-      }).then(show, function (error) { say(error.message); });
+        return engine("show_odds", { fields: fieldsOf(form, event.submitter) })
+          .then(show, function (error) { say(error.message); });
+      }, function () {}); // no engine: needEngine said so
       return;
     }
     if (kind === "undo") {
@@ -569,12 +570,14 @@
   var PAGE = null;
   var booting = null;
 
-  // the engine started and this game loaded into it (once); then the tap that waited for it
+  // the engine started and this game loaded into it (once); then the tap that waited for it.
+  // Rejects when the engine cannot start (engine.js: its files not on this phone offline, or
+  // no answer in time): the page says so, and the next need tries again
   function needEngine() {
     if (booting) return booting;
-    window.SchockenEngine.start();
+    var starting = window.SchockenEngine.start();
     document.documentElement.setAttribute("data-engine", "loading"); // then "ready" or "failed"
-    booting = Promise.all([state.loaded, window.SchockenEngine.ready]).then(function () {
+    booting = Promise.all([state.loaded, starting]).then(function () {
       return engine("load", { state: PAGE, waiting: waitingOf(state.rows) });
     }).then(function (view) {
       state.engine = true;
@@ -587,10 +590,13 @@
         enter(form, pending.kind, pending.fields);
       }
       flush();
-    }, function (error) {
+    });
+    booting.catch(function (error) {
+      // nothing waits unchecked: the tap that waited for the engine is dropped
       document.documentElement.setAttribute("data-engine", "failed");
       state.pending = null;
-      say(error.message + " Ohne sie nimmt dieses Handy offline nichts an.");
+      booting = null;
+      say(error.message + " Offline nimmt dieses Handy ohne die Spiel-Engine nichts an.");
     });
     return booting;
   }
