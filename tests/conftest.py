@@ -21,6 +21,18 @@ from api.storage import PostgresStore
 # Mutation testing (`mutmut run`, pyproject.toml) judges every mutant on the same examples.
 settings.register_profile("mutation", derandomize=True, database=None)
 
+
+@pytest.fixture(scope="session", autouse=True)
+def _odds_solved_afresh() -> None:
+    """The odds' kept solvers and decision lists (api/rules/odds.py) start empty in every test
+    session: mutmut runs a mutant's tests as a new session in a process forked after the clean
+    run, whose solvers would answer from what the unmutated engine computed."""
+    from api.rules.odds import _choices, solver_for
+
+    solver_for.cache_clear()
+    _choices.cache_clear()
+
+
 PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]
 
 

@@ -147,30 +147,87 @@ def test_two_dice_takes_two_dice_and_two_dice_results() -> None:
 # ---------------------------------------------------------------- bad input
 
 
+TARGET = Target((1, 1, 2), 3, False)
+PIPS = "Würfel zeigen 1 bis 6 Augen, nicht"
+
+
 @pytest.mark.parametrize(
-    ("aside", "dice", "throws", "limit", "target", "field"),
+    ("aside", "dice", "throws", "limit", "target", "field", "code", "message"),
     [
-        ((), (1, 2, 7), 1, 3, Target((1, 1, 2), 3, False), "dice"),
-        ((), (0, 2, 3), 1, 3, Target((1, 1, 2), 3, False), "dice"),
-        ((1,), (2, 3, 4), 2, 3, Target((1, 1, 2), 3, False), "dice"),
-        ((), (2, 3), 1, 3, Target((1, 1, 2), 3, False), "dice"),
-        ((1, 1, 1), (), 2, 3, Target((1, 1, 2), 3, False), "aside"),
-        ((1,), (2, 3), 1, 3, Target((1, 1, 2), 3, False), "aside"),
-        ((), (2, 3, 4), 4, 3, Target((1, 1, 2), 3, False), "throws"),
-        ((), (2, 3, 4), 0, 3, Target((1, 1, 2), 3, False), "throws"),
-        ((), (2, 3, 4), 1, 4, Target((1, 1, 2), 3, False), "limit"),
-        ((), (2, 3, 4), 1, 3, Target((1, 1), 3, False), "target.dice"),
-        ((), (2, 3, 4), 1, 3, Target((1, 1, 9), 3, False), "target.dice"),
-        ((), (2, 3, 4), 1, 2, Target((1, 1, 2), 3, False), "target.throws"),
+        ((), (1, 2, 7), 1, 3, TARGET, "dice", "invalid_dice", f"„dice“: {PIPS} [1, 2, 7]."),
+        ((), (0, 2, 3), 1, 3, TARGET, "dice", "invalid_dice", f"„dice“: {PIPS} [0, 2, 3]."),
+        ((), (True, 2, 3), 1, 3, TARGET, "dice", "invalid_dice", f"„dice“: {PIPS} [True, 2, 3]."),
+        ((2.0,), (2, 3), 2, 3, TARGET, "aside", "invalid_dice", f"„aside“: {PIPS} [2.0]."),
+        (
+            (1,), (2, 3, 4), 2, 3, TARGET, "dice", "dice_count_wrong",
+            "„dice“: mit 1 herausgelegten Würfeln sind 2 im Becher, geworfen wurden aber 3 (2-3-4).",
+        ),
+        (
+            (), (2, 3), 1, 3, TARGET, "dice", "dice_count_wrong",
+            "„dice“: mit 0 herausgelegten Würfeln sind 3 im Becher, geworfen wurden aber 2 (2-3).",
+        ),
+        (
+            (1, 1), (), 2, 3, TARGET, "dice", "dice_count_wrong",
+            "„dice“: mit 2 herausgelegten Würfeln sind 1 im Becher, geworfen wurden aber 0 (keiner).",
+        ),
+        (
+            (1, 1, 1), (), 2, 3, TARGET, "aside", "dice_count_wrong",
+            "„aside“: von 3 Würfeln können höchstens 2 herausliegen, wenn noch geworfen wurde, "
+            "nicht 3.",
+        ),
+        (
+            (1,), (2, 3), 1, 3, TARGET, "aside", "detail_inconsistent",
+            "„aside“: im ersten Wurf eines Zuges liegt noch nichts heraus.",
+        ),
+        (
+            (), (2, 3, 4), 4, 3, TARGET, "throws", "throw_limit_exceeded",
+            "„throws“ muss zwischen 1 und dem Wurflimit 3 liegen, nicht 4.",
+        ),
+        (
+            (), (2, 3, 4), 0, 3, TARGET, "throws", "throw_limit_exceeded",
+            "„throws“ muss zwischen 1 und dem Wurflimit 3 liegen, nicht 0.",
+        ),
+        (
+            (), (2, 3, 4), 1, 4, TARGET, "limit", "throws_over_house_limit",
+            "„limit“ muss zwischen 1 und 3 liegen: nach diesen Hausregeln sind höchstens 3 Würfe "
+            "erlaubt, nicht 4.",
+        ),
+        (
+            (), (2, 3, 4), 1, 0, TARGET, "limit", "throws_over_house_limit",
+            "„limit“ muss zwischen 1 und 3 liegen: nach diesen Hausregeln sind höchstens 3 Würfe "
+            "erlaubt, nicht 0.",
+        ),
+        (
+            (), (2, 3, 4), 1, 3, Target((1, 1), 3, False), "target.dice", "dice_count_wrong",
+            "„target.dice“: ein Ergebnis hat 3 Würfel, nicht 2.",
+        ),
+        (
+            (), (2, 3, 4), 1, 3, Target((1, 1, 9), 3, False), "target.dice", "invalid_dice",
+            f"„target.dice“: {PIPS} [1, 1, 9].",
+        ),
+        (
+            (), (2, 3, 4), 1, 2, TARGET, "target.throws", "throw_limit_exceeded",
+            "„target.throws“: der Wurf zum Schlagen fiel in derselben Runde, also in 1 bis 2 "
+            "Würfen, nicht in 3.",
+        ),
+        (
+            (), (2, 3, 4), 1, 2, Target((1, 1, 2), 0, False), "target.throws",
+            "throw_limit_exceeded",
+            "„target.throws“: der Wurf zum Schlagen fiel in derselben Runde, also in 1 bis 2 "
+            "Würfen, nicht in 0.",
+        ),
     ],
-)
+)  # fmt: skip
 def test_a_position_that_cannot_be_is_refused_in_german(
-    aside, dice, throws, limit, target, field
+    aside, dice, throws, limit, target, field, code, message
 ) -> None:
     with pytest.raises(MalformedInput) as refused:
         odds(STANDARD, aside, dice, throws, limit, target)
-    assert refused.value.field == field
-    assert refused.value.message.startswith("„")
+    assert (refused.value.field, refused.value.code, refused.value.message) == (
+        field,
+        code,
+        message,
+    )
 
 
 def test_an_aside_the_house_rules_forbid_is_refused() -> None:
