@@ -22,15 +22,16 @@ from api.storage import PostgresStore
 settings.register_profile("mutation", derandomize=True, database=None)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _odds_solved_afresh() -> None:
-    """The odds' kept solvers and decision lists (api/rules/odds.py) start empty in every test
-    session: mutmut runs a mutant's tests as a new session in a process forked after the clean
-    run, whose solvers would answer from what the unmutated engine computed."""
-    from api.rules.odds import _choices, solver_for
+@pytest.fixture(autouse=True)
+def _odds_solved_afresh(request: pytest.FixtureRequest) -> None:
+    """Each engine test computes its odds afresh (api/rules/odds.py keeps solvers and decision
+    lists): mutmut judges a mutant by the tests that ran its code, in a process forked after
+    the clean run, whose kept solvers would answer in the mutant's place."""
+    if request.path.name.startswith("test_rules_"):
+        from api.rules.odds import _choices, solver_for
 
-    solver_for.cache_clear()
-    _choices.cache_clear()
+        solver_for.cache_clear()
+        _choices.cache_clear()
 
 
 PLAYERS = ["Anna", "Bert", "Clara", "Dieter"]

@@ -105,6 +105,21 @@ def test_ones_only_aside_offers_only_ones() -> None:
     assert [(d.stop, d.aside) for d in answer.decisions] == [(True, ()), (False, ()), (False, (1,))]
 
 
+def test_the_advice_counts_a_turned_six_as_the_1_it_became() -> None:
+    # Anna: Schock 4 in three throws. Bert turns two sixes of 3-6-6 into a 1 and throws 1-2:
+    # with 1-1 aside the advice throws the 2 again for Schock aus (1-1-2 would lose), and the
+    # 1 comes
+    r = rules(sixes_turning=True)
+    game = Game.start(r, [ANNA, BERT], ANNA)
+    game.apply(parse_event(t(ANNA, "1-1-4", throws=3, hand=False), r))
+    rolls = iter([(6, 6, 3), (1, 2), (1,)])
+    events = play_advised(
+        game, BERT, lambda n: next(rolls), solver(r, Target((1, 1, 4), 3, False), 3)
+    )
+    assert _outcome(events) == "beat"
+    assert game.turns[-1].dice == "1-1-1"
+
+
 def test_every_part_of_a_throw_is_listed_even_when_two_reach_the_same_position() -> None:
     answer = odds(STANDARD, (), (1, 1, 4), 1, 3, Target((1, 1, 2), 3, False))
     listed = [(d.stop, d.aside) for d in answer.decisions]
@@ -128,6 +143,32 @@ def test_aus_der_hand_counts_only_when_the_final_throw_threw_every_die() -> None
     stop_built = odds(hennef, (4,), (2, 3), 2, 3, Target((5, 6, 6), 1, True))
     assert chances(stop_hand, stop=True) == (1.0, 0.0)
     assert chances(stop_built, stop=True) == (0.0, 0.0)
+
+
+def test_a_target_aus_der_hand_keeps_what_the_hand_made_it() -> None:
+    # hennef: 2-3-4 aus der Hand is a Straße, which Zahl 653 does not beat; assembled it is
+    # Zahl 432, which 653 beats
+    hennef = PRESETS["hennef"]
+    assert chances(odds(hennef, (), (3, 5, 6), 1, 1, Target((2, 3, 4), 1, True)), stop=True) == (
+        0.0,
+        0.0,
+    )
+    assert chances(odds(hennef, (), (3, 5, 6), 1, 1, Target((2, 3, 4), 1, False)), stop=True) == (
+        1.0,
+        0.0,
+    )
+
+
+def test_the_solver_gives_one_decision_the_chances_the_odds_list_for_it() -> None:
+    # what the phone's Chancen card asks (api.table.chancen): Schock 5 in two against Schock 5
+    # in two, a throw left: stopping ties, throwing the 5 again wins with a 1 or a 6
+    target = Target((1, 1, 5), 2, False)
+    solve = solver(STANDARD, target, 3)
+    assert solve.chances((1, 1), (5,), 2, (True, (), 0)) == (0.0, 1.0)
+    beat, tie = solve.chances((1, 1), (5,), 2, (False, (), 0))
+    assert close(beat, Fraction(2, 6)) and tie == 0.0
+    for d in odds(STANDARD, (1, 1), (5,), 2, 3, target).decisions:
+        assert solve.chances((1, 1), (5,), 2, (d.stop, d.aside, d.sixes)) == (d.p_beat, d.p_tie)
 
 
 def test_two_dice_takes_two_dice_and_two_dice_results() -> None:
@@ -231,9 +272,14 @@ def test_a_position_that_cannot_be_is_refused_in_german(
 
 
 def test_an_aside_the_house_rules_forbid_is_refused() -> None:
-    with pytest.raises(MalformedInput, match="nur Einsen") as refused:
-        odds(rules(ones_only_aside=True), (4,), (1, 2), 2, 3, Target((1, 1, 2), 3, False))
-    assert refused.value.code == "house_rule_forbids"
+    # a 2 aside under ones_only_aside: anything but a 1 is refused
+    with pytest.raises(MalformedInput) as refused:
+        odds(rules(ones_only_aside=True), (2,), (1, 3), 2, 3, TARGET)
+    assert (refused.value.field, refused.value.code, refused.value.message) == (
+        "aside",
+        "house_rule_forbids",
+        "„aside“: nach diesen Hausregeln dürfen nur Einsen herausgelegt werden.",
+    )
 
 
 # ---------------------------------------------------------------- properties
