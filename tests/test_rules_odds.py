@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from api.rules import PRESETS, Game, MalformedInput, RoundLost, parse_event
-from api.rules.odds import Target, odds, play_advised, solver
+from api.rules.odds import Solver, Target, odds, play_advised, solver
 
 STANDARD = PRESETS["standard"]
 
@@ -53,6 +53,13 @@ def test_schock_aus_in_one_throw_is_one_in_216() -> None:
     beat, tie = solver(STANDARD, Target((1, 1, 6), 1, True), 1).start()
     assert close(beat, Fraction(1, 216))
     assert close(tie, Fraction(3, 216))  # Schock 6 in one throw, like the target
+
+
+def test_a_solver_made_for_a_target_knows_its_place_in_the_round() -> None:
+    # Solver(rules, target, limit) places the target itself; solver() hands it the place
+    target = Target((1, 1, 6), 1, True)
+    assert Solver(STANDARD, target, 1).start() == solver(STANDARD, target, 1).start()
+    assert close(Solver(STANDARD, target, 1).start()[0], Fraction(1, 216))
 
 
 def test_one_one_aside_with_two_throws_left_makes_a_third_one_eleven_in_36() -> None:
