@@ -10,7 +10,7 @@ import pytest
 
 from api.rules import PRESETS, Game, ruleset_from_config, simulate_game
 from api.rules.luck import PlayerLuck, game_luck, turn_luck
-from api.rules.odds import Target, solver
+from api.rules.odds import Target, solver, worst_so_far
 from api.rules.turns import RecordTurn, Throw, turn_in_detail
 
 STANDARD = PRESETS["standard"]
@@ -114,6 +114,54 @@ def test_the_target_is_the_worst_result_so_far_of_the_round() -> None:
     assert clara.outcome == 1  # 5-4-2 beats 5-3-2
 
 
+def test_the_worst_so_far_is_the_one_the_round_would_lose_the_earliest_of_equal_ones() -> None:
+    assert worst_so_far(STANDARD, []) is None
+    # standard: the same Schock 5 in fewer throws is better; in as many throws the earlier
+    # of the two counts (they are equal)
+    game = Game.start(STANDARD, ["Anna", "Bert", "Clara"], "Anna")
+    game.apply(RecordTurn("Anna", (1, 1, 5), 2, False))
+    game.apply(RecordTurn("Bert", (1, 1, 5), 1, True))
+    worst = worst_so_far(STANDARD, game.turns)
+    assert worst is not None and worst.player == "Anna"
+    game.apply(RecordTurn("Clara", (1, 1, 5), 2, False))
+    worst = worst_so_far(STANDARD, game.turns)
+    assert worst is not None and worst.player == "Anna"
+    # bvb (earlier_wins): of equal results the later one is worse
+    bvb = PRESETS["bvb"]
+    game = Game.start(bvb, ["Anna", "Bert", "Clara"], "Anna")
+    game.apply(RecordTurn("Anna", (1, 1, 5), 2, False))
+    game.apply(RecordTurn("Bert", (1, 1, 5), 2, False))
+    worst = worst_so_far(bvb, game.turns)
+    assert worst is not None and worst.player == "Bert"
+
+
+def test_a_target_thrown_aus_der_hand_is_rated_as_the_hand_made_it() -> None:
+    # hennef: Anna's 2-3-4 aus der Hand is a Straße; Bert's Zahl 653 does not beat it (it
+    # would beat the Zahl 432 the same dice make assembled)
+    hennef = PRESETS["hennef"]
+    game = Game.start(hennef, ["Anna", "Bert"], "Anna")
+    game.apply(RecordTurn("Anna", (2, 3, 4), 1, True))
+    game.apply(RecordTurn("Bert", (3, 5, 6), 1, True))
+    (turn,) = turn_luck(game)
+    assert turn.outcome == 0
+    assert close(turn.p_start, solver(hennef, Target((2, 3, 4), 1, True), 1).start()[0])
+    assert Target.of(game.turns[0]) == Target((4, 3, 2), 1, True)
+
+
+def test_a_turned_six_counts_as_its_1_in_the_split() -> None:
+    # sixes_turning: Bert turns two sixes into a 1, throws 1-2 and sets the 1 aside, then
+    # throws the third 1: Schock aus beats Anna's Schock 4, every decision the best one
+    rules = ruleset_from_config({"preset": "standard", "overrides": {"sixes_turning": True}})
+    game = Game.start(rules, ["Anna", "Bert"], "Anna")
+    game.apply(RecordTurn("Anna", (1, 1, 4), 3, False))
+    throws = [Throw((3, 6, 6), (), 1), Throw((1, 2), (1,)), Throw((1,))]
+    game.apply(turn_in_detail("Bert", throws, False, rules))
+    (turn,) = turn_luck(game)
+    assert turn.split and turn.outcome == 1
+    assert close(turn.given_away, 0.0)
+    assert close(turn.p_start + turn.luck - turn.given_away, 1)
+
+
 def test_turns_of_a_round_not_yet_resolved_are_not_rated() -> None:
     game = Game.start(STANDARD, ["Anna", "Bert", "Clara"], "Anna")
     game.apply(RecordTurn("Anna", (1, 1, 5), 1, True))
@@ -132,6 +180,7 @@ def test_chance_plus_luck_minus_given_away_is_the_outcome_of_every_rated_turn(
     turns = turn_luck(game)
     assert len(turns) == len(game.turns) - len(game.rounds)  # all but each round's first
     for turn, fact in zip(turns, [f for f in game.turns if f.order], strict=True):
+        assert (turn.player, turn.round) == (fact.player, fact.round)
         assert 0.0 <= turn.p_start <= 1.0 and turn.outcome in (0, 1)
         assert turn.given_away >= 0.0
         assert turn.split is (detail or game.rounds[fact.round].limit == 1)

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from api.rules import PRESETS, Game, MalformedInput, RoundLost, parse_event
-from api.rules.odds import Target, odds, play_advised, solver
+from api.rules.odds import Solver, Target, odds, play_advised, solver
 
 STANDARD = PRESETS["standard"]
 
@@ -53,6 +53,13 @@ def test_schock_aus_in_one_throw_is_one_in_216() -> None:
     beat, tie = solver(STANDARD, Target((1, 1, 6), 1, True), 1).start()
     assert close(beat, Fraction(1, 216))
     assert close(tie, Fraction(3, 216))  # Schock 6 in one throw, like the target
+
+
+def test_a_solver_made_for_a_target_knows_its_place_in_the_round() -> None:
+    # Solver(rules, target, limit) places the target itself; solver() hands it the place
+    target = Target((1, 1, 6), 1, True)
+    assert Solver(STANDARD, target, 1).start() == solver(STANDARD, target, 1).start()
+    assert close(Solver(STANDARD, target, 1).start()[0], Fraction(1, 216))
 
 
 def test_one_one_aside_with_two_throws_left_makes_a_third_one_eleven_in_36() -> None:
@@ -105,6 +112,21 @@ def test_ones_only_aside_offers_only_ones() -> None:
     assert [(d.stop, d.aside) for d in answer.decisions] == [(True, ()), (False, ()), (False, (1,))]
 
 
+def test_the_advice_counts_a_turned_six_as_the_1_it_became() -> None:
+    # Anna: Schock 4 in three throws. Bert turns two sixes of 3-6-6 into a 1 and throws 1-2:
+    # with 1-1 aside the advice throws the 2 again for Schock aus (1-1-2 would lose), and the
+    # 1 comes
+    r = rules(sixes_turning=True)
+    game = Game.start(r, [ANNA, BERT], ANNA)
+    game.apply(parse_event(t(ANNA, "1-1-4", throws=3, hand=False), r))
+    rolls = iter([(6, 6, 3), (1, 2), (1,)])
+    events = play_advised(
+        game, BERT, lambda n: next(rolls), solver(r, Target((1, 1, 4), 3, False), 3)
+    )
+    assert _outcome(events) == "beat"
+    assert game.turns[-1].dice == "1-1-1"
+
+
 def test_every_part_of_a_throw_is_listed_even_when_two_reach_the_same_position() -> None:
     answer = odds(STANDARD, (), (1, 1, 4), 1, 3, Target((1, 1, 2), 3, False))
     listed = [(d.stop, d.aside) for d in answer.decisions]
@@ -130,6 +152,32 @@ def test_aus_der_hand_counts_only_when_the_final_throw_threw_every_die() -> None
     assert chances(stop_built, stop=True) == (0.0, 0.0)
 
 
+def test_a_target_aus_der_hand_keeps_what_the_hand_made_it() -> None:
+    # hennef: 2-3-4 aus der Hand is a Straße, which Zahl 653 does not beat; assembled it is
+    # Zahl 432, which 653 beats
+    hennef = PRESETS["hennef"]
+    assert chances(odds(hennef, (), (3, 5, 6), 1, 1, Target((2, 3, 4), 1, True)), stop=True) == (
+        0.0,
+        0.0,
+    )
+    assert chances(odds(hennef, (), (3, 5, 6), 1, 1, Target((2, 3, 4), 1, False)), stop=True) == (
+        1.0,
+        0.0,
+    )
+
+
+def test_the_solver_gives_one_decision_the_chances_the_odds_list_for_it() -> None:
+    # what the phone's Chancen card asks (api.table.chancen): Schock 5 in two against Schock 5
+    # in two, a throw left: stopping ties, throwing the 5 again wins with a 1 or a 6
+    target = Target((1, 1, 5), 2, False)
+    solve = solver(STANDARD, target, 3)
+    assert solve.chances((1, 1), (5,), 2, (True, (), 0)) == (0.0, 1.0)
+    beat, tie = solve.chances((1, 1), (5,), 2, (False, (), 0))
+    assert close(beat, Fraction(2, 6)) and tie == 0.0
+    for d in odds(STANDARD, (1, 1), (5,), 2, 3, target).decisions:
+        assert solve.chances((1, 1), (5,), 2, (d.stop, d.aside, d.sixes)) == (d.p_beat, d.p_tie)
+
+
 def test_two_dice_takes_two_dice_and_two_dice_results() -> None:
     two = rules(two_dice=True)
     # two dice count as the three with the best third die: 1-6 is Schock 6
@@ -147,36 +195,98 @@ def test_two_dice_takes_two_dice_and_two_dice_results() -> None:
 # ---------------------------------------------------------------- bad input
 
 
+TARGET = Target((1, 1, 2), 3, False)
+PIPS = "Würfel zeigen 1 bis 6 Augen, nicht"
+
+
 @pytest.mark.parametrize(
-    ("aside", "dice", "throws", "limit", "target", "field"),
+    ("aside", "dice", "throws", "limit", "target", "field", "code", "message"),
     [
-        ((), (1, 2, 7), 1, 3, Target((1, 1, 2), 3, False), "dice"),
-        ((), (0, 2, 3), 1, 3, Target((1, 1, 2), 3, False), "dice"),
-        ((1,), (2, 3, 4), 2, 3, Target((1, 1, 2), 3, False), "dice"),
-        ((), (2, 3), 1, 3, Target((1, 1, 2), 3, False), "dice"),
-        ((1, 1, 1), (), 2, 3, Target((1, 1, 2), 3, False), "aside"),
-        ((1,), (2, 3), 1, 3, Target((1, 1, 2), 3, False), "aside"),
-        ((), (2, 3, 4), 4, 3, Target((1, 1, 2), 3, False), "throws"),
-        ((), (2, 3, 4), 0, 3, Target((1, 1, 2), 3, False), "throws"),
-        ((), (2, 3, 4), 1, 4, Target((1, 1, 2), 3, False), "limit"),
-        ((), (2, 3, 4), 1, 3, Target((1, 1), 3, False), "target.dice"),
-        ((), (2, 3, 4), 1, 3, Target((1, 1, 9), 3, False), "target.dice"),
-        ((), (2, 3, 4), 1, 2, Target((1, 1, 2), 3, False), "target.throws"),
+        ((), (1, 2, 7), 1, 3, TARGET, "dice", "invalid_dice", f"„dice“: {PIPS} [1, 2, 7]."),
+        ((), (0, 2, 3), 1, 3, TARGET, "dice", "invalid_dice", f"„dice“: {PIPS} [0, 2, 3]."),
+        ((), (True, 2, 3), 1, 3, TARGET, "dice", "invalid_dice", f"„dice“: {PIPS} [True, 2, 3]."),
+        ((2.0,), (2, 3), 2, 3, TARGET, "aside", "invalid_dice", f"„aside“: {PIPS} [2.0]."),
+        (
+            (1,), (2, 3, 4), 2, 3, TARGET, "dice", "dice_count_wrong",
+            "„dice“: mit 1 herausgelegten Würfeln sind 2 im Becher, geworfen wurden aber 3 (2-3-4).",
+        ),
+        (
+            (), (2, 3), 1, 3, TARGET, "dice", "dice_count_wrong",
+            "„dice“: mit 0 herausgelegten Würfeln sind 3 im Becher, geworfen wurden aber 2 (2-3).",
+        ),
+        (
+            (1, 1), (), 2, 3, TARGET, "dice", "dice_count_wrong",
+            "„dice“: mit 2 herausgelegten Würfeln sind 1 im Becher, geworfen wurden aber 0 (keiner).",
+        ),
+        (
+            (1, 1, 1), (), 2, 3, TARGET, "aside", "dice_count_wrong",
+            "„aside“: von 3 Würfeln können höchstens 2 herausliegen, wenn noch geworfen wurde, "
+            "nicht 3.",
+        ),
+        (
+            (1,), (2, 3), 1, 3, TARGET, "aside", "detail_inconsistent",
+            "„aside“: im ersten Wurf eines Zuges liegt noch nichts heraus.",
+        ),
+        (
+            (), (2, 3, 4), 4, 3, TARGET, "throws", "throw_limit_exceeded",
+            "„throws“ muss zwischen 1 und dem Wurflimit 3 liegen, nicht 4.",
+        ),
+        (
+            (), (2, 3, 4), 0, 3, TARGET, "throws", "throw_limit_exceeded",
+            "„throws“ muss zwischen 1 und dem Wurflimit 3 liegen, nicht 0.",
+        ),
+        (
+            (), (2, 3, 4), 1, 4, TARGET, "limit", "throws_over_house_limit",
+            "„limit“ muss zwischen 1 und 3 liegen: nach diesen Hausregeln sind höchstens 3 Würfe "
+            "erlaubt, nicht 4.",
+        ),
+        (
+            (), (2, 3, 4), 1, 0, TARGET, "limit", "throws_over_house_limit",
+            "„limit“ muss zwischen 1 und 3 liegen: nach diesen Hausregeln sind höchstens 3 Würfe "
+            "erlaubt, nicht 0.",
+        ),
+        (
+            (), (2, 3, 4), 1, 3, Target((1, 1), 3, False), "target.dice", "dice_count_wrong",
+            "„target.dice“: ein Ergebnis hat 3 Würfel, nicht 2.",
+        ),
+        (
+            (), (2, 3, 4), 1, 3, Target((1, 1, 9), 3, False), "target.dice", "invalid_dice",
+            f"„target.dice“: {PIPS} [1, 1, 9].",
+        ),
+        (
+            (), (2, 3, 4), 1, 2, TARGET, "target.throws", "throw_limit_exceeded",
+            "„target.throws“: der Wurf zum Schlagen fiel in derselben Runde, also in 1 bis 2 "
+            "Würfen, nicht in 3.",
+        ),
+        (
+            (), (2, 3, 4), 1, 2, Target((1, 1, 2), 0, False), "target.throws",
+            "throw_limit_exceeded",
+            "„target.throws“: der Wurf zum Schlagen fiel in derselben Runde, also in 1 bis 2 "
+            "Würfen, nicht in 0.",
+        ),
     ],
-)
+)  # fmt: skip
 def test_a_position_that_cannot_be_is_refused_in_german(
-    aside, dice, throws, limit, target, field
+    aside, dice, throws, limit, target, field, code, message
 ) -> None:
     with pytest.raises(MalformedInput) as refused:
         odds(STANDARD, aside, dice, throws, limit, target)
-    assert refused.value.field == field
-    assert refused.value.message.startswith("„")
+    assert (refused.value.field, refused.value.code, refused.value.message) == (
+        field,
+        code,
+        message,
+    )
 
 
 def test_an_aside_the_house_rules_forbid_is_refused() -> None:
-    with pytest.raises(MalformedInput, match="nur Einsen") as refused:
-        odds(rules(ones_only_aside=True), (4,), (1, 2), 2, 3, Target((1, 1, 2), 3, False))
-    assert refused.value.code == "house_rule_forbids"
+    # a 2 aside under ones_only_aside: anything but a 1 is refused
+    with pytest.raises(MalformedInput) as refused:
+        odds(rules(ones_only_aside=True), (2,), (1, 3), 2, 3, TARGET)
+    assert (refused.value.field, refused.value.code, refused.value.message) == (
+        "aside",
+        "house_rule_forbids",
+        "„aside“: nach diesen Hausregeln dürfen nur Einsen herausgelegt werden.",
+    )
 
 
 # ---------------------------------------------------------------- properties

@@ -15,6 +15,7 @@ from api.rules import (
     Ruleset,
     evaluate,
     evaluation_table,
+    ruleset_from_config,
 )
 from api.rules.prose import as_text, deckel_text, describe, hierarchy
 
@@ -249,3 +250,137 @@ def test_two_dice_list_only_what_two_dice_can_make() -> None:
 def test_equal_straights_are_said_to_be_equal() -> None:
     bullets = describe(PRESETS["standard"].replace(strassen="equal"))[1].bullets
     assert "Straße (4-5-6, 3-4-5, 2-3-4 und 1-2-3, alle gleich hoch): 2 Deckel" in bullets
+
+
+#: the hierarchy section word for word: wolbeck (hand_only General and Straße, Naturschock,
+#: Jule), hennef (hand_only Straße, General over Schock 2, no Jule), and Jule only from the hand
+#: (api/rules/RULES.md §10.28: assembled, 4-2-1 is the Zahl 421), also as the only hand rule
+#: (then „Aus der Hand“ is explained), and a Jule that counts assembled too
+HIERARCHY_TEXTS: list[tuple[str, dict[str, Any], tuple[str, ...], tuple[str, ...]]] = [
+    (
+        "wolbeck",
+        {},
+        (
+            "Schock aus (1-1-1): alle Deckel; aus der Hand vor zusammengelegt",
+            "Jule (1-2-4): 7 Deckel",
+            "Schock 6 (1-1-6): 6 Deckel; aus der Hand vor zusammengelegt",
+            "Schock 5 (1-1-5): 5 Deckel; aus der Hand vor zusammengelegt",
+            "Schock 4 (1-1-4): 4 Deckel; aus der Hand vor zusammengelegt",
+            "Schock 3 (1-1-3): 3 Deckel; aus der Hand vor zusammengelegt",
+            "Schock 2 (1-1-2): 2 Deckel; aus der Hand vor zusammengelegt",
+            "General (6-6-6 vor 5-5-5 vor 4-4-4 vor 3-3-3 vor 2-2-2): 3 Deckel; nur aus der Hand",
+            "Straße (4-5-6 vor 3-4-5 vor 2-3-4 vor 1-2-3): 2 Deckel; nur aus der Hand",
+            "Zahl (alles andere; von 6-6-6 = 666 bis 1-2-2 = 221, gelesen von der höchsten Augenzahl an): 1 Deckel; zusammengelegt zählen hier auch General und Straße",
+        ),
+        (
+            "Der schlechteste Wurf der Runde bekommt so viele Deckel, wie der beste wert ist: hat der Beste Schock 5 und der Schlechteste Zahl 632, bekommt er 5 Deckel.",
+            "Jeder Schock ist höher als jeder General – auch Schock 2, obwohl er nur 2 Deckel bringt und ein General 3 Deckel.",
+            "Straßen zählen nach Höhe: 4-5-6 ist die höchste, 1-2-3 die niedrigste.",
+            "General und Straße zählen nur aus der Hand; zusammengelegt ist das eine Zahl: 5-5-5 zusammengelegt ist Zahl 555.",
+            "Bei gleichem Wurf schlägt der aus der Hand geworfene den zusammengelegten („Naturschock“) – bei Schock aus und bei jedem anderen Schock; das gilt vor der Regel für Gleichstand.",
+            "„Aus der Hand“ heißt: der letzte Wurf warf alle Würfel, nichts war herausgelegt oder umgedreht.",
+            "Sonderwurf Jule (1-2-4): zwischen Schock aus und Schock 6, 7 Deckel; zählt auch zusammengelegt.",
+        ),
+    ),
+    (
+        "hennef",
+        {},
+        (
+            "Schock aus (1-1-1): alle Deckel",
+            "Schock 6 (1-1-6): 6 Deckel",
+            "Schock 5 (1-1-5): 5 Deckel",
+            "Schock 4 (1-1-4): 4 Deckel",
+            "Schock 3 (1-1-3): 3 Deckel",
+            "General (6-6-6 vor 5-5-5 vor 4-4-4 vor 3-3-3 vor 2-2-2): 3 Deckel",
+            "Schock 2 (1-1-2): 2 Deckel",
+            "Straße (4-5-6 vor 3-4-5 vor 2-3-4 vor 1-2-3): 2 Deckel; nur aus der Hand",
+            "Zahl (alles andere; von 5-6-6 = 665 bis 1-2-2 = 221, gelesen von der höchsten Augenzahl an): 1 Deckel; zusammengelegt zählen hier auch Straße",
+        ),
+        (
+            "Der schlechteste Wurf der Runde bekommt so viele Deckel, wie der beste wert ist: hat der Beste Schock 5 und der Schlechteste Zahl 632, bekommt er 5 Deckel.",
+            "Ein General ist bei uns höher als Schock 2, aber niedriger als Schock 3.",
+            "Straßen zählen nach Höhe: 4-5-6 ist die höchste, 1-2-3 die niedrigste.",
+            "Straße zählt nur aus der Hand; zusammengelegt ist das eine Zahl: 4-5-6 zusammengelegt ist Zahl 654.",
+            "„Aus der Hand“ heißt: der letzte Wurf warf alle Würfel, nichts war herausgelegt oder umgedreht.",
+            "4-2-1 ist bei uns keine Jule, sondern die Zahl 421.",
+        ),
+    ),
+    (
+        "standard",
+        {"hand_only": ["general", "strasse", "jule"], "jule": "sieben"},
+        (
+            "Schock aus (1-1-1): alle Deckel",
+            "Jule (1-2-4): 7 Deckel; nur aus der Hand",
+            "Schock 6 (1-1-6): 6 Deckel",
+            "Schock 5 (1-1-5): 5 Deckel",
+            "Schock 4 (1-1-4): 4 Deckel",
+            "Schock 3 (1-1-3): 3 Deckel",
+            "Schock 2 (1-1-2): 2 Deckel",
+            "General (6-6-6 vor 5-5-5 vor 4-4-4 vor 3-3-3 vor 2-2-2): 3 Deckel; nur aus der Hand",
+            "Straße (4-5-6 vor 3-4-5 vor 2-3-4 vor 1-2-3): 2 Deckel; nur aus der Hand",
+            "Zahl (alles andere; von 6-6-6 = 666 bis 1-2-2 = 221, gelesen von der höchsten Augenzahl an): 1 Deckel; zusammengelegt zählen hier auch Jule, General und Straße",
+        ),
+        (
+            "Der schlechteste Wurf der Runde bekommt so viele Deckel, wie der beste wert ist: hat der Beste Schock 5 und der Schlechteste Zahl 632, bekommt er 5 Deckel.",
+            "Jeder Schock ist höher als jeder General – auch Schock 2, obwohl er nur 2 Deckel bringt und ein General 3 Deckel.",
+            "Straßen zählen nach Höhe: 4-5-6 ist die höchste, 1-2-3 die niedrigste.",
+            "General und Straße zählen nur aus der Hand; zusammengelegt ist das eine Zahl: 5-5-5 zusammengelegt ist Zahl 555.",
+            "„Aus der Hand“ heißt: der letzte Wurf warf alle Würfel, nichts war herausgelegt oder umgedreht.",
+            "Sonderwurf Jule (1-2-4): zwischen Schock aus und Schock 6, 7 Deckel; zählt nur aus der Hand, zusammengelegt ist das die Zahl 421.",
+        ),
+    ),
+    (
+        "standard",
+        {"jule": "sieben"},
+        (
+            "Schock aus (1-1-1): alle Deckel",
+            "Jule (1-2-4): 7 Deckel",
+            "Schock 6 (1-1-6): 6 Deckel",
+            "Schock 5 (1-1-5): 5 Deckel",
+            "Schock 4 (1-1-4): 4 Deckel",
+            "Schock 3 (1-1-3): 3 Deckel",
+            "Schock 2 (1-1-2): 2 Deckel",
+            "General (6-6-6 vor 5-5-5 vor 4-4-4 vor 3-3-3 vor 2-2-2): 3 Deckel",
+            "Straße (4-5-6 vor 3-4-5 vor 2-3-4 vor 1-2-3): 2 Deckel",
+            "Zahl (alles andere; von 5-6-6 = 665 bis 1-2-2 = 221, gelesen von der höchsten Augenzahl an): 1 Deckel",
+        ),
+        (
+            "Der schlechteste Wurf der Runde bekommt so viele Deckel, wie der beste wert ist: hat der Beste Schock 5 und der Schlechteste Zahl 632, bekommt er 5 Deckel.",
+            "Jeder Schock ist höher als jeder General – auch Schock 2, obwohl er nur 2 Deckel bringt und ein General 3 Deckel.",
+            "Straßen zählen nach Höhe: 4-5-6 ist die höchste, 1-2-3 die niedrigste.",
+            "Sonderwurf Jule (1-2-4): zwischen Schock aus und Schock 6, 7 Deckel; zählt auch zusammengelegt.",
+        ),
+    ),
+    (
+        "standard",
+        {"hand_only": ["jule"], "jule": "sieben"},
+        (
+            "Schock aus (1-1-1): alle Deckel",
+            "Jule (1-2-4): 7 Deckel; nur aus der Hand",
+            "Schock 6 (1-1-6): 6 Deckel",
+            "Schock 5 (1-1-5): 5 Deckel",
+            "Schock 4 (1-1-4): 4 Deckel",
+            "Schock 3 (1-1-3): 3 Deckel",
+            "Schock 2 (1-1-2): 2 Deckel",
+            "General (6-6-6 vor 5-5-5 vor 4-4-4 vor 3-3-3 vor 2-2-2): 3 Deckel",
+            "Straße (4-5-6 vor 3-4-5 vor 2-3-4 vor 1-2-3): 2 Deckel",
+            "Zahl (alles andere; von 5-6-6 = 665 bis 1-2-2 = 221, gelesen von der höchsten Augenzahl an): 1 Deckel; zusammengelegt zählen hier auch Jule",
+        ),
+        (
+            "Der schlechteste Wurf der Runde bekommt so viele Deckel, wie der beste wert ist: hat der Beste Schock 5 und der Schlechteste Zahl 632, bekommt er 5 Deckel.",
+            "Jeder Schock ist höher als jeder General – auch Schock 2, obwohl er nur 2 Deckel bringt und ein General 3 Deckel.",
+            "Straßen zählen nach Höhe: 4-5-6 ist die höchste, 1-2-3 die niedrigste.",
+            "„Aus der Hand“ heißt: der letzte Wurf warf alle Würfel, nichts war herausgelegt oder umgedreht.",
+            "Sonderwurf Jule (1-2-4): zwischen Schock aus und Schock 6, 7 Deckel; zählt nur aus der Hand, zusammengelegt ist das die Zahl 421.",
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(("preset", "overrides", "bullets", "notes"), HIERARCHY_TEXTS)
+def test_the_hierarchy_reads_word_for_word(
+    preset: str, overrides: dict[str, Any], bullets: tuple[str, ...], notes: tuple[str, ...]
+) -> None:
+    section = describe(ruleset_from_config({"preset": preset, "overrides": overrides}))[1]
+    assert section.bullets == bullets
+    assert section.notes == notes
