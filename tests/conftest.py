@@ -25,11 +25,14 @@ settings.register_profile("mutation", derandomize=True, database=None)
 
 @pytest.fixture(autouse=True)
 def _engine_computed_afresh(request: pytest.FixtureRequest) -> None:
-    """Each engine test builds its rulesets (api/rules/ruleset.py keeps each one once, with its
+    """Under mutation testing (the ``mutation`` Hypothesis profile of ``mutmut run``), each
+    engine test builds its rulesets (api/rules/ruleset.py keeps each one once, with its
     evaluation table) and computes its odds (api/rules/odds.py keeps solvers and decision lists)
     afresh: mutmut judges a mutant by the tests that ran its code, in a process forked after
-    the clean run, whose kept tables and solvers would answer in the mutant's place."""
-    if request.path.name.startswith("test_rules_"):
+    the clean run, whose kept tables and solvers would answer in the mutant's place. The
+    default run keeps them, as the server does."""
+    mutation = request.config.getoption("--hypothesis-profile") == "mutation"
+    if mutation and request.path.name.startswith("test_rules_"):
         from api.rules.odds import _choices, solver_for
         from api.rules.ruleset import _INTERNED
 
