@@ -247,6 +247,22 @@ def test_two_dice_list_only_what_two_dice_can_make() -> None:
     assert len(hierarchy(two)[-1].results) < len(hierarchy(three)[-1].results)
 
 
+def test_a_group_of_up_to_six_results_is_listed_one_by_one() -> None:
+    """A line lists its results one by one up to six different dice, else first to last: under
+    two dice with General only from the hand and two specials, Zahl keeps exactly six."""
+    rules = PRESETS["standard"].replace(
+        two_dice=True, hand_only=["general"], specials=["siebener", "achter"]
+    )
+    zahl = next(rank for rank in hierarchy(rules) if rank.name == "Zahl")
+    assert len(zahl.dice()) == 6
+    assert next(b for b in describe(rules)[1].bullets if b.startswith("Zahl")) == (
+        "Zahl (6-6-6 vor 3-6-6 vor 2-6-6 vor 5-5-6 vor 2-5-6 vor 4-4-6): 1 Deckel; "
+        "zusammengelegt zählen hier auch General"
+    )
+    many = next(b for b in describe(PRESETS["standard"])[1].bullets if b.startswith("Zahl"))
+    assert many.startswith("Zahl (alles andere; von ")
+
+
 def test_equal_straights_are_said_to_be_equal() -> None:
     bullets = describe(PRESETS["standard"].replace(strassen="equal"))[1].bullets
     assert "Straße (4-5-6, 3-4-5, 2-3-4 und 1-2-3, alle gleich hoch): 2 Deckel" in bullets
