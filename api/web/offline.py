@@ -83,8 +83,7 @@ def _json(status: int, **body: Any) -> Response:
 def _problem(status: int, code: str | None, message: str, **extra: Any) -> Response:
     """An error answer: RFC 9457 problem details (:mod:`api.http.problems`, ``detail`` the
     German sentence) with the members the queue reads (``message``, ``rejected`` …)."""
-    doc = problems.body(status, code, message, **extra)
-    return Response(json.dumps(doc, ensure_ascii=False), status, mimetype=problems.PROBLEM_JSON)
+    return problems.response(problems.body(status, code, message, **extra))
 
 
 def _kind() -> str:
