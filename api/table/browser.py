@@ -36,7 +36,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from ..rules import DomainEvent, SchockenError, count, turn_state
 from . import entry as form_entry
 from .chancen import advice
-from .entry import FormErrors, describe_entry, field_of, parse_turn, penalty_body
+from .entry import FormErrors, describe_entry, field_of
 from .play import Table
 from .screen import announced, screen
 
@@ -218,17 +218,11 @@ def rebase(arg: str) -> str:
 def _read(kind: str, fields: dict[str, str], table: Table, errors: FormErrors) -> Any:
     """The entry of the form's fields as the server reads them (``api/web/offline.py``), or
     None with ``errors``. A throw is read for the card's player (its hidden field)."""
-    rules = table.game.rules
-    if kind == "penalty":
-        entered = {n: fields.get(n, "").strip() for n in ("player", "reason", "deckel")}
-        deckel_mode = rules.options()["penalty_mode"] == "deckel"
-        penalty = penalty_body(entered, deckel_mode, rules.penalty, errors)
-        return None if errors else {"penalty": penalty}
-    if kind == "throw":
+    player = fields.get("player", "").strip()
+    if kind == "throw" and not player:
         state = turn_state(table.game, table.open_turn)
-        player = fields.get("player", "").strip() or (state.player if state else "")
-        return form_entry.card_throw(fields, table.game, table.open_turn, player, errors)[1]
-    return parse_turn(fields, rules.dice_count, errors)[1]
+        player = state.player if state else ""
+    return form_entry.read_entry(kind, fields, table.game, table.open_turn, player, errors)
 
 
 def _field(kind: str, err: SchockenError) -> str:

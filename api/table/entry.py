@@ -237,3 +237,25 @@ def describe_entry(kind: str, body: Mapping[str, Any]) -> str:
     if "detail" in body:
         return f"Zug von {body['player']} ({len(body['detail'])} Würfe einzeln)"
     return f"Zug von {body['player']} ({format_dice(body['dice'])})"
+
+
+def read_entry(
+    kind: str,
+    form: Mapping[str, Any],
+    game: Game,
+    open_turn: OpenTurn | None,
+    player: str,
+    errors: FormErrors,
+) -> dict[str, Any] | None:
+    """The service's entry of a form's fields: a whole turn, a throw of the throw card (read for
+    ``player``, :func:`card_throw`) or a penalty; None with ``errors``. The server's queue
+    (``api/web/offline.py``) and the phone's engine (``api.table.browser``) read entries with it."""
+    rules = game.rules
+    if kind == "throw":
+        return card_throw(form, game, open_turn, player, errors)[1]
+    if kind == "penalty":
+        entered = {name: (form.get(name) or "").strip() for name in ("player", "reason", "deckel")}
+        deckel_mode = rules.options()["penalty_mode"] == "deckel"
+        penalty = penalty_body(entered, deckel_mode, rules.penalty, errors)
+        return None if errors else {"penalty": penalty}
+    return parse_turn(form, rules.dice_count, errors)[1]

@@ -48,9 +48,9 @@ from ..http import problems
 from ..http.context import services
 from ..http.errors import status_of
 from ..http.idempotency import KEY_HEADER, KEY_PATTERN, Idempotent
-from ..rules import Ruleset, SchockenError
+from ..rules import SchockenError
 from ..storage import Stammtisch
-from ..table.entry import FormErrors, card_throw, parse_turn, penalty_body
+from ..table.entry import FormErrors, read_entry
 from ..table.screen import announced
 from .blueprint import bp
 from .games import game_state
@@ -108,21 +108,13 @@ def _idempotent(st: Stammtisch, key: str) -> Idempotent:
 def _body(kind: str, rt: Any) -> dict[str, Any] | str:
     """The service's entry of the form fields, or a German message why there is none."""
     form = request.form
-    rules: Ruleset = rt.rules
     errors = FormErrors()
     player = (form.get("player") or "").strip()
     if not player:
         # an entry keeps its player: the server never books it to whoever is next
         return "Der Eintrag kam ohne Spieler an; bitte neu eingeben."
-    if kind == "throw":  # the throw card's fields, read for the entry's own player
-        _, throw = card_throw(form, rt.game, rt.open_turn, player, errors)
-        return errors.text() if throw is None else throw
-    if kind == "penalty":
-        entered = {name: (form.get(name) or "").strip() for name in ("player", "reason", "deckel")}
-        deckel_mode = rules.options()["penalty_mode"] == "deckel"
-        penalty = penalty_body(entered, deckel_mode, rules.penalty, errors)
-        return errors.text() if errors else {"penalty": penalty}
-    _, body = parse_turn(form, rules.dice_count, errors)
+    # a throw is read for the entry's own player, with the dice in that player's cup
+    body = read_entry(kind, form, rt.game, rt.open_turn, player, errors)
     return errors.text() if body is None else body
 
 
